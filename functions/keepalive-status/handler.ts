@@ -1,0 +1,8 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { publicHandler } from '#shared/http/public-handler.ts';
+import { formatDate } from '#shared/time/format.ts';
+
+/** GET /keepalive-1.0: public and cheap, for uptime monitors. */
+export const handler = publicHandler('keepalive-status', {}, async () =>
+  dataResponse({ status: 'alive', at: formatDate(new Date()) }),
+);

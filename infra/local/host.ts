@@ -1,0 +1,120 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { resolve } from 'node:path';
+import { localNames } from '../resources/definitions.ts';
+import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
+import { startGateway } from './gateway.ts';
+import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { type ProvisionedResources, provision } from './provision.ts';
+import { type LocalWorker, localWorkers } from './workers.ts';
+
+export interface LocalHostOptions {
+  host?: string;
+  /** Gateway port; 0 picks a free one. */
+  port?: number;
+  /** Identity-provider port; 0 picks a free one. */
+  idpPort?: number;
+  dataDir?: string;
+  seedDomains?: string;
+  /** Start the background workers (event-source loop, schedules, SMTP server). */
+  workers?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface LocalHost {
+  url: string;
+  dataDir: string;
+  idp: IdentityProvider;
+  resources: ProvisionedResources;
+  /** Every variable the handlers run with; tests reuse it to reach the same emulators. */
+  env: Record<string, string>;
+  emulators: { dynamo: Emulator; sqsS3: Emulator };
+  stop(): Promise<void>;
+}
+
+const region = 'us-east-1';
+
+/**
+ * Brings up the whole service on one machine: DynamoDB Local, fauxqs (SQS + S3), the local
+ * identity provider, the gateway in front of the real handler modules, and the workers.
+ * Handlers read their configuration from process.env, exactly as on Lambda.
+ */
+export async function startLocalHost(options: LocalHostOptions = {}): Promise<LocalHost> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true });
+
+  log('starting DynamoDB Local and fauxqs …');
+  const [dynamo, sqsS3] = await Promise.all([startDynamoDbLocal(), startSqsAndS3()]);
+  const resources = await provision({
+    dynamoEndpoint: dynamo.endpoint,
+    sqsS3Endpoint: sqsS3.endpoint,
+    region,
+    names: localNames,
+  });
+  const idp = await startIdentityProvider(dataDir, options.idpPort ?? 0);
+
+  const env: Record<string, string> = {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SQS: sqsS3.endpoint,
+    AWS_ENDPOINT_URL_S3: sqsS3.endpoint,
+    TABLE_NAME: resources.tableName,
+    QUEUE_URL: resources.queueUrl,
+    DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl,
+    BUCKET_NAME: resources.bucketName,
+    AUTH_ISSUER: process.env.AUTH_ISSUER ?? idp.issuer,
+    AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? idp.audience,
+    AUTH_JWKS_URL: process.env.AUTH_JWKS_URL ?? idp.jwksUrl,
+    DATA_DIR: dataDir,
+  };
+  // Variables already set by the operator win, so a broken configuration can be tried on purpose.
+  for (const [name, value] of Object.entries(env)) {
+    if (process.env[name] === undefined) process.env[name] = value;
+    else env[name] = process.env[name] as string;
+  }
+
+  const workers: LocalWorker[] = [];
+  if (options.workers !== false) {
+    for (const create of localWorkers) {
+      const worker = create();
+      await worker.start({ dataDir, env });
+      workers.push(worker);
+      log(`worker ${worker.name} running`);
+    }
+    for (const [name, value] of Object.entries(env)) process.env[name] ??= value;
+  }
+
+  const { registerDomain, parseSeedDomains } = await import('../../shared/services/domain-registry.ts');
+  for (const { domain, account } of parseSeedDomains(
+    options.seedDomains ?? process.env.SEED_DOMAINS ?? 'example.test=dev-account',
+  )) {
+    const result = await registerDomain(domain, account);
+    log(`domain ${domain} → account ${account}: ${result}`);
+  }
+
+  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000);
+  let server: Server | undefined = gateway.server;
+
+  return {
+    url: gateway.url,
+    dataDir,
+    idp,
+    resources,
+    env,
+    emulators: { dynamo, sqsS3 },
+    stop: async () => {
+      if (server !== undefined) {
+        const closing = server;
+        server = undefined;
+        closing.closeAllConnections();
+        await new Promise<void>((done) => closing.close(() => done()));
+      }
+      for (const worker of workers.reverse()) await worker.stop().catch(() => undefined);
+      await idp.stop();
+      await Promise.all([dynamo.stop(), sqsS3.stop().catch(() => undefined)]);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { queueDefinition, tableDefinition } from '../resources/definitions.ts';
+
+export interface ProvisionTarget {
+  dynamoEndpoint: string;
+  sqsS3Endpoint: string;
+  region: string;
+  names: { table: string; queue: string; deadLetterQueue: string; bucket: string };
+}
+
+export interface ProvisionedResources {
+  tableName: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  bucketName: string;
+}
+
+const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Creates the table, queues and bucket on the emulators from the same definitions the stack uses. */
+export async function provision(target: ProvisionTarget): Promise<ProvisionedResources> {
+  const dynamo = new DynamoDBClient({
+    endpoint: target.dynamoEndpoint,
+    region: target.region,
+    credentials: localCredentials,
+  });
+  const sqs = new SQSClient({
+    endpoint: target.sqsS3Endpoint,
+    region: target.region,
+    credentials: localCredentials,
+  });
+  const s3 = new S3Client({
+    endpoint: target.sqsS3Endpoint,
+    region: target.region,
+    credentials: localCredentials,
+    forcePathStyle: true,
+  });
+  try {
+    await createTable(dynamo, target.names.table);
+    const deadLetter = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: target.names.deadLetterQueue,
+        Attributes: { MessageRetentionPeriod: String(queueDefinition.deadLetterRetentionSeconds) },
+      }),
+    );
+    const deadLetterArn = (
+      await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] }),
+      )
+    ).Attributes?.QueueArn;
+    const queue = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: target.names.queue,
+        Attributes: {
+          VisibilityTimeout: String(queueDefinition.visibilityTimeoutSeconds),
+          MessageRetentionPeriod: String(queueDefinition.retentionSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: deadLetterArn,
+            maxReceiveCount: queueDefinition.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    await s3
+      .send(new CreateBucketCommand({ Bucket: target.names.bucket }))
+      .catch((error: { name?: string }) => {
+        if (error.name !== 'BucketAlreadyOwnedByYou' && error.name !== 'BucketAlreadyExists') throw error;
+      });
+    return {
+      tableName: target.names.table,
+      queueUrl: queue.QueueUrl as string,
+      deadLetterQueueUrl: deadLetter.QueueUrl as string,
+      bucketName: target.names.bucket,
+    };
+  } finally {
+    dynamo.destroy();
+    sqs.destroy();
+    s3.destroy();
+  }
+}
+
+async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  const { partitionKey, sortKey, indexes, ttlAttribute } = tableDefinition;
+  const attributes = new Set<string>([partitionKey, sortKey]);
+  for (const index of indexes) {
+    attributes.add(index.partitionKey);
+    attributes.add(index.sortKey);
+  }
+  try {
+    await dynamo.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: indexes.map((index) => ({
+          IndexName: index.name,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
+    await dynamo.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+}

@@ -1,0 +1,51 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { envNumber, envString } from '../../shared/config/env.ts';
+import { startLocalHost } from './host.ts';
+
+/** `npm start`: the whole service on this machine, with a printed token and a curl to try. */
+const started = Date.now();
+const host = await startLocalHost({
+  host: envString('HOST', '127.0.0.1'),
+  port: envNumber('PORT', 3000),
+  idpPort: envNumber('IDP_PORT', 3001),
+  log: (line) => process.stdout.write(`  ${line}\n`),
+});
+const token = await host.idp.mintToken();
+writeFileSync(
+  join(host.dataDir, 'host.json'),
+  JSON.stringify({ url: host.url, env: host.env, issuer: host.idp.issuer, pid: process.pid }, null, 2),
+);
+
+process.stdout.write(`
+svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
+
+  DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
+  SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs, in memory)
+  Identity        ${host.env.AUTH_JWKS_URL}
+  Data dir        ${host.dataDir}
+
+A development token for account "dev-account" with every scope (valid 12 h):
+
+export TOKEN=${token}
+
+Try:
+  curl -s ${host.url}/health
+  curl -s -X POST ${host.url}/message/add-1.0 -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
+    -d '{"message_sender":"app@example.test","from":["App <app@example.test>"],"to":["someone@example.net"],"subject":"Hello","content":{"kind":"text_only","text":"Hi there"}}'
+
+Press Ctrl+C to stop.
+`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('stopping …\n');
+    host.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,17 @@
+/**
+ * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
+ * event-source loop, schedules, the recipients' SMTP server. Each area adds its worker here.
+ */
+export interface LocalWorkerContext {
+  dataDir: string;
+  env: Record<string, string>;
+}
+
+export interface LocalWorker {
+  name: string;
+  /** Starts the worker; may add variables to `env` that later workers and the handlers need. */
+  start(context: LocalWorkerContext): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const localWorkers: Array<() => LocalWorker> = [];

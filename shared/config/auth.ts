@@ -1,0 +1,20 @@
+import { envList, envNumber, envString } from './env.ts';
+
+/** Identity-provider settings; read once when an authenticated function starts. */
+export const authConfig = {
+  issuer: envString('AUTH_ISSUER'),
+  audience: envString('AUTH_AUDIENCE'),
+  jwksUrl: envString('AUTH_JWKS_URL'),
+  accountClaim: envString('AUTH_ACCOUNT_CLAIM', 'sub') as string,
+  algorithms:
+    envList('AUTH_ALGORITHMS').length > 0 ? envList('AUTH_ALGORITHMS') : ['RS256', 'ES256', 'EdDSA'],
+  clockToleranceSeconds: envNumber('AUTH_CLOCK_TOLERANCE_SECONDS', 5),
+  jwksTimeoutMs: envNumber('AUTH_JWKS_TIMEOUT_MS', 3000, { min: 100 }),
+};
+
+const asymmetric = /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^ES256K$/;
+for (const algorithm of authConfig.algorithms) {
+  if (!asymmetric.test(algorithm)) {
+    throw new Error(`AUTH_ALGORITHMS may list only asymmetric algorithms, got "${algorithm}"`);
+  }
+}

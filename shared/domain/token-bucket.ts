@@ -1,0 +1,66 @@
+/** A token bucket per key: `rate` tokens a second refill up to `burst`. Pure: time is passed in. */
+export interface BucketDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until one token is available again (0 when allowed). */
+  retryAfterSeconds: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+}
+
+interface BucketState {
+  tokens: number;
+  updatedAt: number;
+}
+
+export class TokenBuckets {
+  readonly #rate: number;
+  readonly #burst: number;
+  readonly #maxKeys: number;
+  readonly #buckets = new Map<string, BucketState>();
+
+  constructor(rate: number, burst: number, maxKeys = 10_000) {
+    this.#rate = rate;
+    this.#burst = burst;
+    this.#maxKeys = maxKeys;
+  }
+
+  take(key: string, nowMs: number): BucketDecision {
+    const state = this.#refill(key, nowMs);
+    const allowed = state.tokens >= 1;
+    if (allowed) state.tokens -= 1;
+    const missing = this.#burst - state.tokens;
+    return {
+      allowed,
+      limit: this.#burst,
+      remaining: Math.floor(state.tokens),
+      retryAfterSeconds: allowed ? 0 : this.#secondsFor(1 - state.tokens),
+      resetSeconds: this.#secondsFor(missing),
+    };
+  }
+
+  #secondsFor(tokens: number): number {
+    if (tokens <= 0) return 0;
+    return this.#rate > 0 ? Math.max(1, Math.ceil(tokens / this.#rate)) : 60;
+  }
+
+  #refill(key: string, nowMs: number): BucketState {
+    let state = this.#buckets.get(key);
+    if (state === undefined) {
+      if (this.#buckets.size >= this.#maxKeys) this.#evictOldest();
+      state = { tokens: this.#burst, updatedAt: nowMs };
+      this.#buckets.set(key, state);
+      return state;
+    }
+    const elapsed = Math.max(0, nowMs - state.updatedAt) / 1000;
+    state.tokens = Math.min(this.#burst, state.tokens + elapsed * this.#rate);
+    state.updatedAt = nowMs;
+    return state;
+  }
+
+  #evictOldest(): void {
+    const oldest = this.#buckets.keys().next();
+    if (!oldest.done) this.#buckets.delete(oldest.value);
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
+ * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first), `gsi2pk/gsi2sk` (an
+ * account's messages by status) and `gsi3pk/gsi3sk` (the sparse "due" index for the dispatcher).
+ */
+export const keys = {
+  account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  domain: (domain: string) => ({ pk: `DOMAIN#${domain}`, sk: 'DOMAIN' }),
+  domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
+  dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
+  message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
+  messagesOfAccount: (accountId: string) => `ACCOUNT_MESSAGES#${accountId}`,
+  messagesOfAccountByStatus: (accountId: string, status: string) => `ACCOUNT_STATUS#${accountId}#${status}`,
+  idempotency: (accountId: string, key: string) => ({
+    pk: `IDEMPOTENCY#${accountId}#${key}`,
+    sk: 'IDEMPOTENCY',
+  }),
+  due: 'DUE',
+} as const;

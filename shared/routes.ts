@@ -1,0 +1,140 @@
+/**
+ * The route table: the single source for the local gateway, the CDK stack (one Lambda per route)
+ * and the OpenAPI document. Data only, so that any function can import it for free.
+ */
+export type HttpMethod = 'GET' | 'POST';
+
+export interface Route {
+  /** Also the function's folder: functions/<id>/handler.ts. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly public: boolean;
+  readonly scopes: readonly string[];
+  readonly dryRun: boolean;
+  readonly summary: string;
+  readonly tag: 'messages' | 'domains' | 'avatars' | 'service';
+}
+
+export const scopes = {
+  'messages:send': 'Create messages, release or cancel held ones',
+  'messages:read': 'Query your messages',
+  'messages:delete': 'Delete your unsent messages',
+  'domains:read': 'Read DKIM settings of your domains',
+  'domains:write': 'Change DKIM settings of your domains',
+  'avatars:read': 'Look up avatars',
+  'keepalive:run': 'Run keepalive housekeeping',
+} as const;
+
+export type Scope = keyof typeof scopes;
+
+export const routes = [
+  {
+    id: 'health',
+    method: 'GET',
+    path: '/health',
+    public: true,
+    scopes: [],
+    dryRun: false,
+    tag: 'service',
+    summary: 'Service health and the caller address',
+  },
+  {
+    id: 'keepalive-status',
+    method: 'GET',
+    path: '/keepalive-1.0',
+    public: true,
+    scopes: [],
+    dryRun: false,
+    tag: 'service',
+    summary: 'Uptime probe',
+  },
+  {
+    id: 'keepalive-run',
+    method: 'POST',
+    path: '/keepalive-1.0',
+    public: false,
+    scopes: ['keepalive:run'],
+    dryRun: false,
+    tag: 'avatars',
+    summary: 'Run avatar housekeeping',
+  },
+  {
+    id: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    public: true,
+    scopes: [],
+    dryRun: false,
+    tag: 'service',
+    summary: 'This API as an OpenAPI 3.0 document',
+  },
+  {
+    id: 'message-add',
+    method: 'POST',
+    path: '/message/add-1.0',
+    public: false,
+    scopes: ['messages:send'],
+    dryRun: true,
+    tag: 'messages',
+    summary: 'Accept a message for sending, or release/cancel a held one',
+  },
+  {
+    id: 'message-query',
+    method: 'POST',
+    path: '/message/query-1.0',
+    public: false,
+    scopes: ['messages:read'],
+    dryRun: false,
+    tag: 'messages',
+    summary: 'One message in full, or a filtered page of messages',
+  },
+  {
+    id: 'message-delete',
+    method: 'POST',
+    path: '/message/delete-1.0',
+    public: false,
+    scopes: ['messages:delete'],
+    dryRun: true,
+    tag: 'messages',
+    summary: 'Delete messages that have not been sent',
+  },
+  {
+    id: 'dkim-status',
+    method: 'GET',
+    path: '/domain/dkim/status-1.0',
+    public: false,
+    scopes: ['domains:read'],
+    dryRun: false,
+    tag: 'domains',
+    summary: 'DKIM configuration, keys and DNS status of a domain',
+  },
+  {
+    id: 'dkim-set-algorithm',
+    method: 'POST',
+    path: '/domain/dkim/set-algorithm-1.0',
+    public: false,
+    scopes: ['domains:write'],
+    dryRun: true,
+    tag: 'domains',
+    summary: 'Rotate to a new DKIM key with the given algorithm',
+  },
+  {
+    id: 'avatar-get',
+    method: 'GET',
+    path: '/avatar/get-1.0',
+    public: false,
+    scopes: ['avatars:read'],
+    dryRun: false,
+    tag: 'avatars',
+    summary: 'Avatar image URL for an e-mail address',
+  },
+] as const satisfies readonly Route[];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+export function routeById(id: RouteId): Route {
+  const route = routes.find((candidate) => candidate.id === id);
+  if (route === undefined) throw new Error(`Unknown route ${id}`);
+  return route;
+}

@@ -1,0 +1,42 @@
+import { ensureAccount } from '../repositories/accounts.ts';
+import { deleteDomain, getDomain, normaliseDomain, putDomain } from '../repositories/domains.ts';
+
+export type RegistrationResult = 'registered' | 'already-registered' | 'owned-by-another-account';
+
+const domainPattern = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
+
+export function isValidDomainName(domain: string): boolean {
+  return domainPattern.test(normaliseDomain(domain));
+}
+
+/** Registers a sending domain for an account (operators: admin command and SEED_DOMAINS). */
+export async function registerDomain(
+  domain: string,
+  accountId: string,
+  now = new Date(),
+): Promise<RegistrationResult> {
+  const name = normaliseDomain(domain);
+  if (!isValidDomainName(name)) throw new Error(`"${domain}" is not a domain name`);
+  await ensureAccount(accountId, now);
+  if (await putDomain(name, accountId, now)) return 'registered';
+  const existing = await getDomain(name);
+  return existing?.accountId === accountId ? 'already-registered' : 'owned-by-another-account';
+}
+
+export async function unregisterDomain(domain: string): Promise<boolean> {
+  return deleteDomain(domain);
+}
+
+/** Parses `SEED_DOMAINS`: `domain=account,domain=account`. */
+export function parseSeedDomains(value: string): Array<{ domain: string; account: string }> {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry.length > 0)
+    .map((entry) => {
+      const [domain = '', account = ''] = entry.split('=').map((part) => part.trim());
+      if (domain === '' || account === '')
+        throw new Error(`SEED_DOMAINS entry "${entry}" is not domain=account`);
+      return { domain, account };
+    });
+}

@@ -1,0 +1,51 @@
+import { serverTimeZone } from '../config/time.ts';
+
+/*
+ * Time zones come from the ICU database built into Node (Intl), the same data date libraries such
+ * as Luxon wrap; using it directly keeps the public functions' bundles small (docs/decisions.md).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      fractionalSecondDigits: 3,
+      timeZoneName: 'longOffset',
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/** Throws at start when SERVER_TZ is not an IANA zone. */
+formatterFor(serverTimeZone);
+
+/**
+ * Every date the service returns: ISO 8601 with a numeric offset in the server time zone,
+ * e.g. `2026-11-22T09:15:00.000+01:00`; UTC is written `+00:00`, never `Z`.
+ */
+export function formatDate(value: Date | string | number, zone: string = serverTimeZone): string {
+  const instant = value instanceof Date ? value : new Date(value);
+  const parts: Record<string, string> = {};
+  for (const part of formatterFor(zone).formatToParts(instant)) parts[part.type] = part.value;
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : (parts.timeZoneName ?? 'GMT+00:00').slice(3);
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${parts.fractionalSecond}${offset}`;
+}
+
+const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Parses an incoming ISO 8601 timestamp; undefined unless it carries an explicit offset (or `Z`). */
+export function parseDateWithOffset(text: string): Date | undefined {
+  if (!isoWithOffset.test(text)) return undefined;
+  const time = Date.parse(text);
+  return Number.isNaN(time) ? undefined : new Date(time);
+}

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalHost } from '../infra/local/host.ts';
+import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
+
+/**
+ * `npm test`: starts one local host (emulators, identity provider, gateway, workers) on free
+ * ports, runs every test file with node's test runner against it, and stops it.
+ * `npm test -- test/unit` (or any files/globs) narrows the run.
+ */
+const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
+// The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
+process.env.LOG_FILE = join(dataDir, 'service.log');
+const host = await startLocalHost({ port: 0, idpPort: 0, dataDir, seedDomains: 'example.test=dev-account' });
+const info: HostInfo = {
+  url: host.url,
+  dataDir,
+  env: host.env,
+  issuer: host.idp.issuer,
+  audience: host.idp.audience,
+  jwksUrl: host.idp.jwksUrl,
+  privateJwk: host.idp.privateJwk,
+  logFile: process.env.LOG_FILE,
+};
+
+const child = spawn(
+  process.execPath,
+  [
+    '--disable-warning=ExperimentalWarning',
+    '--test',
+    '--test-reporter=spec',
+    '--test-concurrency=2',
+    '--test-timeout=300000',
+    ...patterns,
+  ],
+  { stdio: 'inherit', env: { ...process.env, [hostInfoVariable]: JSON.stringify(info) } },
+);
+const code: number = await new Promise((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
+await host.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(code);

@@ -1,0 +1,16 @@
+import type { JWK } from 'jose';
+
+/** What the test runner tells each test process about the local host it started. */
+export interface HostInfo {
+  url: string;
+  dataDir: string;
+  env: Record<string, string>;
+  issuer: string;
+  audience: string;
+  jwksUrl: string;
+  privateJwk: JWK;
+  /** File that receives the service's structured log lines. */
+  logFile: string;
+}
+
+export const hostInfoVariable = 'SVC_TEST_HOST';

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { importJWK, SignJWT } from 'jose';
+import { scopes as allScopes } from '../../shared/routes.ts';
+import { type HostInfo, hostInfoVariable } from './host-info.ts';
+
+/** The local host the runner started (see test/run.ts). Test files run only through `npm test`. */
+export function hostInfo(): HostInfo {
+  const raw = process.env[hostInfoVariable];
+  if (raw === undefined) throw new Error('Run tests through `npm test` (test/run.ts starts the local host).');
+  return JSON.parse(raw) as HostInfo;
+}
+
+/**
+ * Points this test process's AWS SDK at the host's emulators and names its table, queue and
+ * bucket, so a test can arrange data through the project's own repositories.
+ */
+export function useHostEnvironment(): HostInfo {
+  const info = hostInfo();
+  for (const [name, value] of Object.entries(info.env)) process.env[name] = value;
+  return info;
+}
+
+export interface TokenOptions {
+  account?: string;
+  scopes?: readonly string[];
+  expiresIn?: string | number;
+  claims?: Record<string, unknown>;
+}
+
+/** A valid token from the local identity provider (RS256, its published key). */
+export async function mintToken(options: TokenOptions = {}): Promise<string> {
+  const info = hostInfo();
+  const key = await importJWK(info.privateJwk, 'RS256');
+  const jwt = new SignJWT({ scope: (options.scopes ?? Object.keys(allScopes)).join(' '), ...options.claims })
+    .setProtectedHeader({ alg: 'RS256', kid: info.privateJwk.kid as string, typ: 'JWT' })
+    .setIssuer(info.issuer)
+    .setAudience(info.audience)
+    .setIssuedAt()
+    .setExpirationTime(options.expiresIn ?? '1h');
+  if (options.account !== null) jwt.setSubject(options.account ?? 'dev-account');
+  return jwt.sign(key);
+}
+
+/** A fresh account name, so tests never share state. */
+export function uniqueAccount(prefix = 'acct'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A fresh domain name under `.test`. */
+export function uniqueDomain(prefix = 'd'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}.test`;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/** One HTTP call to the local gateway; the body is parsed as JSON when it is JSON. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<ApiResponse<T>> {
+  const url = new URL(path, hostInfo().url);
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Asserts nothing in a response body looks like a stack trace or an internal name. */
+export function hasNoInternals(text: string): boolean {
+  return !/\n\s+at |node_modules|\.ts:\d+|Exception\b|stack/i.test(text);
+}
