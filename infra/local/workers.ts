@@ -1,3 +1,6 @@
+import { deadLetterWorker, dispatcherWorker, sendQueueWorker } from './delivery-workers.ts';
+import { smtpSinkWorker } from './smtp-sink.ts';
+
 /**
  * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
  * event-source loop, schedules, the recipients' SMTP server. Each area adds its worker here.
@@ -14,4 +17,10 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-export const localWorkers: Array<() => LocalWorker> = [];
+export const localWorkers: Array<() => LocalWorker> = [
+  // The SMTP sink first: it sets SMTP_URL for the sender.
+  smtpSinkWorker,
+  sendQueueWorker,
+  deadLetterWorker,
+  dispatcherWorker,
+];
