@@ -47,7 +47,8 @@ export async function loadFunction<T>(functionId: string): Promise<T> {
 }
 
 export function startEventSource(options: EventSourceOptions): EventSource {
-  const client = new SQSClient({});
+  // fauxqs names queues by a host the SDK cannot parse; the configured endpoint is the right one.
+  const client = new SQSClient({ useQueueUrlAsEndpoint: false });
   const abort = new AbortController();
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   let running = true;
