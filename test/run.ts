@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalHost } from '../infra/local/host.ts';
+import { startTestDnsServer } from './support/dns-server.ts';
 import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
 
 /**
@@ -14,6 +15,9 @@ const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['te
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
 // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
 process.env.LOG_FILE = join(dataDir, 'service.log');
+// A real DNS server on loopback answers the service's DKIM lookups; tests publish records as files.
+const dns = await startTestDnsServer(join(dataDir, 'dns-zone'));
+process.env.DNS_SERVERS = dns.address;
 const host = await startLocalHost({ port: 0, idpPort: 0, dataDir, seedDomains: 'example.test=dev-account' });
 const info: HostInfo = {
   url: host.url,
@@ -24,6 +28,7 @@ const info: HostInfo = {
   jwksUrl: host.idp.jwksUrl,
   privateJwk: host.idp.privateJwk,
   logFile: process.env.LOG_FILE,
+  dns: { server: dns.address, zoneDir: dns.zoneDir },
 };
 
 const child = spawn(
@@ -40,5 +45,6 @@ const child = spawn(
 );
 const code: number = await new Promise((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
 await host.stop();
+await dns.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);

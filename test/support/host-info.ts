@@ -11,6 +11,8 @@ export interface HostInfo {
   privateJwk: JWK;
   /** File that receives the service's structured log lines. */
   logFile: string;
+  /** The run's DNS server (DNS_SERVERS of the service) and the folder of its records. */
+  dns: { server: string; zoneDir: string };
 }
 
 export const hostInfoVariable = 'SVC_TEST_HOST';
