@@ -96,10 +96,33 @@ export function headerValue(raw: Buffer, name: string): string | undefined {
 }
 
 /**
- * An EML is sent as given. Only when it has no Message-ID does one get added (RFC 5322 says a
- * message SHOULD have one, and it is how a reply or a bounce finds the message again).
+ * An EML is sent as given, with two exceptions: a Bcc header field is removed (blind copies travel
+ * in the envelope only, and a Bcc header would show them to every recipient), and a Message-ID is
+ * added when it has none (RFC 5322 says a message SHOULD have one; replies and bounces use it).
  */
 export function prepareEml(eml: Buffer, messageId: string): Buffer {
-  if (headerValue(eml, 'message-id') !== undefined) return eml;
-  return Buffer.concat([Buffer.from(`Message-ID: ${messageId}\r\n`), eml]);
+  const end = headerEnd(eml);
+  let raw = eml;
+  if (end !== -1) {
+    const head = eml.subarray(0, end).toString('latin1');
+    const lines = head.split(/(?<=\n)/);
+    const kept: string[] = [];
+    let dropping = false;
+    for (const line of lines) {
+      if (/^[ \t]/.test(line)) {
+        if (!dropping) kept.push(line);
+        continue;
+      }
+      dropping = /^bcc[ \t]*:/i.test(line);
+      if (!dropping) kept.push(line);
+    }
+    if (kept.length !== lines.length) {
+      // The block before `end` never ends in a line break (the blank line follows), even when the
+      // dropped field was the last one.
+      const header = kept.join('').replace(/\r?\n$/, '');
+      raw = Buffer.concat([Buffer.from(header, 'latin1'), eml.subarray(end)]);
+    }
+  }
+  if (headerValue(raw, 'message-id') !== undefined) return raw;
+  return Buffer.concat([Buffer.from(`Message-ID: ${messageId}\r\n`), raw]);
 }

@@ -91,7 +91,9 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
       const feedback = asString(complaint.complaintFeedbackType) ?? 'complaint';
       const notes = asArray(complaint.complainedRecipients).flatMap((entry) => {
         const email = asString(asObject(entry).emailAddress);
-        return email === undefined ? [] : [{ status: 'complaint', at, recipient: email, detail: feedback }];
+        return email === undefined
+          ? []
+          : [{ status: 'complaint', at, recipient: email, detail: `${email}: ${feedback}` }];
       });
       return { messageUuid, eventType, updates: [], notes, at };
     }
@@ -109,7 +111,7 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
             status: 'delayed',
             at,
             recipient: email,
-            detail: clip([delayType, reason].filter(Boolean).join(': ')),
+            detail: clip(`${email}: ${[delayType, reason].filter(Boolean).join(': ')}`),
           },
         ];
       });

@@ -46,7 +46,12 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
     const applied = applyRecipientUpdates(recipients, effect.updates, effect.at);
     recipients = applied.recipients;
     for (const update of applied.applied) {
-      history.push({ status: update.status, at: effect.at, recipient: update.email, detail: update.detail });
+      history.push({
+        status: update.status,
+        at: effect.at,
+        recipient: update.email,
+        detail: `${update.email}: ${update.detail ?? update.status}`,
+      });
     }
     const seen = new Set(message.history.map((entry) => `${entry.status}|${entry.recipient}|${entry.at}`));
     for (const note of effect.notes) {

@@ -249,7 +249,7 @@ export function outcomeFromRelay(
       status: update.status,
       at,
       recipient: update.email,
-      detail: update.detail ?? update.status,
+      detail: `${update.email}: ${update.detail ?? update.status}`,
     });
   }
   const status = messageStatusFromRecipients(recipients);

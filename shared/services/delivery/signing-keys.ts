@@ -1,13 +1,11 @@
 import type { SigningKey } from '../../mail/dkim.ts';
+import { getActiveSigningKey } from '../dkim-signing-keys.ts';
 
 /**
- * The domain's active DKIM key from the DKIM area's key store (decrypted there). Kept behind one
- * function so the sender does not care how keys are stored.
+ * The domain's active DKIM key from the DKIM area's key store (decrypted there, cached per selector).
+ * Undefined when the domain has no active key: the message then goes out unsigned, and its history
+ * says so.
  */
-export async function activeSigningKey(domain: string): Promise<SigningKey | undefined> {
-  const store = '../dkim-signing-keys.ts';
-  const module = (await import(store).catch(() => ({ getActiveSigningKey: async () => undefined }))) as {
-    getActiveSigningKey(domain: string): Promise<SigningKey | undefined>;
-  };
-  return module.getActiveSigningKey(domain);
+export function activeSigningKey(domain: string): Promise<SigningKey | undefined> {
+  return getActiveSigningKey(domain);
 }
