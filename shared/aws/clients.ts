@@ -24,7 +24,12 @@ let sqsClient: SQSClient | undefined;
 let s3Client: S3Client | undefined;
 
 export function sqs(): SQSClient {
-  sqsClient ??= new SQSClient({ maxAttempts: 3, requestHandler: sdkTimeouts });
+  // With an endpoint override (the emulator) the queue URL's host is not an endpoint to call.
+  sqsClient ??= new SQSClient({
+    maxAttempts: 3,
+    requestHandler: sdkTimeouts,
+    useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL_SQS === undefined,
+  });
   return sqsClient;
 }
 

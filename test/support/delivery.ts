@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { authenticate } from 'mailauth';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import type { Recipient } from '../../shared/domain/delivery/status.ts';
@@ -12,7 +14,9 @@ import {
   dueKey,
   getDeliveryMessage,
 } from '../../shared/repositories/message-delivery.ts';
-import { hostInfo } from './host.ts';
+import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { publishTxt, testDnsServer } from './dns.ts';
+import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from './host.ts';
 
 /**
  * Arranges messages exactly as docs/data-model.md stores them (item + S3 parts), for tests of the
@@ -164,4 +168,96 @@ export function smtpTransactions(uuid: string): Array<{ recipients: string[] }> 
     .filter((line) => line.includes(uuid))
     .map((line) => JSON.parse(line) as { message_uuid: string; recipients: string[] })
     .filter((entry) => entry.message_uuid === uuid);
+}
+
+// ---- Through the API -------------------------------------------------------------------------
+
+export interface SendingDomain {
+  account: string;
+  domain: string;
+  token: string;
+  selector: string;
+  algorithm: 'rsa-sha256' | 'ed25519-sha256';
+}
+
+/**
+ * A fresh account and domain whose active DKIM key uses `algorithm`, with the key's TXT record (as
+ * GET /domain/dkim/status-1.0 publishes it) served by the test DNS server.
+ */
+export async function sendingDomain(algorithm: 'rsa-sha256' | 'ed25519-sha256'): Promise<SendingDomain> {
+  const account = uniqueAccount('dlv');
+  const domain = uniqueDomain('dlv');
+  await registerDomain(domain, account);
+  const token = await mintToken({ account });
+  const status = await call('GET', '/domain/dkim/status-1.0', { token, query: { domain } });
+  if (status.body?.data?.svc_config?.dkim_algorithm !== algorithm) {
+    const set = await call('POST', '/domain/dkim/set-algorithm-1.0', { token, body: { domain, algorithm } });
+    if (set.status !== 200) throw new Error(`set-algorithm failed: ${set.text}`);
+  }
+  const after = await call('GET', '/domain/dkim/status-1.0', { token, query: { domain } });
+  const active = (after.body.data.dkim_keys as Array<Record<string, any>>).find(
+    (key) => key.status === 'active',
+  );
+  if (active === undefined) throw new Error(`no active key: ${after.text}`);
+  publishTxt(active.dns_name, [active.dns_value_chunks ?? [active.dns_value]]);
+  return { account, domain, token, selector: active.selector, algorithm };
+}
+
+export async function addMessage(
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ uuid: string; status: string }> {
+  const response = await call('POST', '/message/add-1.0', { token, body });
+  if (response.status !== 200) throw new Error(`add failed: ${response.status} ${response.text}`);
+  return { uuid: response.body.data.message_uuid, status: response.body.data.status };
+}
+
+export async function queryMessage(token: string, uuid: string): Promise<Record<string, any>> {
+  const response = await call('POST', '/message/query-1.0', { token, body: { message_uuid: uuid } });
+  if (response.status !== 200) throw new Error(`query failed: ${response.status} ${response.text}`);
+  return response.body.data;
+}
+
+/** Polls the query endpoint until the message reaches one of `statuses` (generous deadline). */
+export async function waitForStatus(
+  token: string,
+  uuid: string,
+  statuses: readonly string[],
+  timeoutMs = 150_000,
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, any> | undefined;
+  while (Date.now() < deadline) {
+    last = await queryMessage(token, uuid);
+    if (statuses.includes(last.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`message ${uuid} stayed ${last?.status}, expected ${statuses.join('/')}`);
+}
+
+/** DKIM results of a received message, verified by mailauth against the test DNS server. */
+export async function verifyDkim(
+  raw: Buffer,
+): Promise<Array<{ result: string; algorithm?: string; domain?: string }>> {
+  const resolver = new Resolver();
+  const [host, port] = testDnsServer().split(':');
+  resolver.setServers([`${host}:${port}`]);
+  const result = await authenticate(raw, {
+    ip: '127.0.0.1',
+    helo: 'localhost',
+    mta: 'mx.local.test',
+    sender: 'nobody@invalid.test',
+    resolver: async (name: string, type: string) => (await resolver.resolve(name, type)) as string[][],
+  });
+  return result.dkim.results.map((entry: any) => ({
+    result: entry.status.result,
+    algorithm: entry.status.header?.a,
+    domain: entry.signingDomain,
+  }));
+}
+
+/** Runs the dispatcher once in this process, against the same emulators (as its schedule would). */
+export async function runDispatcher(): Promise<unknown> {
+  const { handler } = await import('../../functions/dispatcher/handler.ts');
+  return handler({});
 }
