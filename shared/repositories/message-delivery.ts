@@ -261,10 +261,10 @@ export async function markFailed(
     if (status !== 'processing') return `#status = :${status}`;
     if (options.heldLease !== undefined) {
       values[':held'] = options.heldLease;
-      return '(#status = :processing AND lease_until = :held)';
+      return '#status = :processing AND lease_until = :held';
     }
     values[':now'] = options.nowMs;
-    return '(#status = :processing AND (attribute_not_exists(lease_until) OR lease_until <= :now))';
+    return '#status = :processing AND (attribute_not_exists(lease_until) OR lease_until <= :now)';
   });
   const recipients = message.recipients.map((recipient) =>
     recipient.status === 'pending'
@@ -272,7 +272,9 @@ export async function markFailed(
       : recipient,
   );
   return change(message.message_uuid, {
-    condition: clauses.join(' OR '),
+    // DynamoDB refuses redundant parentheses, so a single clause goes unwrapped.
+    condition:
+      clauses.length === 1 ? (clauses[0] as string) : clauses.map((clause) => `(${clause})`).join(' OR '),
     values,
     set: { ...statusIndex(message.account_id, 'failed'), recipients, updated_at: at },
     remove: ['lease_until', 'gsi3pk', 'gsi3sk'],

@@ -32,7 +32,7 @@ export interface TestMessageOptions {
   kind?: 'text_only' | 'html_only' | 'mixed' | 'eml';
   eml?: string;
   attachments?: Array<{ filename: string; content_type: string; content: Buffer }>;
-  status?: 'queued' | 'scheduled' | 'waiting' | 'processing';
+  status?: 'queued' | 'scheduled' | 'waiting' | 'processing' | 'sent';
   sendAt?: Date;
   dueAtMs?: number;
   leaseUntil?: number;
@@ -124,7 +124,9 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
         gsi1sk: `${createdAt}#${uuid}`,
         gsi2pk: keys.messagesOfAccountByStatus(options.account, status),
         gsi2sk: `${createdAt}#${uuid}`,
-        ...(status === 'waiting' ? {} : { gsi3pk: keys.due, gsi3sk: dueKey(dueAtMs, uuid) }),
+        ...(status === 'waiting' || status === 'sent'
+          ? {}
+          : { gsi3pk: keys.due, gsi3sk: dueKey(dueAtMs, uuid) }),
       },
     }),
   );

@@ -17,7 +17,7 @@ export async function failDeadLetter(
     .reverse()
     .find((entry) => entry.status === 'processing' && entry.detail?.includes('failed'))?.detail;
   const reason = [
-    `The send queue gave up after ${receiveCount ?? 'several'} deliveries`,
+    `The send queue gave up after ${message.attempts ?? 0} send attempts`,
     lastProblem === undefined ? undefined : `last: ${lastProblem}`,
   ]
     .filter(Boolean)
