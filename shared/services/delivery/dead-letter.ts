@@ -29,6 +29,7 @@ export async function failDeadLetter(
     {
       message_uuid: messageUuid,
       status: failed === undefined ? message.status : 'failed',
+      receive_count: receiveCount,
     },
   );
   return failed === undefined ? 'left' : 'failed';
