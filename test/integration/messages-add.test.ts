@@ -6,7 +6,6 @@ import {
   add,
   created,
   isoWithOffset,
-  mapLimit,
   newAccount,
   objectExists,
   query,
@@ -39,7 +38,10 @@ describe('POST /message/add-1.0', () => {
     const other = await newAccount();
     const response = await add(
       who,
-      textMessage(who, { tenant_id: other.domain, message_sender: `Sender <NoReply@${who.domain.toUpperCase()}>` }),
+      textMessage(who, {
+        tenant_id: other.domain,
+        message_sender: `Sender <NoReply@${who.domain.toUpperCase()}>`,
+      }),
     );
     assert.equal(response.status, 200);
     const item = await rawItem(response.body.data.message_uuid);
@@ -109,8 +111,20 @@ describe('POST /message/add-1.0', () => {
       [{ headers: { Subject: 'override' } }, 'headers.Subject'],
       [{ content: { kind: 'pdf' } }, 'content.kind'],
       [{ content: { kind: 'eml', eml: 'not base64!' } }, 'content.eml'],
-      [{ attachments: Array.from({ length: 51 }, (_, i) => ({ filename: `f${i}.txt`, content_type: 'text/plain', content: 'aGk=' })) }, 'attachments'],
-      [{ attachments: [{ filename: 'a.txt', content_type: 'nope', content: 'aGk=' }] }, 'attachments[0].content_type'],
+      [
+        {
+          attachments: Array.from({ length: 51 }, (_, i) => ({
+            filename: `f${i}.txt`,
+            content_type: 'text/plain',
+            content: 'aGk=',
+          })),
+        },
+        'attachments',
+      ],
+      [
+        { attachments: [{ filename: 'a.txt', content_type: 'nope', content: 'aGk=' }] },
+        'attachments[0].content_type',
+      ],
       [{ to: [] }, 'to'],
       [{ content: undefined }, 'content'],
       [{ scheduling: { mode: 'scheduled', send_at: withOffset(inDays(-1)) } }, 'scheduling.send_at'],
@@ -146,7 +160,11 @@ describe('POST /message/add-1.0', () => {
       content: { kind: 'mixed', text: 'plain', html: '<p>rich</p>' },
       attachments: [
         { filename: 'a.txt', content_type: 'text/plain', content: Buffer.from('hello').toString('base64') },
-        { filename: 'b.bin', content_type: 'application/octet-stream', content: Buffer.alloc(300).toString('base64') },
+        {
+          filename: 'b.bin',
+          content_type: 'application/octet-stream',
+          content: Buffer.alloc(300).toString('base64'),
+        },
       ],
       headers: { 'X-Campaign': 'welcome' },
       to: ['Jörg <joerg@bücher.example>'],
@@ -161,9 +179,10 @@ describe('POST /message/add-1.0', () => {
       { filename: 'b.bin', content_type: 'application/octet-stream', size: 300 },
     ]);
     assert.deepEqual(details.headers, { 'X-Campaign': 'welcome' });
-    assert.deepEqual(details.recipients.map((r: any) => [r.email, r.name, r.kind, r.status]), [
-      ['joerg@xn--bcher-kva.example', 'Jörg', 'to', 'pending'],
-    ]);
+    assert.deepEqual(
+      details.recipients.map((r: any) => [r.email, r.name, r.kind, r.status]),
+      [['joerg@xn--bcher-kva.example', 'Jörg', 'to', 'pending']],
+    );
     assert.ok(!JSON.stringify(details).includes('aGVsbG8'));
   });
 
@@ -177,14 +196,17 @@ describe('POST /message/add-1.0', () => {
     const details = (await query(who, { message_uuid: response.body.data.message_uuid })).body.data;
     assert.equal(details.subject, 'Your order');
     assert.equal(details.content_kind, 'eml');
-    assert.deepEqual(details.recipients.map((r: any) => `${r.kind}:${r.email}`), [
-      'to:bob@recipient.test',
-      'to:carol@recipient.test',
-      'cc:dave@recipient.test',
-    ]);
+    assert.deepEqual(
+      details.recipients.map((r: any) => `${r.kind}:${r.email}`),
+      ['to:bob@recipient.test', 'to:carol@recipient.test', 'cc:dave@recipient.test'],
+    );
     assert.ok(await objectExists(`messages/${response.body.data.message_uuid}/message.eml`));
 
-    const noHeaders = await add(who, { message_sender: who.sender, to: ['a@recipient.test'], content: { kind: 'eml', eml: eml('just text') } });
+    const noHeaders = await add(who, {
+      message_sender: who.sender,
+      to: ['a@recipient.test'],
+      content: { kind: 'eml', eml: eml('just text') },
+    });
     assert.equal(noHeaders.body.error.code, 107, noHeaders.text);
     assert.equal(noHeaders.body.error.details[0].field, 'content.eml');
     const noRecipients = await add(who, {
@@ -198,7 +220,10 @@ describe('POST /message/add-1.0', () => {
     const who = await newAccount();
     const other = await newAccount();
     const sendAt = inDays(2);
-    const scheduled = await add(who, textMessage(who, { scheduling: { mode: 'scheduled', send_at: withOffset(sendAt) } }));
+    const scheduled = await add(
+      who,
+      textMessage(who, { scheduling: { mode: 'scheduled', send_at: withOffset(sendAt) } }),
+    );
     assert.deepEqual(scheduled.body.data.status, 'scheduled');
     const scheduledItem = await rawItem(scheduled.body.data.message_uuid);
     assert.equal(scheduledItem?.gsi3sk, `${sendAt.toISOString()}#${scheduled.body.data.message_uuid}`);
@@ -212,18 +237,30 @@ describe('POST /message/add-1.0', () => {
     assert.equal((await rawItem(waiting.body.data.message_uuid))?.gsi3pk, undefined);
 
     // manual-send releases the waiting message now
-    const release = await add(who, { scheduling: { mode: 'manual-send', message_uuid: waiting.body.data.message_uuid } });
-    assert.deepEqual(release.body, { data: { message_uuid: waiting.body.data.message_uuid, status: 'queued' } });
+    const release = await add(who, {
+      scheduling: { mode: 'manual-send', message_uuid: waiting.body.data.message_uuid },
+    });
+    assert.deepEqual(release.body, {
+      data: { message_uuid: waiting.body.data.message_uuid, status: 'queued' },
+    });
     const released = await rawItem(waiting.body.data.message_uuid);
     assert.equal(released?.gsi2pk, `ACCOUNT_STATUS#${who.account}#queued`);
     assert.equal(released?.gsi3pk, 'DUE');
 
     // manual-cancel cancels the scheduled one and takes it off the due index
-    const cancel = await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: scheduled.body.data.message_uuid } });
-    assert.deepEqual(cancel.body, { data: { message_uuid: scheduled.body.data.message_uuid, status: 'cancelled' } });
+    const cancel = await add(who, {
+      scheduling: { mode: 'manual-cancel', message_uuid: scheduled.body.data.message_uuid },
+    });
+    assert.deepEqual(cancel.body, {
+      data: { message_uuid: scheduled.body.data.message_uuid, status: 'cancelled' },
+    });
     assert.equal((await rawItem(scheduled.body.data.message_uuid))?.gsi3pk, undefined);
-    const history = (await query(who, { message_uuid: scheduled.body.data.message_uuid })).body.data.status_history;
-    assert.deepEqual(history.map((entry: any) => entry.status), ['scheduled', 'cancelled']);
+    const history = (await query(who, { message_uuid: scheduled.body.data.message_uuid })).body.data
+      .status_history;
+    assert.deepEqual(
+      history.map((entry: any) => entry.status),
+      ['scheduled', 'cancelled'],
+    );
     for (const entry of history) assert.match(entry.at, isoWithOffset);
 
     // a cancelled message can be neither sent nor cancelled again: 111
@@ -245,7 +282,9 @@ describe('POST /message/add-1.0', () => {
   it('replays the first response for a repeated Idempotency-Key and refuses it with another body (111)', async () => {
     const who = await newAccount();
     const key = `key-${Date.now()}`;
-    const first = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }), { headers: { 'Idempotency-Key': key } });
+    const first = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }), {
+      headers: { 'Idempotency-Key': key },
+    });
     // the same body with other key order and whitespace counts as the same request
     const body = textMessage(who, { scheduling: { mode: 'manual-wait' } });
     const reordered = Object.fromEntries(Object.entries(body).reverse());
@@ -254,7 +293,9 @@ describe('POST /message/add-1.0', () => {
     const list = await query(who, { filters: {} });
     assert.equal(list.body.data.count, 1);
 
-    const different = await add(who, textMessage(who, { subject: 'Other' }), { headers: { 'Idempotency-Key': key } });
+    const different = await add(who, textMessage(who, { subject: 'Other' }), {
+      headers: { 'Idempotency-Key': key },
+    });
     assert.equal(different.status, 406);
     assert.equal(different.body.error.code, 111);
 
@@ -293,13 +334,22 @@ describe('POST /message/add-1.0', () => {
   it('dry run: runs every check, creates nothing and says what would happen', async () => {
     const who = await newAccount();
     const dry = { dry_run: 'true' };
-    const response = await add(who, textMessage(who), { query: dry, headers: { 'Idempotency-Key': 'dry-1' } });
+    const response = await add(who, textMessage(who), {
+      query: dry,
+      headers: { 'Idempotency-Key': 'dry-1' },
+    });
     assert.deepEqual(response.body, { data: { message_uuid: null, status: 'queued', dry_run: true } });
-    const scheduled = await add(who, textMessage(who, { scheduling: { mode: 'scheduled', send_at: withOffset(inDays(1)) } }), { query: dry });
+    const scheduled = await add(
+      who,
+      textMessage(who, { scheduling: { mode: 'scheduled', send_at: withOffset(inDays(1)) } }),
+      { query: dry },
+    );
     assert.equal(scheduled.body.data.status, 'scheduled');
     assert.equal((await query(who, { filters: {} })).body.data.count, 0);
     // the key was not consumed by the dry run
-    const real = await add(who, textMessage(who, { subject: 'different' }), { headers: { 'Idempotency-Key': 'dry-1' } });
+    const real = await add(who, textMessage(who, { subject: 'different' }), {
+      headers: { 'Idempotency-Key': 'dry-1' },
+    });
     assert.equal(real.status, 200);
 
     const invalid = await add(who, textMessage(who, { to: ['bad'] }), { query: dry });
@@ -308,16 +358,23 @@ describe('POST /message/add-1.0', () => {
     assert.equal(foreign.body.error.code, 113);
 
     const waiting = await created(who, { scheduling: { mode: 'manual-wait' } });
-    const release = await add(who, { scheduling: { mode: 'manual-send', message_uuid: waiting } }, { query: dry });
+    const release = await add(
+      who,
+      { scheduling: { mode: 'manual-send', message_uuid: waiting } },
+      { query: dry },
+    );
     assert.deepEqual(release.body, { data: { message_uuid: waiting, status: 'queued', dry_run: true } });
     assert.equal((await rawItem(waiting))?.status, 'waiting');
   });
 
-  it('accepts a sender on a domain registered with upper case and an IDN recipient', async () => {
+  it('accepts a sender on a second domain of the account, given as {email, name}', async () => {
     const who = await newAccount();
     const extra = uniqueDomain('second');
     await registerDomain(extra, who.account);
-    const response = await add(who, textMessage(who, { message_sender: { email: `hello@${extra}`, name: 'Hello' } }));
+    const response = await add(
+      who,
+      textMessage(who, { message_sender: { email: `hello@${extra}`, name: 'Hello' } }),
+    );
     assert.equal(response.status, 200, response.text);
   });
 });

@@ -32,7 +32,11 @@ export function textMessage(who: TestAccount, extra: Record<string, unknown> = {
   };
 }
 
-export async function add(who: TestAccount, body: unknown, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}) {
+export async function add(
+  who: TestAccount,
+  body: unknown,
+  options: { query?: Record<string, string>; headers?: Record<string, string> } = {},
+) {
   return call('POST', '/message/add-1.0', { token: who.token, body, ...options });
 }
 
@@ -41,7 +45,11 @@ export async function query(who: TestAccount, body: unknown) {
 }
 
 export async function remove(who: TestAccount, uuids: string[], query?: Record<string, string>) {
-  return call('POST', '/message/delete-1.0', { token: who.token, body: { message_uuids: uuids }, ...(query ? { query } : {}) });
+  return call('POST', '/message/delete-1.0', {
+    token: who.token,
+    body: { message_uuids: uuids },
+    ...(query ? { query } : {}),
+  });
 }
 
 /** Creates a message and returns its uuid. */
@@ -106,7 +114,11 @@ export async function objectExists(key: string): Promise<boolean> {
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, results in order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(
