@@ -26,7 +26,18 @@ describe('POST /message/delete-1.0', () => {
     });
     const theirs = await created(other, held);
     const unknown = ['0f0e0d0c-0b0a-4908-8706-050403020100', '1f0e0d0c-0b0a-4908-8706-050403020100'];
-    const order = [unknown[0], shielded[3], mine[2], theirs, shielded[0], mine[0], unknown[1], shielded[1], mine[1], shielded[2]] as string[];
+    const order = [
+      unknown[0],
+      shielded[3],
+      mine[2],
+      theirs,
+      shielded[0],
+      mine[0],
+      unknown[1],
+      shielded[1],
+      mine[1],
+      shielded[2],
+    ] as string[];
 
     const response = await remove(who, order);
     assert.equal(response.status, 200, response.text);
@@ -45,14 +56,22 @@ describe('POST /message/delete-1.0', () => {
   it('deletes cancelled, failed, scheduled and queued messages, and removes their S3 objects', async () => {
     const who = await newAccount();
     const attachments = [{ filename: 'a.txt', content_type: 'text/plain', content: 'aGk=' }];
-    const cancelled = await created(who, { ...held, attachments, content: { kind: 'mixed', text: 't', html: '<p>h</p>' } });
+    const cancelled = await created(who, {
+      ...held,
+      attachments,
+      content: { kind: 'mixed', text: 't', html: '<p>h</p>' },
+    });
     await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: cancelled } });
     const failed = await created(who, held);
     await forceStatus(failed, 'failed');
     const scheduled = await created(who, {
       scheduling: { mode: 'scheduled', send_at: new Date(Date.now() + 3600_000).toISOString() },
     });
-    const keys = [`messages/${cancelled}/text.txt`, `messages/${cancelled}/body.html`, `messages/${cancelled}/attachments/0`];
+    const keys = [
+      `messages/${cancelled}/text.txt`,
+      `messages/${cancelled}/body.html`,
+      `messages/${cancelled}/attachments/0`,
+    ];
     for (const key of keys) assert.ok(await objectExists(key), key);
 
     const response = await remove(who, [cancelled, failed, scheduled]);
@@ -72,7 +91,11 @@ describe('POST /message/delete-1.0', () => {
 
   it('refuses malformed ids, an empty list and more than 1000 ids with 107', async () => {
     const who = await newAccount();
-    for (const ids of [['not-a-uuid'], [], Array.from({ length: 1001 }, () => '0f0e0d0c-0b0a-4908-8706-050403020100')]) {
+    for (const ids of [
+      ['not-a-uuid'],
+      [],
+      Array.from({ length: 1001 }, () => '0f0e0d0c-0b0a-4908-8706-050403020100'),
+    ]) {
       const response = await remove(who, ids);
       assert.equal(response.status, 406);
       assert.equal(response.body.error.code, 107);
@@ -116,7 +139,9 @@ describe('POST /message/delete-1.0', () => {
     for (let round = 0; round < 3; round++) {
       // held first, then released together: queued messages, as the sender sees them
       const uuids = await mapLimit(Array.from({ length: 20 }), 6, () => created(who, held));
-      await mapLimit(uuids, 6, (uuid) => add(who, { scheduling: { mode: 'manual-send', message_uuid: uuid } }));
+      await mapLimit(uuids, 6, (uuid) =>
+        add(who, { scheduling: { mode: 'manual-send', message_uuid: uuid } }),
+      );
       const claims = new Map<string, boolean>();
       const claimAll = mapLimit(uuids, 10, async (uuid) => {
         claims.set(uuid, await forceStatus(uuid, 'processing', 'queued'));
@@ -135,7 +160,10 @@ describe('POST /message/delete-1.0', () => {
           assert.equal(item?.status, 'processing');
         }
         if (deleted.has(uuid)) assert.equal(item, undefined);
-        if (kept.has(uuid)) assert.ok(item !== undefined && ['processing', 'sent', 'delivered', 'bounced'].includes(item.status));
+        if (kept.has(uuid))
+          assert.ok(
+            item !== undefined && ['processing', 'sent', 'delivered', 'bounced'].includes(item.status),
+          );
       }
     }
   });

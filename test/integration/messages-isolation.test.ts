@@ -47,7 +47,10 @@ describe('isolation between accounts', () => {
           }
         }
         // the stranger's list is empty, whatever the filters
-        for (const filters of [{}, { status: ['queued', 'waiting', 'scheduled', 'cancelled', 'processing'] }]) {
+        for (const filters of [
+          {},
+          { status: ['queued', 'waiting', 'scheduled', 'cancelled', 'processing'] },
+        ]) {
           const list = await query(stranger, { filters });
           assert.equal(list.body.data.count, 0);
           assert.deepEqual(list.body.data.messages, []);

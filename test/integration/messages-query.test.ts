@@ -11,10 +11,10 @@ import {
   newAccount,
   query,
   type TestAccount,
-  textMessage,
 } from '../support/messages.ts';
 
-const inHours = (hours: number) => new Date(Date.now() + hours * 3600 * 1000).toISOString().replace('Z', '+00:00');
+const inHours = (hours: number) =>
+  new Date(Date.now() + hours * 3600 * 1000).toISOString().replace('Z', '+00:00');
 
 /** Creates `count` held messages (manual-wait or scheduled: the sender never takes them). */
 async function many(who: TestAccount, count: number, mode: 'manual-wait' | 'scheduled'): Promise<string[]> {
@@ -68,7 +68,12 @@ describe('POST /message/query-1.0', () => {
       data.status_history.map((entry: any) => entry.status),
       ['waiting'],
     );
-    for (const date of [data.created_at, data.updated_at, data.status_history[0].at, data.recipients[0].updated_at]) {
+    for (const date of [
+      data.created_at,
+      data.updated_at,
+      data.status_history[0].at,
+      data.recipients[0].updated_at,
+    ]) {
       assert.match(date, isoWithOffset);
     }
   });
@@ -104,7 +109,10 @@ describe('POST /message/query-1.0', () => {
 
     const byWaiting = await query(who, { filters: { status: 'waiting' } });
     assert.equal(byWaiting.body.data.count, 3);
-    assert.deepEqual(byWaiting.body.data.messages.map((m: any) => m.message_uuid).sort(), [...waiting].sort());
+    assert.deepEqual(
+      byWaiting.body.data.messages.map((m: any) => m.message_uuid).sort(),
+      [...waiting].sort(),
+    );
     assert.equal(byWaiting.body.data.next_cursor, null);
 
     const byTwo = await query(who, { filters: { status: ['scheduled', 'cancelled'] } });
@@ -117,7 +125,10 @@ describe('POST /message/query-1.0', () => {
     const all = await query(who, { filters: {} });
     assert.equal(all.body.data.count, 6);
     const created_at = all.body.data.messages.map((m: any) => Date.parse(m.created_at));
-    assert.deepEqual(created_at, [...created_at].sort((a, b) => b - a));
+    assert.deepEqual(
+      created_at,
+      [...created_at].sort((a, b) => b - a),
+    );
     for (const message of all.body.data.messages) {
       assert.match(message.created_at, isoWithOffset);
       assert.deepEqual(Object.keys(message).sort(), [
@@ -177,13 +188,18 @@ describe('POST /message/query-1.0', () => {
     const waiting = await many(who, 11, 'manual-wait');
     const scheduled = await many(who, 7, 'scheduled');
     const cancelled = await many(who, 4, 'manual-wait');
-    await mapLimit(cancelled, 4, (uuid) => add(who, { scheduling: { mode: 'manual-cancel', message_uuid: uuid } }));
+    await mapLimit(cancelled, 4, (uuid) =>
+      add(who, { scheduling: { mode: 'manual-cancel', message_uuid: uuid } }),
+    );
 
     const cases: Array<[Record<string, unknown>, string[]]> = [
       [{ limit: 4 }, [...waiting, ...scheduled, ...cancelled]],
       [{ limit: 3, status: 'waiting' }, waiting],
       [{ limit: 4, status: ['waiting', 'scheduled'] }, [...waiting, ...scheduled]],
-      [{ limit: 5, status: ['cancelled', 'scheduled', 'waiting', 'queued'] }, [...waiting, ...scheduled, ...cancelled]],
+      [
+        { limit: 5, status: ['cancelled', 'scheduled', 'waiting', 'queued'] },
+        [...waiting, ...scheduled, ...cancelled],
+      ],
       [{ limit: 1000, status: ['waiting', 'cancelled'] }, [...waiting, ...cancelled]],
     ];
     for (const [filters, expected] of cases) {
@@ -197,7 +213,11 @@ describe('POST /message/query-1.0', () => {
         assert.ok(page.count <= (filters.limit as number));
       }
       const order = seen.map((message: any) => Date.parse(message.created_at));
-      assert.deepEqual(order, [...order].sort((a, b) => b - a), `order with ${JSON.stringify(filters)}`);
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => b - a),
+        `order with ${JSON.stringify(filters)}`,
+      );
     }
   });
 
@@ -208,7 +228,10 @@ describe('POST /message/query-1.0', () => {
     const firstIds = first.body.data.messages.map((m: any) => m.message_uuid);
     // one returned message leaves the status; the cursor still continues after it
     await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: firstIds[2] } });
-    const second = await query(who, { filters: { status: 'waiting', limit: 3 }, cursor: first.body.data.next_cursor });
+    const second = await query(who, {
+      filters: { status: 'waiting', limit: 3 },
+      cursor: first.body.data.next_cursor,
+    });
     const secondIds = second.body.data.messages.map((m: any) => m.message_uuid);
     assert.deepEqual([...firstIds, ...secondIds].sort(), [...waiting].sort());
   });
