@@ -152,6 +152,21 @@ describe('POST /message/add-1.0', () => {
     assert.ok(fields.includes('message_sender') && fields.includes('content'), empty.text);
   });
 
+  it('answers a body over 6 MB with 107 from the gateway, and creates nothing', async () => {
+    const who = await newAccount();
+    const big = Buffer.alloc(6 * 1024 * 1024).toString('base64');
+    const response = await add(
+      who,
+      textMessage(who, {
+        scheduling: { mode: 'manual-wait' },
+        attachments: [{ filename: 'big.bin', content_type: 'application/octet-stream', content: big }],
+      }),
+    );
+    assert.equal(response.status, 413);
+    assert.equal(response.body.error.code, 107);
+    assert.equal((await query(who, { filters: {} })).body.data.count, 0);
+  });
+
   it('answers a wrong Idempotency-Key format with 107', async () => {
     const who = await newAccount();
     const response = await add(who, textMessage(who), { headers: { 'Idempotency-Key': 'x'.repeat(300) } });
