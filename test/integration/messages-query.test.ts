@@ -265,6 +265,10 @@ describe('POST /message/query-1.0', () => {
     // now: 21 messages (12 waiting, 8 scheduled, 1 sent) among 46 in the table's indexes
     const large = await measure();
     for (const { count, scanned } of [...small, ...large]) assert.equal(scanned, count);
+    // several statuses: one Query per status, so at most limit × statuses, again whatever the table holds
+    const mixed = await listMessages(who.account, { limit: 5, status: ['waiting', 'scheduled'] }, undefined);
+    assert.equal(mixed.count, 5);
+    assert.ok(mixed.scannedCount <= 10, `evaluated ${mixed.scannedCount}`);
     assert.deepEqual(
       small.map((entry) => entry.count),
       [7, 7, 7, 5, 4, 1],
