@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../../shared/aws/clients.ts';
@@ -171,6 +172,16 @@ describe('GET /avatar/get-1.0', () => {
       assert.ok(Date.parse(response.body.data.expires_at) <= started + 301_000);
     });
   }
+
+  it('keeps the address and its hash out of the service log, even when Gravatar fails', async () => {
+    const { email, hash } = await addressWith('down');
+    const response = await getAvatar(await reader(), { email });
+    assert.equal(response.status, 200);
+    const logged = readFileSync(hostInfo().logFile, 'utf8');
+    assert.match(logged, /gravatar unavailable/);
+    assert.equal(logged.includes(email), false);
+    assert.equal(logged.includes(hash), false);
+  });
 
   it('looks the address up again when its cache entry has expired', async () => {
     const token = await reader();
