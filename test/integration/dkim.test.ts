@@ -288,6 +288,34 @@ describe('DKIM status and set-algorithm', () => {
     assert.deepEqual(statuses, ['rsa-sha256:active', 'ed25519-sha256:retired', 'rsa-sha256:retired']);
   });
 
+  it('gives a domain without a key its first key, and never leaves two active keys under concurrency', async () => {
+    const account = uniqueAccount('dkim');
+    const domain = uniqueDomain('dkim');
+    assert.equal(await putDomain(domain, account), true);
+    domains.push(domain);
+    const token = await mintToken({ account, scopes: ['domains:read', 'domains:write'] });
+    const first = await setAlgorithm(token, { domain, algorithm: 'ed25519-sha256' });
+    assert.equal(first.status, 200, first.text);
+    assert.equal((await status(token, domain)).body.data.svc_config.dkim_algorithm, 'ed25519-sha256');
+
+    const racing = await Promise.all(
+      ['rsa-sha256', 'ed25519-sha256', 'rsa-sha256'].map((algorithm) =>
+        setAlgorithm(token, { domain, algorithm }),
+      ),
+    );
+    for (const response of racing) {
+      // Each rotation either wins or loses the transaction (code 5, retryable); none half-applies.
+      assert.ok(response.status === 200 || response.body.error.code === 5, response.text);
+    }
+    const winners = racing.filter((response) => response.status === 200).length;
+    assert.ok(winners >= 1);
+    const after = (await status(token, domain)).body.data;
+    const active = after.dkim_keys.filter((key: { status: string }) => key.status === 'active');
+    assert.equal(active.length, 1);
+    assert.equal(after.svc_config.dkim_selector, active[0].selector);
+    assert.equal(after.dkim_keys.length, 1 + winners);
+  });
+
   it('a dry run checks everything and changes nothing', async () => {
     const { domain, token } = await newDomain();
     const before = (await status(token, domain)).body.data;
