@@ -6,6 +6,7 @@ import { authenticate } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
 import { putDomain } from '../../shared/repositories/domains.ts';
+import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/schemas/dkim.ts';
 import { openPrivateKey } from '../../shared/services/dkim-key-store.ts';
 import { getActiveSigningKey } from '../../shared/services/dkim-signing-keys.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
@@ -44,12 +45,23 @@ async function newDomain(): Promise<{ domain: string; account: string; token: st
   return { domain, account, token };
 }
 
+/** Every success body must match the exported response schema (the contract the OpenAPI uses). */
+function conforms(schema: typeof dkimStatusResponse | typeof dkimSetAlgorithmResponse) {
+  return (response: ApiResponse<any>) => {
+    if (response.status === 200) {
+      const parsed = schema.safeParse(response.body.data);
+      assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+    }
+    return response;
+  };
+}
+
 function status(token: string, domain: string) {
-  return record(call('GET', statusPath, { token, query: { domain } }));
+  return record(call('GET', statusPath, { token, query: { domain } })).then(conforms(dkimStatusResponse));
 }
 
 function setAlgorithm(token: string, body: unknown, query: Record<string, string> = {}) {
-  return record(call('POST', setPath, { token, body, query }));
+  return record(call('POST', setPath, { token, body, query })).then(conforms(dkimSetAlgorithmResponse));
 }
 
 function activeKey(body: { data: { dkim_keys: Array<{ status: string }> } }) {
