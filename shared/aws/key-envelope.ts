@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envString } from '../config/env.ts';
-import { sdkTimeouts } from './clients.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
+import { sdkTimeouts } from './clients.ts';
 
 /**
  * Envelope encryption of DKIM private keys through the AWS Encryption SDK: each key is encrypted
