@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalHost } from '../infra/local/host.ts';
 import { startTestDnsServer } from './support/dns-server.ts';
+import { startFakeGravatar } from './support/fake-gravatar.ts';
 import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
 
 /**
@@ -18,6 +19,11 @@ process.env.LOG_FILE = join(dataDir, 'service.log');
 // A real DNS server on loopback answers the service's DKIM lookups; tests publish records as files.
 const dns = await startTestDnsServer(join(dataDir, 'dns-zone'));
 process.env.DNS_SERVERS = dns.address;
+// A local stand-in for Gravatar; the handlers read GRAVATAR_BASE_URL at start, so it comes first.
+// 3 s rather than the default 1.5 s, so a loaded machine does not turn a fast answer into a timeout.
+const gravatar = await startFakeGravatar();
+process.env.GRAVATAR_BASE_URL = gravatar.baseUrl;
+process.env.GRAVATAR_TIMEOUT_MS = '3000';
 const host = await startLocalHost({ port: 0, idpPort: 0, dataDir, seedDomains: 'example.test=dev-account' });
 const info: HostInfo = {
   url: host.url,
@@ -29,6 +35,7 @@ const info: HostInfo = {
   privateJwk: host.idp.privateJwk,
   logFile: process.env.LOG_FILE,
   dns: { server: dns.address, zoneDir: dns.zoneDir },
+  gravatarControlUrl: gravatar.controlUrl,
 };
 
 const child = spawn(
@@ -46,5 +53,6 @@ const child = spawn(
 const code: number = await new Promise((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
 await host.stop();
 await dns.stop();
+await gravatar.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);

@@ -1,4 +1,5 @@
 import { deadLetterWorker, dispatcherWorker, sendQueueWorker } from './delivery-workers.ts';
+import { scheduledRoutesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
 
 /**
@@ -23,4 +24,5 @@ export const localWorkers: Array<() => LocalWorker> = [
   sendQueueWorker,
   deadLetterWorker,
   dispatcherWorker,
+  scheduledRoutesWorker,
 ];

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { envString } from '../config/env.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
+import { sdkTimeouts } from './clients.ts';
 
 /**
  * Envelope encryption of DKIM private keys through the AWS Encryption SDK: each key is encrypted
@@ -75,7 +76,13 @@ async function createEnvelope(): Promise<Envelope> {
   const kmsKeyArn = envString('DKIM_KMS_KEY_ARN');
   const keyring =
     kmsKeyArn !== undefined
-      ? new esdk.KmsKeyringNode({ generatorKeyId: kmsKeyArn })
+      ? new esdk.KmsKeyringNode({
+          generatorKeyId: kmsKeyArn,
+          // Short socket timeouts and three attempts, as for the other AWS clients.
+          clientProvider: esdk.cacheClients(
+            esdk.getClient(esdk.KMS, { maxAttempts: 3, requestHandler: sdkTimeouts }),
+          ),
+        })
       : new esdk.RawAesKeyringNode({
           keyName,
           keyNamespace,
@@ -99,6 +106,57 @@ async function createEnvelope(): Promise<Envelope> {
   };
 }
 
+const keyServiceMissing = new Set([
+  'NotFoundException',
+  'DisabledException',
+  'KMSInvalidStateException',
+  'AccessDeniedException',
+  'InvalidKeyUsageException',
+]);
+const keyServiceDown = new Set([
+  'KMSInternalException',
+  'DependencyTimeoutException',
+  'ThrottlingException',
+  'LimitExceededException',
+  'TimeoutError',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * KMS faults in catalogue terms: a missing, disabled or forbidden key → 3 (not configured), an
+ * unreachable or throttled KMS → 4 (retry later). Anything else (a corrupt or foreign ciphertext)
+ * stays an internal error, code 2.
+ */
+export function toKeyServiceFault(error: unknown): unknown {
+  if (error instanceof ServiceError) return error;
+  const { name, code, $metadata, cause } = (error ?? {}) as {
+    name?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number };
+    cause?: { name?: string; code?: string };
+  };
+  const names = [name, code, cause?.name, cause?.code].filter((value) => value !== undefined);
+  if (names.some((value) => keyServiceMissing.has(value as string))) return configured();
+  const status = $metadata?.httpStatusCode;
+  if (names.some((value) => keyServiceDown.has(value as string)) || (status !== undefined && status >= 500)) {
+    return new ServiceError(Code.DatabaseUnavailable, 'The key service is unavailable; retry later', {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+async function keyService<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toKeyServiceFault(error);
+  }
+}
+
 let envelope: Promise<Envelope> | undefined;
 
 function current(): Promise<Envelope> {
@@ -111,10 +169,10 @@ function current(): Promise<Envelope> {
 
 /** Encrypts a secret; the result is a base64 AWS Encryption SDK message. */
 export async function sealSecret(plaintext: Buffer, context: EncryptionContext): Promise<string> {
-  return (await current()).seal(plaintext, context);
+  return keyService(async () => (await current()).seal(plaintext, context));
 }
 
 /** Decrypts what sealSecret produced, checking that the encryption context is the expected one. */
 export async function openSecret(ciphertext: string, context: EncryptionContext): Promise<Buffer> {
-  return (await current()).open(ciphertext, context);
+  return keyService(async () => (await current()).open(ciphertext, context));
 }

@@ -3,7 +3,7 @@ import { dkimAlgorithms } from '../domain/dkim.ts';
 
 /**
  * Request and success-response schemas of the DKIM routes (`dkim-status`, `dkim-set-algorithm`).
- * The response schemas describe the whole body, `{"data": …}`.
+ * The response schemas describe the `data` member of the envelope (shared/schemas/contract.ts).
  */
 function described<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
   const meta: Record<string, unknown> = { description };
@@ -12,7 +12,9 @@ function described<T extends z.ZodMiniType>(schema: T, description: string, exam
   return schema;
 }
 
-const domainPattern = /^(?=.{1,253}\.?$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}\.?$/i;
+// Letters of either case (the service lower-cases); no `i` flag, so the OpenAPI pattern says the same.
+const domainPattern =
+  /^(?=.{1,253}\.?$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9-]{2,63}\.?$/;
 
 const domain = described(
   z.string().check(z.trim(), z.maxLength(254), z.regex(domainPattern, 'Must be a domain name')),
@@ -56,25 +58,24 @@ export const dkimKeyRecord = z.object({
 });
 
 export const dkimStatusResponse = z.object({
-  data: z.object({
-    svc_config: z.nullable(
+  svc_config: described(
+    z.nullable(
       z.object({
-        dkim_enabled: z.boolean(),
+        dkim_enabled: described(z.boolean(), 'Whether outgoing mail of the domain is DKIM-signed'),
         dkim_algorithm: algorithm,
         dkim_selector: described(z.string(), 'Selector of the active key'),
         dkim_dns_status: dnsStatus,
       }),
     ),
-    dkim_keys: described(z.array(dkimKeyRecord), 'Every key of the domain, newest first'),
-  }),
+    'The active DKIM configuration, or null when the domain has no active key',
+  ),
+  dkim_keys: described(z.array(dkimKeyRecord), 'Every key of the domain (active and retired), newest first'),
 });
 
 export const dkimSetAlgorithmRequest = z.object({ domain, algorithm });
 
 export const dkimSetAlgorithmResponse = z.object({
-  data: z.object({
-    svc_config: z.object({ dkim_algorithm: algorithm, dkim_enabled: z.boolean() }),
-  }),
+  svc_config: z.object({ dkim_algorithm: algorithm, dkim_enabled: z.boolean() }),
 });
 
 export type DkimStatusRequest = z.infer<typeof dkimStatusRequest>;

@@ -1,4 +1,10 @@
-import { type DkimAlgorithm, type DkimDnsStatus, type DkimKeyView, keyView } from '../domain/dkim.ts';
+import {
+  type DkimAlgorithm,
+  type DkimDnsStatus,
+  type DkimKeyView,
+  dkimDnsName,
+  keyView,
+} from '../domain/dkim.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
 import { listDkimKeys } from '../repositories/dkim-keys.ts';
@@ -49,7 +55,7 @@ export async function getDkimStatus(domain: string, accountId: string): Promise<
     ),
   );
   if (active === undefined) return { svc_config: null, dkim_keys: views };
-  const dnsName = views.find((view) => view.selector === active.selector)?.dns_name as string;
+  const dnsName = dkimDnsName(active.selector, active.domain);
   return {
     svc_config: {
       dkim_enabled: true,

@@ -6,6 +6,7 @@ import { authenticate } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
 import { putDomain } from '../../shared/repositories/domains.ts';
+import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/schemas/dkim.ts';
 import { openPrivateKey } from '../../shared/services/dkim-key-store.ts';
 import { getActiveSigningKey } from '../../shared/services/dkim-signing-keys.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
@@ -44,12 +45,23 @@ async function newDomain(): Promise<{ domain: string; account: string; token: st
   return { domain, account, token };
 }
 
+/** Every success body must match the exported response schema (the contract the OpenAPI uses). */
+function conforms(schema: typeof dkimStatusResponse | typeof dkimSetAlgorithmResponse) {
+  return (response: ApiResponse<any>) => {
+    if (response.status === 200) {
+      const parsed = schema.safeParse(response.body.data);
+      assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
+    }
+    return response;
+  };
+}
+
 function status(token: string, domain: string) {
-  return record(call('GET', statusPath, { token, query: { domain } }));
+  return record(call('GET', statusPath, { token, query: { domain } })).then(conforms(dkimStatusResponse));
 }
 
 function setAlgorithm(token: string, body: unknown, query: Record<string, string> = {}) {
-  return record(call('POST', setPath, { token, body, query }));
+  return record(call('POST', setPath, { token, body, query })).then(conforms(dkimSetAlgorithmResponse));
 }
 
 function activeKey(body: { data: { dkim_keys: Array<{ status: string }> } }) {
@@ -286,6 +298,34 @@ describe('DKIM status and set-algorithm', () => {
       (key: { status: string; algorithm: string }) => `${key.algorithm}:${key.status}`,
     );
     assert.deepEqual(statuses, ['rsa-sha256:active', 'ed25519-sha256:retired', 'rsa-sha256:retired']);
+  });
+
+  it('gives a domain without a key its first key, and never leaves two active keys under concurrency', async () => {
+    const account = uniqueAccount('dkim');
+    const domain = uniqueDomain('dkim');
+    assert.equal(await putDomain(domain, account), true);
+    domains.push(domain);
+    const token = await mintToken({ account, scopes: ['domains:read', 'domains:write'] });
+    const first = await setAlgorithm(token, { domain, algorithm: 'ed25519-sha256' });
+    assert.equal(first.status, 200, first.text);
+    assert.equal((await status(token, domain)).body.data.svc_config.dkim_algorithm, 'ed25519-sha256');
+
+    const racing = await Promise.all(
+      ['rsa-sha256', 'ed25519-sha256', 'rsa-sha256'].map((algorithm) =>
+        setAlgorithm(token, { domain, algorithm }),
+      ),
+    );
+    for (const response of racing) {
+      // Each rotation either wins or loses the transaction (code 5, retryable); none half-applies.
+      assert.ok(response.status === 200 || response.body.error.code === 5, response.text);
+    }
+    const winners = racing.filter((response) => response.status === 200).length;
+    assert.ok(winners >= 1);
+    const after = (await status(token, domain)).body.data;
+    const active = after.dkim_keys.filter((key: { status: string }) => key.status === 'active');
+    assert.equal(active.length, 1);
+    assert.equal(after.svc_config.dkim_selector, active[0].selector);
+    assert.equal(after.dkim_keys.length, 1 + winners);
   });
 
   it('a dry run checks everything and changes nothing', async () => {

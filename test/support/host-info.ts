@@ -13,6 +13,8 @@ export interface HostInfo {
   logFile: string;
   /** The run's DNS server (DNS_SERVERS of the service) and the folder of its records. */
   dns: { server: string; zoneDir: string };
+  /** The fake Gravatar's control endpoint (test/support/fake-gravatar.ts). */
+  gravatarControlUrl: string;
 }
 
 export const hostInfoVariable = 'SVC_TEST_HOST';
