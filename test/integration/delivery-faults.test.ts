@@ -13,7 +13,7 @@ import {
   smtpTransactions,
   waitForMessage,
 } from '../support/delivery.ts';
-import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
+import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 useHostEnvironment();
 
@@ -78,7 +78,7 @@ describe('delivery under faults', () => {
     const current = await getDeliveryMessage(uuid);
     assert.ok(current);
     // A sender claims with a short lease, then dies before sending anything.
-    const claimed = await claimMessage(current, { from: 'queued', nowMs: Date.now(), leaseMs: 1_500 });
+    const claimed = await claimMessage(current, { from: 'queued', nowMs: Date.now(), leaseMs: 5_000 });
     assert.equal(claimed?.status, 'processing');
     // A redelivery while the lease holds is left for later, not sent.
     const early = await sender({ Records: [sqsRecord(uuid, randomUUID(), 2)] });
@@ -113,6 +113,31 @@ describe('delivery under faults', () => {
     assert.equal(message.status, 'delivered');
     assert.equal(smtpTransactions(uuid).length, 1);
     assert.ok(message.history.some((entry) => /no sender had claimed it/.test(entry.detail ?? '')));
+  });
+
+  test('a message cancelled or deleted before the claim is skipped: acknowledged, never sent', async () => {
+    const { account, domain } = await arrange();
+    const token = await mintToken({ account });
+    const cancelled = await putTestMessage({ account, domain, to: ['never@example.net'] });
+    const deleted = await putTestMessage({ account, domain, to: ['never@example.net'] });
+    const cancel = await call('POST', '/message/add-1.0', {
+      token,
+      body: {
+        message_sender: `sender@${domain}`,
+        scheduling: { mode: 'manual-cancel', message_uuid: cancelled },
+      },
+    });
+    assert.equal(cancel.body.data?.status, 'cancelled', cancel.text);
+    const removal = await call('POST', '/message/delete-1.0', { token, body: { message_uuids: [deleted] } });
+    assert.deepEqual(removal.body.data?.deleted, [deleted], removal.text);
+
+    const result = await sender({
+      Records: [sqsRecord(cancelled, randomUUID(), 1), sqsRecord(deleted, randomUUID(), 1)],
+    });
+    assert.deepEqual(result.batchItemFailures, []);
+    assert.equal((await getDeliveryMessage(cancelled))?.status, 'cancelled');
+    assert.equal(await getDeliveryMessage(deleted), undefined);
+    assert.equal(smtpTransactions(cancelled).length + smtpTransactions(deleted).length, 0);
   });
 
   test('a message whose stored content is gone fails for good with the reason', async () => {
