@@ -265,11 +265,15 @@ async function recordRelayResult(
 ): Promise<SendResult> {
   const at = new Date(nowMs).toISOString();
   const outcome = outcomeFromRelay(message, result, at, signed);
-  const recorded = await recordOutcome(message, {
-    ...outcome,
-    at,
-    relay: { message_id: result.messageId, response: result.response },
-  });
+  // The mail has left: losing this write would mean a second send after the lease expires, so a
+  // store hiccup is retried here a few times before giving up to the queue's redelivery.
+  const recorded = await withRetries(() =>
+    recordOutcome(message, {
+      ...outcome,
+      at,
+      relay: { message_id: result.messageId, response: result.response },
+    }),
+  );
   log(recorded === undefined ? 'warn' : 'info', 'message state change', {
     message_uuid: message.message_uuid,
     status: outcome.status,
@@ -277,4 +281,19 @@ async function recordRelayResult(
     relay_message_id: result.messageId,
   });
   return { result: 'done', status: outcome.status };
+}
+
+async function withRetries<T>(
+  call: () => Promise<T>,
+  delaysMs: readonly number[] = [200, 1_000, 3_000],
+): Promise<T> {
+  for (const delay of delaysMs) {
+    try {
+      return await call();
+    } catch (error) {
+      log('warn', 'recording the relay outcome failed; retrying', describeError(error));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return call();
 }
