@@ -162,9 +162,7 @@ export async function claimMessage(
   const leaseUntil = options.nowMs + options.leaseMs;
   const attempt = (message.attempts ?? 0) + 1;
   const condition =
-    options.from === 'processing'
-      ? '#status = :from AND (attribute_not_exists(lease_until) OR lease_until <= :now)'
-      : '#status = :from';
+    options.from === 'processing' ? '#status = :from AND lease_until <= :now' : '#status = :from';
   return change(message.message_uuid, {
     condition,
     values:

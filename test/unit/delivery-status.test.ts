@@ -84,6 +84,7 @@ describe('claim decisions', () => {
   });
   test('a live lease is left to its holder, an expired one is taken over', () => {
     assert.equal(claimDecision({ status: 'processing', lease_until: now + 1 }, now).action, 'retry-later');
+    assert.equal(claimDecision({ status: 'processing' }, now).action, 'retry-later');
     assert.deepEqual(claimDecision({ status: 'processing', lease_until: now }, now), {
       action: 'claim',
       from: 'processing',

@@ -44,7 +44,9 @@ export function planDueEntry(entry: DueEntry, nowMs: number, settings: DispatchS
     case 'queued':
       return entry.dueAtMs <= nowMs ? { action: 're-enqueue-queued' } : { action: 'none' };
     case 'processing': {
-      if (entry.dueAtMs > nowMs || (entry.leaseUntil ?? 0) > nowMs) return { action: 'none' };
+      if (entry.dueAtMs > nowMs || entry.leaseUntil === undefined || entry.leaseUntil > nowMs) {
+        return { action: 'none' };
+      }
       if ((entry.attempts ?? 0) >= settings.maxAttempts) {
         return {
           action: 'fail',

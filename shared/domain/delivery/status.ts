@@ -129,7 +129,11 @@ export function claimDecision(
     case 'queued':
       return { action: 'claim', from: 'queued' };
     case 'processing':
-      if ((message.lease_until ?? 0) <= nowMs) return { action: 'claim', from: 'processing' };
+      // Every claim writes a lease; an item without one was put in this state by something else,
+      // so it is not taken over here (the dead-letter path still fails it in the end).
+      if (message.lease_until !== undefined && message.lease_until <= nowMs) {
+        return { action: 'claim', from: 'processing' };
+      }
       return { action: 'retry-later', reason: 'another sender holds the lease' };
     case 'scheduled': {
       const sendAt = message.send_at === undefined ? Number.NaN : Date.parse(message.send_at);
