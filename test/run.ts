@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalHost } from '../infra/local/host.ts';
 import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
 
 /**
@@ -14,6 +13,8 @@ const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['te
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
 // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
 process.env.LOG_FILE = join(dataDir, 'service.log');
+// Imported only now: the logger reads LOG_FILE when its module loads.
+const { startLocalHost } = await import('../infra/local/host.ts');
 const host = await startLocalHost({ port: 0, idpPort: 0, dataDir, seedDomains: 'example.test=dev-account' });
 const info: HostInfo = {
   url: host.url,
