@@ -1,6 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 import type { ErrorCode } from '../errors/catalogue.ts';
 import type { RouteId } from '../routes.ts';
+import { avatarGetRequest, avatarGetResponse, keepaliveRunResponse } from './avatars.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
 
 /**
@@ -30,5 +31,12 @@ export const contract: Partial<Record<RouteId, RouteContract>> = {
 
   // domains: 'dkim-status', 'dkim-set-algorithm'
 
-  // avatars: 'avatar-get', 'keepalive-run'
+  // avatars (their schemas wrap the envelope, so the entries take its `data` member)
+  'avatar-get': {
+    request: avatarGetRequest,
+    requestIn: 'query',
+    response: avatarGetResponse.shape.data,
+    errors: [10000001, 10010001],
+  },
+  'keepalive-run': { response: keepaliveRunResponse.shape.data, errors: [10020001] },
 };
