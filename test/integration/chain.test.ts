@@ -7,7 +7,7 @@ import { type ApiResponse, call, hasNoInternals, mintToken, uniqueAccount } from
  * order, through the gateway on real routes:
  *   POST /keepalive-1.0 (keepalive:run, no dry run, no body),
  *   POST /domain/dkim/set-algorithm-1.0 (domains:write, JSON body),
- *   GET /domain/dkim/status-1.0 (domains:read, query `domain`).
+ *   GET /avatar/get-1.0 (avatars:read, query `email` and `size`).
  */
 function expectError(response: ApiResponse<any>, status: number, code: number): void {
   assert.equal(response.status, status, response.text);
@@ -48,11 +48,14 @@ describe('request checks after authentication', () => {
   });
 
   it('answers 107 with field details to a request that breaks the schema', async () => {
-    const response = await call('GET', '/domain/dkim/status-1.0', { token: await token(['domains:read']) });
+    const response = await call('GET', '/avatar/get-1.0', {
+      token: await token(['avatars:read']),
+      query: { size: '64' },
+    });
     expectError(response, 406, 107);
     assert.ok(Array.isArray(response.body.error.details), response.text);
     assert.ok(
-      response.body.error.details.some((detail: { field: string }) => detail.field === 'domain'),
+      response.body.error.details.some((detail: { field: string }) => detail.field === 'email'),
       response.text,
     );
   });
