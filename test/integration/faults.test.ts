@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,13 +15,16 @@ import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/sec
  * auth reads the account record from DynamoDB before any action runs. Two secondary hosts:
  *   A: blocks 127.0.0.2, allows 2 requests per caller and never refills, refetches the JWKS on any
  *      unknown kid; later its table is deleted (3), then its DynamoDB Local is killed (4);
- *   B: its database endpoint is a plain HTTP server that answers garbage (2).
+ *   B: its database endpoint is a plain HTTP server that answers garbage (2), and its keys come from
+ *      a JWKS server in this test process, which the last test stops (7).
  */
 const protectedRoute = { method: 'POST', path: '/keepalive-1.0', scope: 'keepalive:run' } as const;
 
 let hostA: SecondaryHost;
 let hostB: SecondaryHost;
 let garbage: Server;
+let jwks: Server;
+const issuerB = 'https://issuer-b.example';
 
 function expectError(response: ApiResponse<any>, status: number, code: number): void {
   assert.equal(response.status, status, response.text);
@@ -31,17 +34,33 @@ function expectError(response: ApiResponse<any>, status: number, code: number): 
 }
 
 async function tokenFor(host: SecondaryHost, account = uniqueAccount('fault')): Promise<string> {
-  return mintToken({ account, scopes: [protectedRoute.scope], signer: host });
+  const issuer = host.env.AUTH_ISSUER ?? host.issuer;
+  return mintToken({ account, scopes: [protectedRoute.scope], signer: { ...host, issuer } });
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 before(async () => {
+  // Host B's signing key is made here and placed in its DATA_DIR, so this process can serve its JWKS.
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const kid = `b-${randomUUID().slice(0, 8)}`;
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+  jwks = createServer((_request, response) => {
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ keys: [publicJwk] }));
+  });
+  const jwksPort = await listen(jwks);
   garbage = createServer((request, response) => {
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>no</html>'));
   });
-  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
-  const address = garbage.address();
-  const garbagePort = typeof address === 'object' && address !== null ? address.port : 0;
+  const garbagePort = await listen(garbage);
   [hostA, hostB] = await Promise.all([
     startSecondaryHost({
       BLOCKED_CIDRS: '127.0.0.2/32,10.0.0.0/8',
@@ -49,13 +68,25 @@ before(async () => {
       RATE_LIMIT_BURST: '2',
       AUTH_JWKS_COOLDOWN_MS: '0',
     }),
-    startSecondaryHost({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${garbagePort}` }),
+    startSecondaryHost(
+      {
+        AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${garbagePort}`,
+        AUTH_JWKS_URL: `http://127.0.0.1:${jwksPort}/jwks.json`,
+        AUTH_ISSUER: issuerB,
+        AUTH_JWKS_COOLDOWN_MS: '0',
+      },
+      (dataDir) => {
+        mkdirSync(join(dataDir, 'idp'));
+        writeFileSync(join(dataDir, 'idp', 'signing-key.json'), JSON.stringify(privateJwk));
+      },
+    ),
   ]);
 });
 
 after(async () => {
   await Promise.all([hostA?.stop(), hostB?.stop()]);
   await new Promise<void>((resolve) => garbage.close(() => resolve()));
+  if (jwks.listening) await new Promise<void>((resolve) => jwks.close(() => resolve()));
 });
 
 describe('network rule, rate limit and key rotation (secondary host A)', () => {
@@ -182,5 +213,20 @@ describe('infrastructure faults on an authenticated route', () => {
       'the unexpected error is logged with the request id',
     );
     assert.ok(logged.some((line) => line.message === 'request' && line.code === 2));
+  });
+
+  it('answers 7 (HTTP 503), not 110, when the identity provider keys cannot be fetched (secondary host B)', async () => {
+    jwks.closeAllConnections();
+    await new Promise<void>((resolve) => jwks.close(() => resolve()));
+    // A kid the cached key set lacks makes the verifier fetch the keys again, which now fails.
+    const response = await call(protectedRoute.method, protectedRoute.path, {
+      baseUrl: hostB.url,
+      token: await mintToken({
+        account: uniqueAccount('jwks'),
+        scopes: [protectedRoute.scope],
+        signer: { ...hostB, issuer: issuerB, privateJwk: { ...hostB.privateJwk, kid: 'rotated-away' } },
+      }),
+    });
+    expectError(response, 503, 7);
   });
 });

@@ -42,8 +42,13 @@ export interface SecondaryHost {
  * handlers read their configuration from the process environment, exactly as on Lambda.
  * About 5 s to start: keep the number of these small and combine configurations.
  */
-export async function startSecondaryHost(overrides: Record<string, string>): Promise<SecondaryHost> {
+export async function startSecondaryHost(
+  overrides: Record<string, string>,
+  /** Runs before the host starts, e.g. to place its identity provider's signing key. */
+  prepare?: (dataDir: string) => void,
+): Promise<SecondaryHost> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-secondary-'));
+  prepare?.(dataDir);
   const env: Record<string, string | undefined> = { ...process.env };
   // Nothing of the shared host may leak into the child: it provisions and describes its own.
   for (const name of Object.keys(hostInfo().env)) delete env[name];
