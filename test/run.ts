@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalHost } from '../infra/local/host.ts';
@@ -12,7 +12,11 @@ import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
  * ports, runs every test file with node's test runner against it, and stops it.
  * `npm test -- test/unit` (or any files/globs) narrows the run.
  */
-const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+const patterns = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test']).map((pattern) =>
+  existsSync(pattern) && statSync(pattern).isDirectory()
+    ? `${pattern.replace(/\/$/, '')}/**/*.test.ts`
+    : pattern,
+);
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
 // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
 process.env.LOG_FILE = join(dataDir, 'service.log');
