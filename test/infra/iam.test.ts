@@ -51,6 +51,7 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only the delete function may delete table items, and it cannot put or update', () => {
     assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete']);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete']);
     const actions = allowedActions(template, 'message-delete');
     assert.ok(!actions.has('dynamodb:PutItem'));
     assert.ok(!actions.has('dynamodb:UpdateItem'));
