@@ -136,7 +136,8 @@ describe('REST API: OPTIONS and wrong methods answer without a function', () => 
     const options = Object.values(resourcesOfType(listed, 'AWS::ApiGateway::Method')).find(
       (method) => method.Properties.HttpMethod === 'OPTIONS',
     );
-    const [response] = options?.Properties.Integration.IntegrationResponses;
+    assert.ok(options);
+    const [response] = options.Properties.Integration.IntegrationResponses;
     assert.equal(
       response.ResponseParameters['method.response.header.access-control-allow-origin'],
       undefined,
