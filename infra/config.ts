@@ -219,7 +219,7 @@ export function cidrVersion(cidr: string): 4 | 6 | undefined {
     const valid = octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
     return valid && bits <= 32 ? 4 : undefined;
   }
-  if (address.includes(':') && /^[0-9a-f:.]+$/i.test(address) && bits <= 128) {
+  if (address.includes(':') && !address.includes(':::') && /^[0-9a-f:]+$/i.test(address) && bits <= 128) {
     const doubleColons = address.split('::').length - 1;
     const groups = address.split(':').filter((group) => group !== '');
     const validGroups = groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group));

@@ -38,6 +38,8 @@ export interface Synthesized {
 export function synthService(options: SynthOptions = {}): Synthesized {
   const context: Record<string, unknown> = { ...cdkJsonContext(), ...options.context };
   if (options.bundle !== true) context['aws:cdk:bundling-stacks'] = [];
+  // As the CLI does: record each asset's directory in the template metadata.
+  else context['aws:cdk:enable-asset-metadata'] = true;
   const { app, stack } = buildApp(
     new App({ context, builtinCloudFormationValidation: options.cloudFormationValidation === true }),
   );
