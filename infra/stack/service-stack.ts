@@ -139,12 +139,7 @@ export class MailServiceStack extends Stack {
       this.connectTrigger(worker, fn);
     }
     for (const scheduled of scheduledRoutes) {
-      const fn = this.functionById(scheduled.routeId);
-      new events.Rule(this, `Schedule-${scheduled.routeId}`, {
-        description: `Runs ${scheduled.routeId} every ${scheduled.everyMinutes} minutes`,
-        schedule: events.Schedule.rate(Duration.minutes(scheduled.everyMinutes)),
-        targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2 })],
-      });
+      this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
     }
 
     this.api = new ServiceApi(this, 'Http', {
@@ -226,6 +221,15 @@ export class MailServiceStack extends Stack {
     }
   }
 
+  /** An EventBridge rule invoking the function directly (a "Scheduled Event", not an API Gateway event). */
+  private schedule(fn: ServiceFunction, everyMinutes: number): void {
+    new events.Rule(this, `Schedule-${fn.functionId}`, {
+      description: `Runs ${fn.functionId} every ${everyMinutes} minute(s)`,
+      schedule: events.Schedule.rate(Duration.minutes(everyMinutes)),
+      targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2 })],
+    });
+  }
+
   private connectTrigger(worker: Worker, fn: ServiceFunction): void {
     const { queue, deadLetterQueue } = this.storage;
     switch (worker.trigger) {
@@ -250,11 +254,7 @@ export class MailServiceStack extends Stack {
         );
         return;
       case 'schedule':
-        new events.Rule(this, `Schedule-${worker.id}`, {
-          description: `Runs ${worker.id} every ${worker.everyMinutes ?? 1} minute(s)`,
-          schedule: events.Schedule.rate(Duration.minutes(worker.everyMinutes ?? 1)),
-          targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2 })],
-        });
+        this.schedule(fn, worker.everyMinutes ?? 1);
         return;
       case 'ses-events':
         new events.Rule(this, 'SesEvents', {
