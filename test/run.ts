@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalHost } from '../infra/local/host.ts';
+import { startFakeGravatar } from './support/fake-gravatar.ts';
 import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
 
 /**
@@ -14,6 +15,11 @@ const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['te
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
 // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
 process.env.LOG_FILE = join(dataDir, 'service.log');
+// A local stand-in for Gravatar; the handlers read GRAVATAR_BASE_URL at start, so it comes first.
+// 3 s rather than the default 1.5 s, so a loaded machine does not turn a fast answer into a timeout.
+const gravatar = await startFakeGravatar();
+process.env.GRAVATAR_BASE_URL = gravatar.baseUrl;
+process.env.GRAVATAR_TIMEOUT_MS = '3000';
 const host = await startLocalHost({ port: 0, idpPort: 0, dataDir, seedDomains: 'example.test=dev-account' });
 const info: HostInfo = {
   url: host.url,
@@ -24,6 +30,7 @@ const info: HostInfo = {
   jwksUrl: host.idp.jwksUrl,
   privateJwk: host.idp.privateJwk,
   logFile: process.env.LOG_FILE,
+  gravatarControlUrl: gravatar.controlUrl,
 };
 
 const child = spawn(
@@ -40,5 +47,6 @@ const child = spawn(
 );
 const code: number = await new Promise((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
 await host.stop();
+await gravatar.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);

@@ -1,3 +1,5 @@
+import { scheduledRoutesWorker } from './scheduled-routes.ts';
+
 /**
  * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
  * event-source loop, schedules, the recipients' SMTP server. Each area adds its worker here.
@@ -14,4 +16,4 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-export const localWorkers: Array<() => LocalWorker> = [];
+export const localWorkers: Array<() => LocalWorker> = [scheduledRoutesWorker];

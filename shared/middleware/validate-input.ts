@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { $ZodIssue, $ZodType } from 'zod/v4/core';
-import { Code } from '../errors/catalogue.ts';
+import { Code, catalogue, type ErrorCode } from '../errors/catalogue.ts';
 import { type ErrorDetail, ServiceError } from '../errors/service-error.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
 
@@ -24,13 +24,25 @@ export function isEmailIssue(issue: $ZodIssue): boolean {
   );
 }
 
-/** Turns schema issues into one catalogue error: 10000001 when any address is invalid, else 107. */
+/** The catalogue code a custom issue asks for (`params: { catalogueCode }`), if it names one. */
+function requestedCode(issue: $ZodIssue): ErrorCode | undefined {
+  if (issue.code !== 'custom') return undefined;
+  const code = (issue.params as { catalogueCode?: number } | undefined)?.catalogueCode;
+  return code !== undefined && code in catalogue ? (code as ErrorCode) : undefined;
+}
+
+/**
+ * Turns schema issues into one catalogue error: 10000001 when any address is invalid, else the code
+ * a custom issue asks for (e.g. 10010001 for an avatar size), else 107. Details list every issue.
+ */
 export function validationError(issues: readonly $ZodIssue[]): ServiceError {
   const details: ErrorDetail[] = issues.map((issue) => ({
     field: fieldName(issue.path),
     message: issue.message,
   }));
-  const code = issues.some(isEmailIssue) ? Code.InvalidEmail : Code.InvalidInput;
+  const code = issues.some(isEmailIssue)
+    ? Code.InvalidEmail
+    : (issues.map(requestedCode).find((candidate) => candidate !== undefined) ?? Code.InvalidInput);
   return new ServiceError(code, undefined, { details });
 }
 

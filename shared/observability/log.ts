@@ -11,10 +11,11 @@ const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 
 const threshold = order[(process.env.LOG_LEVEL?.toLowerCase() as Level) ?? 'info'] ?? order.info;
 
 // Locally a file can collect the lines (the test runner does this, so tests can read them).
-const logFile = process.env.LOG_FILE;
-const write = logFile
-  ? (line: string) => appendFileSync(logFile, line)
-  : (line: string) => process.stdout.write(line);
+function write(line: string): void {
+  const logFile = process.env.LOG_FILE;
+  if (logFile) appendFileSync(logFile, line);
+  else process.stdout.write(line);
+}
 
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if (order[level] < threshold) return;

@@ -11,6 +11,8 @@ export interface HostInfo {
   privateJwk: JWK;
   /** File that receives the service's structured log lines. */
   logFile: string;
+  /** The fake Gravatar's control endpoint (test/support/fake-gravatar.ts). */
+  gravatarControlUrl: string;
 }
 
 export const hostInfoVariable = 'SVC_TEST_HOST';

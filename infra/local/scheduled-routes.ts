@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { scheduledRoutes } from '../../shared/workers.ts';
+import type { LocalWorker } from './workers.ts';
+
+type ScheduledHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+const projectRoot = join(import.meta.dirname, '..', '..');
+
+/** The interval of a scheduled route: `<ROUTE>_INTERVAL_SECONDS` wins (e.g. KEEPALIVE_INTERVAL_SECONDS). */
+export function intervalSeconds(routeId: string, everyMinutes: number): number {
+  const name = `${routeId.split('-')[0]?.toUpperCase()}_INTERVAL_SECONDS`;
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return everyMinutes * 60;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+/** The event an EventBridge rule with a rate schedule delivers. */
+export function scheduledEvent(routeId: string): Record<string, unknown> {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    resources: [`arn:aws:events:local:000000000000:rule/${routeId}-schedule`],
+    detail: {},
+  };
+}
+
+/**
+ * Stands in for EventBridge in front of the routes that also run on a schedule (shared/workers.ts
+ * `scheduledRoutes`): every interval it invokes the route's handler module directly with a scheduled
+ * event, as EventBridge invokes the Lambda, with no token. Like a rate schedule, the first run comes
+ * one interval after start; runs of one route never overlap; a failed run is logged, not fatal.
+ */
+export function scheduledRoutesWorker(): LocalWorker {
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+
+  const schedule = (routeId: string, everySeconds: number): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const run = invoke(routeId).finally(() => {
+        running.delete(run);
+        if (!stopped) schedule(routeId, everySeconds);
+      });
+      running.add(run);
+    }, everySeconds * 1000);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  return {
+    name: 'schedules (EventBridge stand-in)',
+    start: async () => {
+      for (const { routeId, everyMinutes } of scheduledRoutes) {
+        schedule(routeId, intervalSeconds(routeId, everyMinutes));
+      }
+    },
+    stop: async () => {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+async function invoke(routeId: string): Promise<void> {
+  const requestId = randomUUID();
+  try {
+    const file = pathToFileURL(join(projectRoot, 'functions', routeId, 'handler.ts')).href;
+    // Loaded on first use, like the gateway loads handlers: importing them at start would fix the
+    // logger's destination before the host's caller has configured it.
+    const { lambdaContext } = await import('./gateway.ts');
+    const { handler } = (await import(file)) as { handler: ScheduledHandler };
+    await handler(scheduledEvent(routeId), lambdaContext(routeId, requestId, 60_000));
+  } catch (error) {
+    process.stderr.write(
+      `scheduled ${routeId} failed (${requestId}): ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+}
