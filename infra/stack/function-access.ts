@@ -20,7 +20,7 @@ import type { workers } from '../../shared/workers.ts';
  */
 export type TableAccess = 'read' | 'write' | 'delete';
 export type ObjectAccess = 'read' | 'write' | 'delete';
-export type ObjectPrefix = 'messages/' | 'avatars/';
+export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/';
 
 export interface AccessNeeds {
   readonly table?: TableAccess;
@@ -39,8 +39,13 @@ export const functionAccess = {
   health: {},
   'keepalive-status': {},
   openapi: {},
-  // Avatar housekeeping: lists and removes expired cache entries, only under avatars/.
-  'keepalive-run': { table: 'read', objects: { 'avatars/': ['read', 'delete'] }, avatars: true },
+  // Avatar housekeeping: lists and removes expired cache entries, only under avatars/, and keeps
+  // its resume cursor under housekeeping/ (docs/avatars.md).
+  'keepalive-run': {
+    table: 'read',
+    objects: { 'avatars/': ['read', 'delete'], 'housekeeping/': ['read', 'write'] },
+    avatars: true,
+  },
   // Stores the bodies, writes the message and queues it (or releases / cancels a held one).
   'message-add': { table: 'write', queue: 'send', objects: { 'messages/': ['write'] } },
   // Reads only.

@@ -43,6 +43,12 @@ export function assertEntriesExist(functionIds: readonly string[], root = projec
 export const esmRequireBanner =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+const objectStatementNames: Record<ObjectPrefix, string> = {
+  'messages/': 'MessageObjects',
+  'avatars/': 'AvatarObjects',
+  'housekeeping/': 'HousekeepingObjects',
+};
+
 export interface ServiceFunctionProps {
   /** Route or worker id; also the folder of the entry. */
   readonly functionId: string;
@@ -174,7 +180,7 @@ export class ServiceFunction extends Construct {
   /** BUCKET_NAME plus the given object access under one key prefix (and listing of that prefix only). */
   bindBucket(bucket: IBucket, prefix: ObjectPrefix, access: readonly ObjectAccess[]): this {
     this.addEnvironment('BUCKET_NAME', bucket.bucketName);
-    const name = prefix === 'messages/' ? 'MessageObjects' : 'AvatarObjects';
+    const name = objectStatementNames[prefix];
     const objects = [bucket.arnForObjects(`${prefix}*`)];
     if (access.includes('read')) this.allow(`Read${name}`, ['s3:GetObject'], objects);
     if (access.includes('write')) this.allow(`Write${name}`, ['s3:PutObject'], objects);

@@ -12,7 +12,13 @@ import { queueDefinition } from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
 import { Firewall } from './firewall.ts';
-import { type AccessNeeds, type FunctionId, functionAccess, workerImpact } from './function-access.ts';
+import {
+  type AccessNeeds,
+  type FunctionId,
+  functionAccess,
+  type ObjectPrefix,
+  workerImpact,
+} from './function-access.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
@@ -44,6 +50,8 @@ const httpTimeout = Duration.seconds(25);
 /** Queue consumers run with the timeout the queues' visibility (6 ×) is sized for. */
 const queueConsumers = new Set<Worker['trigger']>(['send-queue', 'dead-letter-queue']);
 const workerTimeout = Duration.seconds(60);
+/** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
+const timeouts: Partial<Record<FunctionId, Duration>> = { 'keepalive-run': Duration.seconds(60) };
 const memory: Partial<Record<FunctionId, number>> = {
   // RSA-2048 key generation and DKIM signing are CPU-bound; Lambda CPU scales with memory.
   'dkim-set-algorithm': 1024,
@@ -115,7 +123,7 @@ export class MailServiceStack extends Stack {
       const fn = new ServiceFunction(this, `Route-${route.id}`, {
         functionId: route.id,
         description: `${route.method} ${route.path}: ${route.summary}`,
-        timeout: httpTimeout,
+        timeout: timeouts[route.id as FunctionId] ?? httpTimeout,
         memorySize: memory[route.id as FunctionId],
         logRetention,
         environment: route.public ? http : { ...http, ...auth },
@@ -204,7 +212,7 @@ export class MailServiceStack extends Stack {
     if (needs.table !== undefined) fn.bindTable(table, needs.table, this.storage.indexNames);
     if (needs.queue === 'send') fn.bindQueue(queue, 'QUEUE_URL', 'send');
     for (const [prefix, access] of Object.entries(needs.objects ?? {})) {
-      fn.bindBucket(bucket, prefix as 'messages/' | 'avatars/', access);
+      fn.bindBucket(bucket, prefix as ObjectPrefix, access);
     }
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
     if (needs.mail === true) {

@@ -79,6 +79,12 @@ describe('IAM least privilege: named negative checks', () => {
     );
   });
 
+  it('avatar objects are written only by avatar-get; housekeeping writes only its cursor under housekeeping/', () => {
+    assert.deepEqual(holders('s3:PutObject', '/avatars/*'), ['avatar-get']);
+    assert.deepEqual(holders('s3:PutObject', '/housekeeping/*'), ['keepalive-run']);
+    assert.deepEqual(holders('s3:PutObject', '/messages/*'), ['message-add']);
+  });
+
   it('no function may touch the whole bucket; listing is limited to its prefix', () => {
     for (const id of functionIds) {
       for (const statement of statementsOf(template, id)) {
@@ -90,7 +96,7 @@ describe('IAM least privilege: named negative checks', () => {
             `${id} lists the bucket without a prefix`,
           );
         } else {
-          assert.match(resource, /\/(messages|avatars)\/\*"/, `${id}: ${resource}`);
+          assert.match(resource, /\/(messages|avatars|housekeeping)\/\*"/, `${id}: ${resource}`);
         }
       }
     }

@@ -48,7 +48,7 @@ describe('cdk-nag AwsSolutionsChecks', () => {
     for (const { rule } of wildcards) {
       assert.match(
         rule,
-        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars)\/\*|arn:.*:identity\/\*)\]$/,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
   });
