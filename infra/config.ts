@@ -23,7 +23,10 @@ export interface ServiceConfig {
   stageThrottleBurst: number;
   /** SES identity (domain or address) the sender may send as; `*` for every identity in the account. */
   sesIdentity: string;
-  /** Region of SES; the stack must be deployed there (checked by a CloudFormation rule). */
+  /**
+   * Region whose SES identities and sending quota the service uses. SES is called in the stack's
+   * region, so when set the deployment fails unless the stack is deployed there (a CloudFormation rule).
+   */
   sesRegion: string | undefined;
   mailTransport: MailTransport;
   /** Relay URL when mailTransport is `smtp` (a secret-free URL; credentials belong elsewhere). */

@@ -72,10 +72,9 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
       );
     }
     if (needs.mail === true && config.mailTransport === 'ses' && config.sesIdentity === '*') {
-      const region = config.sesRegion ?? '<AWS::Region>';
       acknowledge(
         fn.role,
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:${region}:<AWS::AccountId>:identity/*]`,
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
         'Sending domains are registered at run time with the admin command, so the sender may send as any ' +
           'verified SES identity of the account (context sesIdentity "*"); set sesIdentity to narrow it.',
       );

@@ -191,25 +191,30 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** DKIM_KMS_KEY_ARN plus encrypt (envelope: GenerateDataKey) or decrypt with the DKIM key. */
+  /**
+   * DKIM_KMS_KEY_ARN plus encrypt or decrypt with the DKIM key. Envelope encryption (the AWS
+   * Encryption SDK with the key as generator) encrypts with GenerateDataKey alone.
+   */
   bindKmsKey(key: IKey, mode: 'encrypt' | 'decrypt'): this {
     this.addEnvironment('DKIM_KMS_KEY_ARN', key.keyArn);
     if (mode === 'encrypt') {
-      this.allow('EncryptDkimKeys', ['kms:GenerateDataKey', 'kms:Encrypt'], [key.keyArn]);
+      this.allow('EncryptDkimKeys', ['kms:GenerateDataKey'], [key.keyArn]);
     } else {
       this.allow('DecryptDkimKeys', ['kms:Decrypt'], [key.keyArn]);
     }
     return this;
   }
 
-  /** MAIL_TRANSPORT=ses, SES_CONFIGURATION_SET (and SES_REGION) plus sending as the allowed identities. */
-  bindSes(configurationSetName: string, identity: string, region: string | undefined): this {
+  /**
+   * MAIL_TRANSPORT=ses and SES_CONFIGURATION_SET plus sending (SES v2 SendEmail with raw content)
+   * as the allowed identities through that configuration set, in the stack's region.
+   */
+  bindSes(configurationSetName: string, identity: string): this {
     this.addEnvironment('MAIL_TRANSPORT', 'ses');
     this.addEnvironment('SES_CONFIGURATION_SET', configurationSetName);
-    if (region !== undefined) this.addEnvironment('SES_REGION', region);
     const stack = Stack.of(this);
     const sesArn = (resource: string) =>
-      stack.formatArn({ service: 'ses', region: region ?? stack.region, resource, resourceName: undefined });
+      stack.formatArn({ service: 'ses', resource, resourceName: undefined });
     this.allow(
       'SendMailThroughConfigurationSet',
       ['ses:SendEmail', 'ses:SendRawEmail'],

@@ -217,7 +217,7 @@ export class MailServiceStack extends Stack {
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
     if (needs.mail === true) {
       if (config.mailTransport === 'ses') {
-        fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity, config.sesRegion);
+        fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
       } else {
         fn.addEnvironment('MAIL_TRANSPORT', 'smtp');
         fn.addEnvironment('SMTP_URL', config.smtpUrl as string);
