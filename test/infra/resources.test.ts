@@ -146,6 +146,16 @@ describe('schedules and events', () => {
   });
 });
 
+describe('SES region', () => {
+  it('without sesRegion, no region rule; with it, CloudFormation refuses other regions', () => {
+    assert.deepEqual(Object.keys(template.toJSON().Rules), ['CheckBootstrapVersion']);
+    const { template: pinned } = synthService({ context: { sesRegion: 'eu-west-1' } });
+    const rule = (pinned.toJSON().Rules as Record<string, any>).DeployInSesRegion;
+    assert.deepEqual(rule.Assertions[0].Assert, { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'eu-west-1'] });
+    assert.match(rule.Assertions[0].AssertDescription, /deploy this stack in that region/);
+  });
+});
+
 describe('bucket and key', () => {
   it('object bucket: no public access, encryption, TLS only, access logs, lifecycle per prefix', () => {
     const [logBucketId] = only('AWS::S3::Bucket', /^StorageAccessLogBucket/);
