@@ -193,7 +193,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     authJwksUrl,
     authAccountClaim,
     serverTimeZone,
-    blockedCidrs,
+    blockedCidrs: [...new Set(blockedCidrs)],
     rateLimitRps,
     rateLimitBurst,
     stageThrottleRps,
@@ -204,7 +204,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
     smtpUrl,
     retentionDays,
     logRetentionDays,
-    corsOrigins: corsOrigins.length > 0 ? corsOrigins : ['*'],
+    // Unique: the OPTIONS mock may set the allow-origin override only once per request.
+    corsOrigins: corsOrigins.length > 0 ? [...new Set(corsOrigins)] : ['*'],
     gravatarBaseUrl,
     avatarTtlSeconds,
     alarmEmail,

@@ -42,6 +42,15 @@ describe('deployment configuration (context)', () => {
     assert.deepEqual(config.corsOrigins, ['https://a.example']);
   });
 
+  it('drops duplicate origins and networks', () => {
+    const config = configWith({
+      corsOrigins: ['https://a.example', 'https://a.example'],
+      blockedCidrs: '203.0.113.0/24,203.0.113.0/24',
+    });
+    assert.deepEqual(config.corsOrigins, ['https://a.example']);
+    assert.deepEqual(config.blockedCidrs, ['203.0.113.0/24']);
+  });
+
   it('requires an https JWKS URL', () => {
     assert.match(
       problemsOf({ authJwksUrl: 'http://idp.example/jwks.json' }),
