@@ -12,8 +12,8 @@ import type { workers } from '../../shared/workers.ts';
  *   active.
  * - queue: `send` (SendMessage on the send queue). Consuming a queue comes from the worker's
  *   trigger (event source mapping), not from here.
- * - objects: per key prefix of the bucket, `read` (GetObject; also what a presigned GET needs),
- *   `write` (PutObject), `delete` (DeleteObject), plus ListBucket limited to that prefix.
+ * - objects: per key prefix of the bucket, `read` (GetObject; also what a presigned GET needs,
+ *   plus ListBucket so that a missing key is a 404), `write` (PutObject), `delete` (DeleteObject).
  * - dkimKey: `encrypt` (GenerateDataKey, Encrypt) or `decrypt` (Decrypt) with the DKIM KMS key.
  * - mail: sends through SES with the configuration set.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).

@@ -70,6 +70,7 @@ export class ServiceFunction extends Construct {
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
   readonly functionId: string;
+  private listsBucket = false;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -177,7 +178,12 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** BUCKET_NAME plus the given object access under one key prefix (and listing of that prefix only). */
+  /**
+   * BUCKET_NAME plus the given object access under one key prefix. A function that reads may also
+   * list the bucket: only with s3:ListBucket does S3 answer a missing key with 404 (NotFound /
+   * NoSuchKey) instead of 403, and that check carries no s3:prefix, so the grant cannot be narrowed
+   * to a prefix. Listing shows key names (message uuids, avatar hashes), never content.
+   */
   bindBucket(bucket: IBucket, prefix: ObjectPrefix, access: readonly ObjectAccess[]): this {
     this.addEnvironment('BUCKET_NAME', bucket.bucketName);
     const name = objectStatementNames[prefix];
@@ -185,9 +191,10 @@ export class ServiceFunction extends Construct {
     if (access.includes('read')) this.allow(`Read${name}`, ['s3:GetObject'], objects);
     if (access.includes('write')) this.allow(`Write${name}`, ['s3:PutObject'], objects);
     if (access.includes('delete')) this.allow(`Delete${name}`, ['s3:DeleteObject'], objects);
-    this.allow(`List${name}`, ['s3:ListBucket'], [bucket.bucketArn], {
-      StringLike: { 's3:prefix': [`${prefix}*`] },
-    });
+    if (access.includes('read') && !this.listsBucket) {
+      this.allow('ListObjectKeysForNotFoundAnswers', ['s3:ListBucket'], [bucket.bucketArn]);
+      this.listsBucket = true;
+    }
     return this;
   }
 
