@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalHost } from '../infra/local/host.ts';
+import { startTestDnsServer } from './support/dns-server.ts';
 import { startFakeGravatar } from './support/fake-gravatar.ts';
 import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
 
@@ -11,10 +12,17 @@ import { type HostInfo, hostInfoVariable } from './support/host-info.ts';
  * ports, runs every test file with node's test runner against it, and stops it.
  * `npm test -- test/unit` (or any files/globs) narrows the run.
  */
-const patterns = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+const patterns = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test']).map((pattern) =>
+  existsSync(pattern) && statSync(pattern).isDirectory()
+    ? `${pattern.replace(/\/$/, '')}/**/*.test.ts`
+    : pattern,
+);
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
 // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
 process.env.LOG_FILE = join(dataDir, 'service.log');
+// A real DNS server on loopback answers the service's DKIM lookups; tests publish records as files.
+const dns = await startTestDnsServer(join(dataDir, 'dns-zone'));
+process.env.DNS_SERVERS = dns.address;
 // A local stand-in for Gravatar; the handlers read GRAVATAR_BASE_URL at start, so it comes first.
 // 3 s rather than the default 1.5 s, so a loaded machine does not turn a fast answer into a timeout.
 const gravatar = await startFakeGravatar();
@@ -30,6 +38,7 @@ const info: HostInfo = {
   jwksUrl: host.idp.jwksUrl,
   privateJwk: host.idp.privateJwk,
   logFile: process.env.LOG_FILE,
+  dns: { server: dns.address, zoneDir: dns.zoneDir },
   gravatarControlUrl: gravatar.controlUrl,
 };
 
@@ -47,6 +56,7 @@ const child = spawn(
 );
 const code: number = await new Promise((resolve) => child.on('exit', (exitCode) => resolve(exitCode ?? 1)));
 await host.stop();
+await dns.stop();
 await gravatar.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(code);

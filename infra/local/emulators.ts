@@ -8,6 +8,8 @@ const require = createRequire(import.meta.url);
 
 export interface Emulator {
   endpoint: string;
+  /** Process id when the emulator is a child process (DynamoDB Local), for fault-injection tests. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startDynamoDbLocal(port?: number): Promise<Emulator> {
   await waitForPort(chosen, 60_000, () => exitReason);
   return {
     endpoint: `http://127.0.0.1:${chosen}`,
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -14,7 +14,22 @@ const host = await startLocalHost({
 const token = await host.idp.mintToken();
 writeFileSync(
   join(host.dataDir, 'host.json'),
-  JSON.stringify({ url: host.url, env: host.env, issuer: host.idp.issuer, pid: process.pid }, null, 2),
+  JSON.stringify(
+    {
+      url: host.url,
+      env: host.env,
+      issuer: host.idp.issuer,
+      audience: host.idp.audience,
+      pid: process.pid,
+      // The emulators themselves (the env may point elsewhere on purpose), for tests that break them.
+      emulators: {
+        dynamo: { endpoint: host.emulators.dynamo.endpoint, pid: host.emulators.dynamo.pid },
+        sqsS3: { endpoint: host.emulators.sqsS3.endpoint },
+      },
+    },
+    null,
+    2,
+  ),
 );
 
 process.stdout.write(`

@@ -16,7 +16,7 @@ const keySet =
     ? undefined
     : createRemoteJWKSet(new URL(authConfig.jwksUrl), {
         timeoutDuration: authConfig.jwksTimeoutMs,
-        cooldownDuration: 30_000,
+        cooldownDuration: authConfig.jwksCooldownMs,
         cacheMaxAge: 10 * 60_000,
       });
 

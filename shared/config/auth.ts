@@ -10,6 +10,8 @@ export const authConfig = {
     envList('AUTH_ALGORITHMS').length > 0 ? envList('AUTH_ALGORITHMS') : ['RS256', 'ES256', 'EdDSA'],
   clockToleranceSeconds: envNumber('AUTH_CLOCK_TOLERANCE_SECONDS', 5),
   jwksTimeoutMs: envNumber('AUTH_JWKS_TIMEOUT_MS', 3000, { min: 100 }),
+  /** Least time between two JWKS fetches triggered by an unknown `kid` (jose's cooldown). */
+  jwksCooldownMs: envNumber('AUTH_JWKS_COOLDOWN_MS', 30_000, { min: 0 }),
 };
 
 const asymmetric = /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^ES256K$/;

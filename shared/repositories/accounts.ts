@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/clients.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
@@ -33,6 +33,7 @@ export async function ensureAccount(accountId: string, now: Date = new Date()): 
   );
 }
 
+/** Enables or disables an account (creating its record if needed); its creation time is kept. */
 export async function setAccountActive(
   accountId: string,
   active: boolean,
@@ -40,9 +41,12 @@ export async function setAccountActive(
 ): Promise<void> {
   await guarded('database', () =>
     dynamo().send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: tableName(),
-        Item: { ...keys.account(accountId), account_id: accountId, active, created_at: now.toISOString() },
+        Key: keys.account(accountId),
+        UpdateExpression:
+          'SET account_id = :id, active = :active, created_at = if_not_exists(created_at, :now)',
+        ExpressionAttributeValues: { ':id': accountId, ':active': active, ':now': now.toISOString() },
       }),
     ),
   );

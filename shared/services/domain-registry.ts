@@ -1,5 +1,7 @@
 import { ensureAccount } from '../repositories/accounts.ts';
+import { deleteDkimKeys } from '../repositories/dkim-keys.ts';
 import { deleteDomain, getDomain, normaliseDomain, putDomain } from '../repositories/domains.ts';
+import { ensureActiveDkimKey } from './dkim-key-store.ts';
 
 export type RegistrationResult = 'registered' | 'already-registered' | 'owned-by-another-account';
 
@@ -9,7 +11,11 @@ export function isValidDomainName(domain: string): boolean {
   return domainPattern.test(normaliseDomain(domain));
 }
 
-/** Registers a sending domain for an account (operators: admin command and SEED_DOMAINS). */
+/**
+ * Registers a sending domain for an account (operators: admin command and SEED_DOMAINS) and gives
+ * it an active rsa-sha256 DKIM key, so its mail is signed from the first message. Registering again
+ * for the same account also creates the key if an earlier attempt stopped before it.
+ */
 export async function registerDomain(
   domain: string,
   accountId: string,
@@ -18,13 +24,21 @@ export async function registerDomain(
   const name = normaliseDomain(domain);
   if (!isValidDomainName(name)) throw new Error(`"${domain}" is not a domain name`);
   await ensureAccount(accountId, now);
-  if (await putDomain(name, accountId, now)) return 'registered';
+  if (await putDomain(name, accountId, now)) {
+    await ensureActiveDkimKey(name, now);
+    return 'registered';
+  }
   const existing = await getDomain(name);
-  return existing?.accountId === accountId ? 'already-registered' : 'owned-by-another-account';
+  if (existing?.accountId !== accountId) return 'owned-by-another-account';
+  await ensureActiveDkimKey(name, now);
+  return 'already-registered';
 }
 
+/** Removes a domain and its DKIM keys (a later owner starts with fresh keys). */
 export async function unregisterDomain(domain: string): Promise<boolean> {
-  return deleteDomain(domain);
+  const removed = await deleteDomain(domain);
+  await deleteDkimKeys(normaliseDomain(domain));
+  return removed;
 }
 
 /** Parses `SEED_DOMAINS`: `domain=account,domain=account`. */

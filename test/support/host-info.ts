@@ -11,6 +11,8 @@ export interface HostInfo {
   privateJwk: JWK;
   /** File that receives the service's structured log lines. */
   logFile: string;
+  /** The run's DNS server (DNS_SERVERS of the service) and the folder of its records. */
+  dns: { server: string; zoneDir: string };
   /** The fake Gravatar's control endpoint (test/support/fake-gravatar.ts). */
   gravatarControlUrl: string;
 }

@@ -25,11 +25,13 @@ export interface TokenOptions {
   scopes?: readonly string[];
   expiresIn?: string | number;
   claims?: Record<string, unknown>;
+  /** Sign for another host (e.g. a secondary host with its own identity provider). */
+  signer?: Pick<HostInfo, 'issuer' | 'audience' | 'privateJwk'>;
 }
 
 /** A valid token from the local identity provider (RS256, its published key). */
 export async function mintToken(options: TokenOptions = {}): Promise<string> {
-  const info = hostInfo();
+  const info = options.signer ?? hostInfo();
   const key = await importJWK(info.privateJwk, 'RS256');
   const jwt = new SignJWT({ scope: (options.scopes ?? Object.keys(allScopes)).join(' '), ...options.claims })
     .setProtectedHeader({ alg: 'RS256', kid: info.privateJwk.kid as string, typ: 'JWT' })
@@ -64,6 +66,8 @@ export interface CallOptions {
   rawBody?: string;
   headers?: Record<string, string>;
   query?: Record<string, string>;
+  /** Another host's gateway (default: the host of this test run). */
+  baseUrl?: string;
 }
 
 /** One HTTP call to the local gateway; the body is parsed as JSON when it is JSON. */
@@ -72,7 +76,7 @@ export async function call<T = any>(
   path: string,
   options: CallOptions = {},
 ): Promise<ApiResponse<T>> {
-  const url = new URL(path, hostInfo().url);
+  const url = new URL(path, options.baseUrl ?? hostInfo().url);
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;

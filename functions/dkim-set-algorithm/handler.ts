@@ -1,0 +1,15 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type DkimSetAlgorithmRequest, dkimSetAlgorithmRequest } from '#shared/schemas/dkim.ts';
+import { setDkimAlgorithm } from '#shared/services/dkim.ts';
+
+/**
+ * POST /domain/dkim/set-algorithm-1.0 {"domain","algorithm"}: rotates the domain to a new key of
+ * the algorithm; the previous key stays listed as retired. Supports ?dry_run=true.
+ */
+export const handler = protectedHandler<DkimSetAlgorithmRequest>(
+  'dkim-set-algorithm',
+  { input: { schema: dkimSetAlgorithmRequest, from: 'body' } },
+  async ({ input, caller, dryRun }) =>
+    dataResponse(await setDkimAlgorithm(input.domain, caller.account, input.algorithm, dryRun)),
+);

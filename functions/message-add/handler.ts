@@ -1,0 +1,22 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type MessageAddRequest, messageAddRequest } from '#shared/schemas/messages.ts';
+import { addMessage } from '#shared/services/messages/add.ts';
+
+/**
+ * POST /message/add-1.0: accepts a message (immediate, scheduled, manual-wait) or releases /
+ * cancels a held one (manual-send, manual-cancel). Answers only `message_uuid` and `status`.
+ */
+export const handler = protectedHandler<MessageAddRequest>(
+  'message-add',
+  { input: { schema: messageAddRequest, from: 'body' } },
+  async ({ input, caller, dryRun, event }) =>
+    dataResponse(
+      await addMessage(input, {
+        account: caller.account,
+        dryRun,
+        idempotencyKey: event.headers['idempotency-key'],
+        body: event.jsonBody,
+      }),
+    ),
+);

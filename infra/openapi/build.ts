@@ -1,0 +1,273 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { toJSONSchema } from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
+import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
+import { type Route, routes, scopes } from '../../shared/routes.ts';
+import { contract, type RouteContract } from '../../shared/schemas/contract.ts';
+
+/**
+ * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
+ * the zod schemas of the contract registry. `npm run openapi` writes it to docs/openapi.json, which
+ * is committed, served by GET /openapi.json and checked for staleness by a test.
+ */
+type Schema = Record<string, unknown>;
+
+const projectRoot = join(import.meta.dirname, '..', '..');
+export const documentPath = join(projectRoot, 'docs', 'openapi.json');
+
+const errorRef = { $ref: '#/components/schemas/Error' };
+const requestIdHeader = {
+  'x-request-id': {
+    description: 'Identifies the request in logs and support questions',
+    schema: { type: 'string' },
+  },
+};
+const retryAfter = { description: 'Seconds to wait before retrying', schema: { type: 'integer' } };
+const rateLimitHeaders = {
+  'RateLimit-Limit': { description: 'Requests allowed in a burst', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current burst', schema: { type: 'integer' } },
+  'RateLimit-Reset': {
+    description: 'Seconds until the burst is available again',
+    schema: { type: 'integer' },
+  },
+};
+
+/** zod → OpenAPI 3.0 schema; `$defs` (schemas registered with an id) become components. */
+function toSchema(schema: $ZodType, io: 'input' | 'output', components: Record<string, Schema>): Schema {
+  const json = toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Schema;
+  const { $schema: _dialect, $defs, ...rest } = json as Schema & { $defs?: Record<string, Schema> };
+  const rewrite = (value: Schema): Schema =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as Schema;
+  for (const [name, definition] of Object.entries($defs ?? {})) components[name] = rewrite(definition);
+  return rewrite(rest);
+}
+
+function mentionsEmail(schema: Schema | undefined): boolean {
+  return schema !== undefined && JSON.stringify(schema).includes('"format":"email"');
+}
+
+/** Every code a route can answer: the chain's, the gateway's, and the route's own. */
+export function codesOf(route: Route, entry: RouteContract, request: Schema | undefined): ErrorCode[] {
+  const codes = new Set<ErrorCode>([
+    Code.IpBlocked,
+    Code.TooManyRequests,
+    Code.Internal,
+    Code.ActionNotMapped,
+  ]);
+  if (!route.public) {
+    for (const code of [
+      Code.AuthorizationMissing,
+      Code.TokenExpired,
+      Code.TokenInvalid,
+      Code.AccessDenied,
+      Code.ValidationUnavailable,
+      Code.DatabaseNotConfigured,
+      Code.DatabaseUnavailable,
+    ] as const)
+      codes.add(code);
+  }
+  if (!route.dryRun) codes.add(Code.DryRunNotAllowed);
+  if (entry.requestIn === 'body') codes.add(Code.InvalidJson);
+  if (entry.request !== undefined) {
+    codes.add(Code.InvalidInput);
+    codes.add(Code.ValidatorFailed);
+    if (mentionsEmail(request)) codes.add(Code.InvalidEmail);
+  }
+  for (const code of entry.errors ?? []) codes.add(code);
+  return [...codes].sort((a, b) => a - b);
+}
+
+function errorResponses(codes: readonly ErrorCode[], hasBody: boolean): Record<string, Schema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = catalogue[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Schema> = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: list.map((code) => `${code}: ${catalogue[code].message}`).join('; '),
+      headers:
+        status === 429
+          ? { ...requestIdHeader, 'Retry-After': retryAfter, ...rateLimitHeaders }
+          : requestIdHeader,
+      content: { 'application/json': { schema: errorRef } },
+    };
+  }
+  if (hasBody) {
+    responses['413'] = {
+      description: `${Code.InvalidInput}: the body exceeds the 6 MB payload limit`,
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: errorRef } },
+    };
+  }
+  return responses;
+}
+
+function operationId(id: string): string {
+  return id.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+function operation(route: Route, components: Record<string, Schema>): Schema {
+  const entry: RouteContract = contract[route.id as keyof typeof contract] ?? {};
+  const request = entry.request === undefined ? undefined : toSchema(entry.request, 'input', components);
+  const parameters: Schema[] = [];
+  let requestBody: Schema | undefined;
+  if (request !== undefined && entry.requestIn === 'query') {
+    const properties = (request.properties ?? {}) as Record<string, Schema>;
+    const required = new Set((request.required ?? []) as string[]);
+    for (const [name, schema] of Object.entries(properties)) {
+      const { description, ...rest } = schema;
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+      });
+    }
+  } else if (request !== undefined) {
+    requestBody = { required: true, content: { 'application/json': { schema: request } } };
+  }
+  if (route.dryRun) {
+    parameters.push({
+      name: 'dry_run',
+      in: 'query',
+      required: false,
+      description: 'Run every check and report what would happen, changing nothing',
+      schema: { type: 'boolean', default: false },
+    });
+  }
+
+  const success: Schema = entry.raw
+    ? { description: entry.raw.description, content: { 'application/json': { schema: { type: 'object' } } } }
+    : {
+        description: route.summary,
+        headers: requestIdHeader,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data:
+                  entry.response === undefined
+                    ? { type: 'object' }
+                    : toSchema(entry.response, 'output', components),
+              },
+              additionalProperties: false,
+            },
+          },
+        },
+      };
+
+  const scopeText = route.public
+    ? 'Public: no token needed.'
+    : `Needs a Bearer token with the scope${route.scopes.length > 1 ? 's' : ''} ${route.scopes.map((scope) => `\`${scope}\``).join(', ')}.`;
+  return {
+    operationId: operationId(route.id),
+    summary: route.summary,
+    description: `${scopeText}${route.dryRun ? ' Supports `?dry_run=true`.' : ''}`,
+    tags: [route.tag],
+    security: route.public ? [] : [{ bearer: [] }],
+    ...(route.public ? {} : { 'x-scopes': [...route.scopes] }),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody === undefined ? {} : { requestBody }),
+    responses: {
+      '200': success,
+      ...errorResponses(codesOf(route, entry, request), requestBody !== undefined),
+    },
+  };
+}
+
+export function buildOpenApi(): Schema {
+  const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const components: Record<string, Schema> = {};
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const route of routes) {
+    const item = paths[route.path] ?? {};
+    item[route.method.toLowerCase()] = operation(route, components);
+    paths[route.path] = item;
+  }
+  const codes = Object.keys(catalogue).map(Number);
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'svc-mail',
+      version,
+      description:
+        'Transactional e-mail API. Every JSON response is `{"data": …}` on success or `{"error": {"code", "message", "details"}}` on failure, with the HTTP status the error catalogue gives for the code; every response carries `x-request-id`.',
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'Local host (`npm start`)' }],
+    tags: [
+      { name: 'messages', description: 'Sending, querying and deleting messages' },
+      { name: 'domains', description: 'DKIM settings of sending domains' },
+      { name: 'avatars', description: 'Avatar lookup and housekeeping' },
+      { name: 'service', description: 'Health, keepalive and this document' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `A JWT from the configured OpenID Connect provider (issuer, audience and keys set by AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URL). Access rights are OAuth scopes in the \`scope\` string or \`scp\` array; each operation lists its own in \`x-scopes\`:\n${Object.entries(
+            scopes,
+          )
+            .map(([scope, text]) => `- \`${scope}\`: ${text}`)
+            .join('\n')}`,
+        },
+      },
+      schemas: {
+        ...components,
+        ErrorDetail: {
+          type: 'object',
+          required: ['field', 'message'],
+          properties: {
+            field: { type: 'string', description: 'Path of the field, e.g. `to[1]`', example: 'to[1]' },
+            message: { type: 'string' },
+          },
+          additionalProperties: false,
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: {
+                code: {
+                  type: 'integer',
+                  enum: codes,
+                  description: codes
+                    .map((code) => `${code}: ${catalogue[code as ErrorCode].message}`)
+                    .join('\n'),
+                },
+                message: { type: 'string' },
+                details: { type: 'array', items: { $ref: '#/components/schemas/ErrorDetail' } },
+              },
+              additionalProperties: false,
+            },
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+  };
+}
+
+export function renderOpenApi(): string {
+  return `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeFileSync(documentPath, renderOpenApi());
+  process.stdout.write(`wrote ${documentPath}\n`);
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { envString } from '../config/env.ts';
+import { Code } from '../errors/catalogue.ts';
+import { ServiceError } from '../errors/service-error.ts';
+import { sdkTimeouts } from './clients.ts';
+
+/**
+ * Envelope encryption of DKIM private keys through the AWS Encryption SDK: each key is encrypted
+ * under a fresh data key, and the data key is wrapped by
+ * - a KMS key on AWS (`DKIM_KMS_KEY_ARN`), or
+ * - locally, a raw AES-256 wrapping key: `DKIM_LOCAL_WRAPPING_KEY` (base64 of 32 bytes), else the
+ *   file `<DATA_DIR>/dkim-wrapping.key`, created on first use.
+ * The encryption context binds each ciphertext to its domain and selector, so a ciphertext copied to
+ * another item does not decrypt. The SDK is imported on first use only: functions that never touch
+ * a private key (the status endpoint) do not load it.
+ */
+export type EncryptionContext = Record<string, string>;
+
+interface Envelope {
+  seal(plaintext: Buffer, context: EncryptionContext): Promise<string>;
+  open(ciphertext: string, context: EncryptionContext): Promise<Buffer>;
+}
+
+export const localWrappingKeyFile = 'dkim-wrapping.key';
+const keyNamespace = 'svc-mail';
+const keyName = 'dkim-local-wrapping-key';
+
+function configured(): ServiceError {
+  return new ServiceError(Code.DatabaseNotConfigured, 'The DKIM key store is not configured');
+}
+
+function decodeKey(base64: string, from: string): Uint8Array {
+  const key = Buffer.from(base64.trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${from} must hold 32 bytes (base64), got ${key.length}`);
+  return new Uint8Array(key);
+}
+
+/**
+ * The local wrapping key: from configuration, else from the data directory. Several processes may
+ * start at once (host and tests), so the file is written under a temporary name and linked into
+ * place, which fails if another process won; everyone then reads the winner's key.
+ */
+export function localWrappingKey(): Uint8Array {
+  const configuredKey = envString('DKIM_LOCAL_WRAPPING_KEY');
+  if (configuredKey !== undefined) return decodeKey(configuredKey, 'DKIM_LOCAL_WRAPPING_KEY');
+  // On Lambda the file system is ephemeral: a key there would be lost with the instance.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) throw configured();
+  const dir = resolve(envString('DATA_DIR', '.data') as string);
+  const file = join(dir, localWrappingKeyFile);
+  try {
+    return decodeKey(readFileSync(file, 'utf8'), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dir, { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(temporary, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  return decodeKey(readFileSync(file, 'utf8'), file);
+}
+
+async function createEnvelope(): Promise<Envelope> {
+  const esdk = await import('@aws-crypto/client-node');
+  const { encrypt, decrypt } = esdk.buildClient({
+    commitmentPolicy: esdk.CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
+    maxEncryptedDataKeys: 1,
+  });
+  const kmsKeyArn = envString('DKIM_KMS_KEY_ARN');
+  const keyring =
+    kmsKeyArn !== undefined
+      ? new esdk.KmsKeyringNode({
+          generatorKeyId: kmsKeyArn,
+          // Short socket timeouts and three attempts, as for the other AWS clients.
+          clientProvider: esdk.cacheClients(
+            esdk.getClient(esdk.KMS, { maxAttempts: 3, requestHandler: sdkTimeouts }),
+          ),
+        })
+      : new esdk.RawAesKeyringNode({
+          keyName,
+          keyNamespace,
+          unencryptedMasterKey: localWrappingKey(),
+          wrappingSuite: esdk.RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+        });
+  return {
+    seal: async (plaintext, context) => {
+      const { result } = await encrypt(keyring, plaintext, { encryptionContext: context });
+      return result.toString('base64');
+    },
+    open: async (ciphertext, context) => {
+      const { plaintext, messageHeader } = await decrypt(keyring, Buffer.from(ciphertext, 'base64'));
+      for (const [name, value] of Object.entries(context)) {
+        if (messageHeader.encryptionContext[name] !== value) {
+          throw new Error('Encryption context of a stored key does not match its item');
+        }
+      }
+      return plaintext;
+    },
+  };
+}
+
+const keyServiceMissing = new Set([
+  'NotFoundException',
+  'DisabledException',
+  'KMSInvalidStateException',
+  'AccessDeniedException',
+  'InvalidKeyUsageException',
+]);
+const keyServiceDown = new Set([
+  'KMSInternalException',
+  'DependencyTimeoutException',
+  'ThrottlingException',
+  'LimitExceededException',
+  'TimeoutError',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
+
+/**
+ * KMS faults in catalogue terms: a missing, disabled or forbidden key → 3 (not configured), an
+ * unreachable or throttled KMS → 4 (retry later). Anything else (a corrupt or foreign ciphertext)
+ * stays an internal error, code 2.
+ */
+export function toKeyServiceFault(error: unknown): unknown {
+  if (error instanceof ServiceError) return error;
+  const { name, code, $metadata, cause } = (error ?? {}) as {
+    name?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number };
+    cause?: { name?: string; code?: string };
+  };
+  const names = [name, code, cause?.name, cause?.code].filter((value) => value !== undefined);
+  if (names.some((value) => keyServiceMissing.has(value as string))) return configured();
+  const status = $metadata?.httpStatusCode;
+  if (names.some((value) => keyServiceDown.has(value as string)) || (status !== undefined && status >= 500)) {
+    return new ServiceError(Code.DatabaseUnavailable, 'The key service is unavailable; retry later', {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+async function keyService<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toKeyServiceFault(error);
+  }
+}
+
+let envelope: Promise<Envelope> | undefined;
+
+function current(): Promise<Envelope> {
+  envelope ??= createEnvelope().catch((error: unknown) => {
+    envelope = undefined;
+    throw error;
+  });
+  return envelope;
+}
+
+/** Encrypts a secret; the result is a base64 AWS Encryption SDK message. */
+export async function sealSecret(plaintext: Buffer, context: EncryptionContext): Promise<string> {
+  return keyService(async () => (await current()).seal(plaintext, context));
+}
+
+/** Decrypts what sealSecret produced, checking that the encryption context is the expected one. */
+export async function openSecret(ciphertext: string, context: EncryptionContext): Promise<Buffer> {
+  return keyService(async () => (await current()).open(ciphertext, context));
+}

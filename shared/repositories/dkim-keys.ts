@@ -1,0 +1,158 @@
+import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../aws/clients.ts';
+import { guarded } from '../aws/faults.ts';
+import { tableName } from '../config/storage.ts';
+import { type DkimAlgorithm, type DkimKeyStatus, isDkimAlgorithm } from '../domain/dkim.ts';
+import { keys } from './keys.ts';
+
+/**
+ * DKIM key items (`DOMAIN#<domain>` / `DKIM#<selector>`, docs/data-model.md), stored beside their
+ * domain item so one Query lists them. The private key is kept only as an AWS Encryption SDK
+ * ciphertext (shared/aws/key-envelope.ts).
+ */
+export interface StoredDkimKey {
+  domain: string;
+  selector: string;
+  algorithm: DkimAlgorithm;
+  /** The `p=` value of the DNS record. */
+  publicKey: string;
+  /** Base64 AWS Encryption SDK message holding the PKCS#8 PEM. */
+  privateKeyCiphertext: string;
+  status: DkimKeyStatus;
+  createdAt: string;
+  retiredAt?: string;
+}
+
+const skPrefix = 'DKIM#';
+
+function toKey(item: Record<string, unknown>): StoredDkimKey {
+  const algorithm = item.algorithm;
+  if (!isDkimAlgorithm(algorithm)) throw new Error('Stored DKIM key has an unknown algorithm');
+  const key: StoredDkimKey = {
+    domain: String(item.domain),
+    selector: String(item.selector),
+    algorithm,
+    publicKey: String(item.public_key),
+    privateKeyCiphertext: String(item.private_key_ciphertext),
+    status: item.status === 'active' ? 'active' : 'retired',
+    createdAt: String(item.created_at),
+  };
+  if (typeof item.retired_at === 'string') key.retiredAt = item.retired_at;
+  return key;
+}
+
+/** Every key of a domain (active and retired), newest first. */
+export async function listDkimKeys(domain: string): Promise<StoredDkimKey[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await guarded('database', () =>
+      dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.domain(domain).pk, ':prefix': skPrefix },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items
+    .map(toKey)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.selector.localeCompare(b.selector));
+}
+
+export async function getDkimKey(domain: string, selector: string): Promise<StoredDkimKey | undefined> {
+  const result = await guarded('database', () =>
+    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.dkimKey(domain, selector) })),
+  );
+  return result.Item === undefined ? undefined : toKey(result.Item);
+}
+
+export interface ActivateKeyInput {
+  key: Omit<StoredDkimKey, 'status' | 'retiredAt'>;
+  accountId: string;
+  /** The selector that is active now (retired by this write), or undefined for a domain's first key. */
+  previousSelector: string | undefined;
+}
+
+/**
+ * Makes a new key the domain's active key in one transaction: the new key item (refused if the
+ * selector exists), the previous key marked retired (only if it is still active), and the domain's
+ * `active_selector` moved (only if the domain still belongs to the account and still points at the
+ * previous key). A concurrent rotation makes the transaction fail (code 5, retry), never leaving two
+ * active keys.
+ */
+export async function activateDkimKey({ key, accountId, previousSelector }: ActivateKeyInput): Promise<void> {
+  const table = tableName();
+  const at = key.createdAt;
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Put: {
+        TableName: table,
+        Item: {
+          ...keys.dkimKey(key.domain, key.selector),
+          domain: key.domain,
+          selector: key.selector,
+          algorithm: key.algorithm,
+          public_key: key.publicKey,
+          private_key_ciphertext: key.privateKeyCiphertext,
+          status: 'active',
+          created_at: at,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: table,
+        Key: keys.domain(key.domain),
+        UpdateExpression: 'SET active_selector = :selector',
+        ConditionExpression:
+          previousSelector === undefined
+            ? 'account_id = :account AND attribute_not_exists(active_selector)'
+            : 'account_id = :account AND active_selector = :previous',
+        ExpressionAttributeValues: {
+          ':selector': key.selector,
+          ':account': accountId,
+          ...(previousSelector === undefined ? {} : { ':previous': previousSelector }),
+        },
+      },
+    },
+  ];
+  if (previousSelector !== undefined) {
+    items.push({
+      Update: {
+        TableName: table,
+        Key: keys.dkimKey(key.domain, previousSelector),
+        UpdateExpression: 'SET #status = :retired, retired_at = :at',
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':retired': 'retired', ':active': 'active', ':at': at },
+      },
+    });
+  }
+  await guarded('database', () => dynamo().send(new TransactWriteCommand({ TransactItems: items })));
+}
+
+/** Removes every key of a domain (when an operator removes the domain). */
+export async function deleteDkimKeys(domain: string): Promise<number> {
+  const existing = await listDkimKeys(domain);
+  for (let start = 0; start < existing.length; start += 25) {
+    const batch = existing.slice(start, start + 25);
+    let requests: Record<string, unknown[]> | undefined = {
+      [tableName()]: batch.map((key) => ({ DeleteRequest: { Key: keys.dkimKey(domain, key.selector) } })),
+    };
+    for (let attempt = 0; requests !== undefined && Object.keys(requests).length > 0; attempt++) {
+      if (attempt > 5) throw new Error('DKIM keys could not all be deleted');
+      const pending: Record<string, unknown[]> = requests;
+      const result = await guarded('database', () =>
+        dynamo().send(new BatchWriteCommand({ RequestItems: pending as never })),
+      );
+      requests = result.UnprocessedItems as Record<string, unknown[]> | undefined;
+    }
+  }
+  return existing.length;
+}

@@ -1,0 +1,456 @@
+import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { dynamo, s3, sqs } from '../aws/clients.ts';
+import { guarded } from '../aws/faults.ts';
+import { bucketName, queueUrl, tableName } from '../config/storage.ts';
+import type { HistoryEntry, MessageItem } from '../domain/messages/message.ts';
+import { sortKeyOf } from '../domain/messages/message.ts';
+import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Storage of messages (docs/data-model.md): the message item and its index attributes in
+ * DynamoDB, bodies and attachments in S3, the send queue, and idempotency records. Every state
+ * change is a conditional write, so concurrent requests and the sender never overwrite each other.
+ */
+
+type RawItem = Record<string, { S?: string; N?: string } | undefined>;
+
+interface ConditionalFailure {
+  name?: string;
+  Item?: RawItem;
+  CancellationReasons?: Array<{ Code?: string; Item?: RawItem }>;
+}
+
+const isConditionalFailure = (error: unknown): error is ConditionalFailure =>
+  (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+const isCancelled = (error: unknown): error is ConditionalFailure =>
+  (error as { name?: string })?.name === 'TransactionCanceledException';
+
+function indexAttributes(item: MessageItem, dueAt: string | undefined): Record<string, string> {
+  const sortKey = sortKeyOf(item);
+  const attributes: Record<string, string> = {
+    gsi1pk: keys.messagesOfAccount(item.account_id),
+    gsi1sk: sortKey,
+    gsi2pk: keys.messagesOfAccountByStatus(item.account_id, item.status),
+    gsi2sk: sortKey,
+  };
+  if (dueAt !== undefined) {
+    attributes.gsi3pk = keys.due;
+    attributes.gsi3sk = `${dueAt}#${item.message_uuid}`;
+  }
+  return attributes;
+}
+
+const stripKeys = (item: Record<string, unknown>): MessageItem => {
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, ...rest } = item;
+  return rest as unknown as MessageItem;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency records
+
+export interface IdempotencyClaim {
+  key: string;
+  bodyHash: string;
+  /** Epoch seconds: the TTL attribute `expires_at`. */
+  expiresAt: number;
+  now: Date;
+}
+
+export interface StoredResponse {
+  bodyHash: string;
+  messageUuid: string;
+  status: string;
+}
+
+function idempotencyPut(
+  account: string,
+  claim: IdempotencyClaim,
+  response: { messageUuid: string; status: string },
+) {
+  return {
+    TableName: tableName(),
+    Item: {
+      ...keys.idempotency(account, claim.key),
+      account_id: account,
+      body_hash: claim.bodyHash,
+      response_message_uuid: response.messageUuid,
+      response_status: response.status,
+      created_at: claim.now.toISOString(),
+      expires_at: claim.expiresAt,
+    },
+    // A record past its lifetime that TTL has not removed yet counts as absent.
+    ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+    ExpressionAttributeValues: { ':now': Math.floor(claim.now.getTime() / 1000) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+function storedResponseOf(item: RawItem | undefined): StoredResponse | undefined {
+  const bodyHash = item?.body_hash?.S;
+  const messageUuid = item?.response_message_uuid?.S;
+  const status = item?.response_status?.S;
+  if (bodyHash === undefined || messageUuid === undefined || status === undefined) return undefined;
+  return { bodyHash, messageUuid, status };
+}
+
+/** The live idempotency record of a key (used by dry runs, which must not write). */
+export async function getIdempotencyRecord(
+  account: string,
+  key: string,
+  now: Date,
+): Promise<StoredResponse | undefined> {
+  const result = await guarded('database', () =>
+    dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.idempotency(account, key), ConsistentRead: true }),
+    ),
+  );
+  const item = result.Item;
+  if (item === undefined || Number(item.expires_at) < Math.floor(now.getTime() / 1000)) return undefined;
+  return {
+    bodyHash: String(item.body_hash),
+    messageUuid: String(item.response_message_uuid),
+    status: String(item.response_status),
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a write together with the idempotency record in one transaction. When the key is already
+ * taken the write is not made and the stored response is returned instead; when the write's own
+ * condition fails, that failure (with the item as it was) is returned.
+ */
+async function withIdempotency(
+  account: string,
+  claim: IdempotencyClaim,
+  response: { messageUuid: string; status: string },
+  write: Record<string, unknown> & { kind: 'Put' | 'Update' },
+): Promise<
+  | { outcome: 'written' }
+  | { outcome: 'replay'; stored: StoredResponse }
+  | { outcome: 'failed'; item?: RawItem }
+> {
+  const { kind, ...operation } = write;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await dynamo().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: idempotencyPut(account, claim, response) }, { [kind]: operation } as never],
+        }),
+      );
+      return { outcome: 'written' };
+    } catch (error) {
+      if (!isCancelled(error)) throw error;
+      const [claimReason, writeReason] = error.CancellationReasons ?? [];
+      if (claimReason?.Code === 'ConditionalCheckFailed') {
+        const stored = storedResponseOf(claimReason.Item);
+        if (stored !== undefined) return { outcome: 'replay', stored };
+      }
+      if (writeReason?.Code === 'ConditionalCheckFailed') {
+        return writeReason.Item === undefined
+          ? { outcome: 'failed' }
+          : { outcome: 'failed', item: writeReason.Item };
+      }
+      // A concurrent transaction on the same key: try again, the loser then sees the winner's record.
+      if (attempt >= 6) throw error;
+      await pause(20 + Math.floor(Math.random() * 40) * (attempt + 1));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+export type CreateResult = { created: true } | { created: false; replay: StoredResponse };
+
+/** Writes a new message (and its idempotency record, when the request had a key). */
+export async function createMessage(
+  item: MessageItem,
+  dueAt: string | undefined,
+  claim?: IdempotencyClaim,
+): Promise<CreateResult> {
+  const put = {
+    TableName: tableName(),
+    Item: { ...keys.message(item.message_uuid), ...indexAttributes(item, dueAt), ...item },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+  if (claim === undefined) {
+    await guarded('database', () => dynamo().send(new PutCommand(put)));
+    return { created: true };
+  }
+  const result = await guarded('database', () =>
+    withIdempotency(
+      item.account_id,
+      claim,
+      { messageUuid: item.message_uuid, status: item.status },
+      {
+        kind: 'Put',
+        ...put,
+      },
+    ),
+  );
+  if (result.outcome === 'replay') return { created: false, replay: result.stored };
+  if (result.outcome === 'failed') throw new Error('message uuid collision');
+  return { created: true };
+}
+
+/** One message, read consistently. */
+export async function getMessage(uuid: string): Promise<MessageItem | undefined> {
+  const result = await guarded('database', () =>
+    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true })),
+  );
+  return result.Item === undefined ? undefined : stripKeys(result.Item);
+}
+
+/** Several messages by uuid (dry-run deletes): at most 100 per call, as BatchGetItem allows. */
+export async function getMessages(uuids: readonly string[]): Promise<Map<string, MessageItem>> {
+  const found = new Map<string, MessageItem>();
+  for (let start = 0; start < uuids.length; start += 100) {
+    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
+      [tableName()]: {
+        Keys: uuids.slice(start, start + 100).map((uuid) => keys.message(uuid)),
+        ConsistentRead: true,
+      },
+    };
+    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
+      const batch: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> = request;
+      const result = await guarded('database', () =>
+        dynamo().send(new BatchGetCommand({ RequestItems: batch })),
+      );
+      for (const item of result.Responses?.[tableName()] ?? [])
+        found.set(String(item.message_uuid), stripKeys(item));
+      request = result.UnprocessedKeys as typeof request;
+      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+      if (request !== undefined && Object.keys(request).length > 0) await pause(50 * (attempt + 1));
+    }
+  }
+  return found;
+}
+
+export type TransitionResult =
+  | { outcome: 'changed' }
+  | { outcome: 'replay'; stored: StoredResponse }
+  | { outcome: 'not-found' }
+  | { outcome: 'wrong-state'; status: string };
+
+export interface Transition {
+  uuid: string;
+  account: string;
+  from: readonly MessageStatus[];
+  to: MessageStatus;
+  entry: HistoryEntry;
+  /** New due time (UTC ISO) for the due index, or null to leave the index. */
+  dueAt: string | null;
+}
+
+/**
+ * Moves a message of `account` from one of `from` to `to` with one conditional update: the status,
+ * its index key, `updated_at`, the due index and the appended history entry change together.
+ */
+export async function transitionMessage(
+  transition: Transition,
+  claim?: IdempotencyClaim,
+): Promise<TransitionResult> {
+  const { uuid, account, from, to, entry, dueAt } = transition;
+  const values: Record<string, unknown> = {
+    ':account': account,
+    ':to': to,
+    ':gsi2pk': keys.messagesOfAccountByStatus(account, to),
+    ':now': entry.at,
+    ':entry': [entry],
+  };
+  from.forEach((status, index) => {
+    values[`:from${index}`] = status;
+  });
+  let expression =
+    'SET #status = :to, gsi2pk = :gsi2pk, updated_at = :now, history = list_append(history, :entry)';
+  if (dueAt === null) expression += ' REMOVE gsi3pk, gsi3sk';
+  else {
+    expression += ', gsi3pk = :due, gsi3sk = :dueSk';
+    values[':due'] = keys.due;
+    values[':dueSk'] = `${dueAt}#${uuid}`;
+  }
+  const update = {
+    TableName: tableName(),
+    Key: keys.message(uuid),
+    UpdateExpression: expression,
+    ConditionExpression: `attribute_exists(pk) AND account_id = :account AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: values,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+  const classify = (item: RawItem | undefined): TransitionResult => {
+    if (item === undefined || item.account_id?.S !== account) return { outcome: 'not-found' };
+    return { outcome: 'wrong-state', status: item.status?.S ?? 'unknown' };
+  };
+  if (claim !== undefined) {
+    const result = await guarded('database', () =>
+      withIdempotency(account, claim, { messageUuid: uuid, status: to }, { kind: 'Update', ...update }),
+    );
+    if (result.outcome === 'replay') return result;
+    if (result.outcome === 'failed') return classify(result.item);
+    return { outcome: 'changed' };
+  }
+  try {
+    await guarded('database', () => dynamo().send(new UpdateCommand(update)));
+    return { outcome: 'changed' };
+  } catch (error) {
+    if (isConditionalFailure(error)) return classify(error.Item);
+    throw error;
+  }
+}
+
+export interface QueryPage {
+  items: MessageItem[];
+  /** DynamoDB returned a LastEvaluatedKey. */
+  more: boolean;
+  /** Items DynamoDB evaluated for this page (ScannedCount): equals the page size, as no filter expression is used. */
+  scannedCount: number;
+}
+
+export interface MessageQuery {
+  account: string;
+  /** One status (index gsi2), or every status (index gsi1). */
+  status?: MessageStatus;
+  /** Inclusive bounds on the creation time, UTC ISO. */
+  createdFrom?: string;
+  createdTo?: string;
+  /** Continue after this sort key (`<created_at>#<uuid>`). */
+  after?: string;
+  limit: number;
+}
+
+/** One page of an account's messages, newest first, by a key condition on an index: never a Scan. */
+export async function queryMessages(query: MessageQuery): Promise<QueryPage> {
+  const index = query.status === undefined ? 'gsi1' : 'gsi2';
+  const partition =
+    query.status === undefined
+      ? keys.messagesOfAccount(query.account)
+      : keys.messagesOfAccountByStatus(query.account, query.status);
+  const lower = query.createdFrom ?? '0';
+  const upper = query.createdTo === undefined ? '~' : `${query.createdTo}#~`;
+  let startKey: Record<string, string> | undefined;
+  if (query.after !== undefined) {
+    const uuid = query.after.slice(query.after.indexOf('#') + 1);
+    startKey = { ...keys.message(uuid), [`${index}pk`]: partition, [`${index}sk`]: query.after };
+  }
+  const result = await guarded('database', () =>
+    dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+        ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk` },
+        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ExclusiveStartKey: startKey,
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    ),
+  );
+  return {
+    items: (result.Items ?? []).map(stripKeys),
+    more: result.LastEvaluatedKey !== undefined,
+    scannedCount: result.ScannedCount ?? 0,
+  };
+}
+
+export type DeleteOutcome =
+  | { outcome: 'deleted'; item: MessageItem }
+  | { outcome: 'not_found' | 'unauthorized' | 'protected' };
+
+const protectedValues = Object.fromEntries(protectedStatuses.map((status, index) => [`:p${index}`, status]));
+
+/**
+ * Deletes a message only if it exists, belongs to `account` and is not in a protected status.
+ * The condition sits on the DeleteItem itself, so a message that a sender claims (→ processing)
+ * at the same instant is never deleted.
+ */
+export async function deleteMessage(uuid: string, account: string): Promise<DeleteOutcome> {
+  try {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.message(uuid),
+          ConditionExpression: `attribute_exists(pk) AND account_id = :account AND NOT (#status IN (${Object.keys(protectedValues).join(', ')}))`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':account': account, ...protectedValues },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    return { outcome: 'deleted', item: stripKeys(result.Attributes ?? {}) };
+  } catch (error) {
+    if (!isConditionalFailure(error)) throw error;
+    if (error.Item === undefined) return { outcome: 'not_found' };
+    if (error.Item.account_id?.S !== account) return { outcome: 'unauthorized' };
+    return { outcome: 'protected' };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects and the send queue
+
+export interface StoredObject {
+  key: string;
+  body: Uint8Array | string;
+  contentType: string;
+}
+
+export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
+  await guarded('object storage', () =>
+    Promise.all(
+      objects.map((object) =>
+        s3().send(
+          new PutObjectCommand({
+            Bucket: bucketName(),
+            Key: object.key,
+            Body: object.body,
+            ContentType: object.contentType,
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
+  for (let start = 0; start < objectKeys.length; start += 1000) {
+    const batch = objectKeys.slice(start, start + 1000);
+    await guarded('object storage', () =>
+      s3().send(
+        new DeleteObjectsCommand({
+          Bucket: bucketName(),
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      ),
+    );
+  }
+}
+
+/** The sender's queue message: `{"message_uuid": "<uuid>"}`. */
+export async function enqueueForSending(uuid: string, delaySeconds = 0): Promise<void> {
+  await guarded('queue', () =>
+    sqs().send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl(),
+        MessageBody: JSON.stringify({ message_uuid: uuid }),
+        DelaySeconds: delaySeconds,
+      }),
+    ),
+  );
+}

@@ -1,0 +1,84 @@
+import * as z from 'zod/mini';
+import { dkimAlgorithms } from '../domain/dkim.ts';
+
+/**
+ * Request and success-response schemas of the DKIM routes (`dkim-status`, `dkim-set-algorithm`).
+ * The response schemas describe the `data` member of the envelope (shared/schemas/contract.ts).
+ */
+function described<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
+  const meta: Record<string, unknown> = { description };
+  if (example !== undefined) meta.example = example;
+  z.globalRegistry.add(schema, meta);
+  return schema;
+}
+
+// Letters of either case (the service lower-cases); no `i` flag, so the OpenAPI pattern says the same.
+const domainPattern =
+  /^(?=.{1,253}\.?$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9-]{2,63}\.?$/;
+
+const domain = described(
+  z.string().check(z.trim(), z.maxLength(254), z.regex(domainPattern, 'Must be a domain name')),
+  'A sending domain registered on the platform for your account',
+  'example.test',
+);
+
+const algorithm = described(
+  z.enum(dkimAlgorithms),
+  'DKIM signing algorithm: rsa-sha256 (2048-bit RSA) or ed25519-sha256 (RFC 8463)',
+  'rsa-sha256',
+);
+
+const dnsStatus = described(
+  z.enum(['verified', 'pending', 'mismatch', 'unreachable']),
+  'Result of a DNS TXT lookup of the active selector: verified (our key is published), pending (no record yet), mismatch (another or a malformed record), unreachable (the lookup failed)',
+);
+
+export const dkimStatusRequest = z.object({ domain });
+
+export const dkimKeyRecord = z.object({
+  selector: described(z.string(), 'DKIM selector (s= tag)', 'rsa-20261122-3f9a1c'),
+  algorithm,
+  dns_name: described(
+    z.string(),
+    'Owner name of the TXT record: <selector>._domainkey.<domain>',
+    'rsa-20261122-3f9a1c._domainkey.example.test',
+  ),
+  dns_type: z.literal('TXT'),
+  dns_value: described(z.string(), 'The TXT record value: v=DKIM1; k=rsa|ed25519; p=<public key>'),
+  dns_value_chunks: described(
+    z.array(z.string().check(z.maxLength(255))),
+    'dns_value split into the ≤255-character strings that DNS providers ask for; joined they equal dns_value',
+  ),
+  status: described(
+    z.enum(['active', 'retired']),
+    'active: signs the mail now. retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it',
+  ),
+  created_at: described(z.string(), 'When the key was created (ISO 8601 with offset)'),
+  retired_at: z.optional(described(z.string(), 'When the key was retired (ISO 8601 with offset)')),
+});
+
+export const dkimStatusResponse = z.object({
+  svc_config: described(
+    z.nullable(
+      z.object({
+        dkim_enabled: described(z.boolean(), 'Whether outgoing mail of the domain is DKIM-signed'),
+        dkim_algorithm: algorithm,
+        dkim_selector: described(z.string(), 'Selector of the active key'),
+        dkim_dns_status: dnsStatus,
+      }),
+    ),
+    'The active DKIM configuration, or null when the domain has no active key',
+  ),
+  dkim_keys: described(z.array(dkimKeyRecord), 'Every key of the domain (active and retired), newest first'),
+});
+
+export const dkimSetAlgorithmRequest = z.object({ domain, algorithm });
+
+export const dkimSetAlgorithmResponse = z.object({
+  svc_config: z.object({ dkim_algorithm: algorithm, dkim_enabled: z.boolean() }),
+});
+
+export type DkimStatusRequest = z.infer<typeof dkimStatusRequest>;
+export type DkimStatusResponse = z.infer<typeof dkimStatusResponse>;
+export type DkimSetAlgorithmRequest = z.infer<typeof dkimSetAlgorithmRequest>;
+export type DkimSetAlgorithmResponse = z.infer<typeof dkimSetAlgorithmResponse>;

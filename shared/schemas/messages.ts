@@ -1,0 +1,456 @@
+import * as z from 'zod/mini';
+import { type Address, hasLineBreak, parseAddress } from '../domain/messages/addresses.ts';
+import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
+import { Code } from '../errors/catalogue.ts';
+
+/**
+ * Request and response schemas of the three message routes (DESIGN.md section 3), the single
+ * source for validation, types and the OpenAPI document. Response schemas describe the whole body,
+ * envelope included. Unknown request fields are dropped (so `tenant_id` has no effect).
+ */
+
+function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
+  const meta: { description: string; example?: unknown } = { description };
+  if (example !== undefined) meta.example = example;
+  z.globalRegistry.add(schema, meta as never);
+  return schema;
+}
+
+export const maxAttachments = 50;
+export const maxRecipients = 50;
+export const maxHeaders = 50;
+export const maxQueryLimit = 1000;
+export const maxDeleteBatch = 1000;
+
+/** Headers the service writes itself; a caller may not set them through `headers`. */
+export const reservedHeaders = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'dkim-signature',
+  'return-path',
+  'received',
+]);
+
+const headerValue = (what: string, max: number) =>
+  z.string({ error: `${what} must be a string` }).check(
+    z.maxLength(max, `${what} is at most ${max} characters`),
+    z.refine((value) => !hasLineBreak(value), `Line breaks (CR/LF) are not allowed in ${what}`),
+  );
+
+const addressInput = z.union(
+  [
+    z.string(),
+    z.object({
+      email: z.string({ error: 'email must be a string' }),
+      name: z.optional(z.string({ error: 'name must be a string' })),
+    }),
+  ],
+  { error: 'An address is "a@b.example", "Name <a@b.example>" or {"email": …, "name": …}' },
+);
+
+/** One address, parsed by an RFC 5322 parser; an invalid one is reported with code 10000001. */
+const addressSchema = (description: string) =>
+  describe(
+    z.pipe(
+      addressInput,
+      z.transform((value, context): Address => {
+        const result = parseAddress(value);
+        if (result.ok) return result.address;
+        context.issues.push({
+          code: 'custom',
+          message: result.message,
+          input: value,
+          ...(result.kind === 'email' ? { params: { catalogueCode: Code.InvalidEmail } } : {}),
+        });
+        return z.NEVER;
+      }),
+    ),
+    description,
+    'Ada Lovelace <ada@example.test>',
+  );
+
+export const address = addressSchema(
+  'An e-mail address: "a@b.example", "Name <a@b.example>" or {"email", "name"}. IDN domains are accepted.',
+);
+
+const addressList = (what: string) =>
+  describe(
+    z
+      .array(address, { error: `${what} must be a list of addresses` })
+      .check(z.maxLength(maxRecipients, `${what} holds at most ${maxRecipients} addresses`)),
+    `${what}: a list of addresses`,
+  );
+
+const base64 = (what: string) =>
+  z
+    .string({ error: `${what} must be a base64 string` })
+    .check(
+      z.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, `${what} must be base64`),
+    );
+
+export const content = describe(
+  z.discriminatedUnion(
+    'kind',
+    [
+      z.object({ kind: z.literal('text_only'), text: z.string({ error: 'text must be a string' }) }),
+      z.object({ kind: z.literal('html_only'), html: z.string({ error: 'html must be a string' }) }),
+      z.object({
+        kind: z.literal('mixed'),
+        text: z.string({ error: 'text must be a string' }),
+        html: z.string({ error: 'html must be a string' }),
+      }),
+      z.object({ kind: z.literal('eml'), eml: base64('eml') }),
+    ],
+    { error: 'content.kind must be one of text_only, html_only, mixed, eml' },
+  ),
+  'The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message}',
+);
+
+export const attachment = z.object({
+  filename: headerValue('filename', 255).check(z.minLength(1, 'filename must not be empty')),
+  content_type: z
+    .string({ error: 'content_type must be a string' })
+    .check(
+      z.regex(
+        /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i,
+        'content_type must be a MIME type such as application/pdf',
+      ),
+    ),
+  content: base64('content'),
+});
+
+const headerName = /^[!-9;-~]{1,76}$/;
+
+export const headers = describe(
+  z.record(z.string(), headerValue('a header value', 998)).check(
+    z.superRefine((value, context) => {
+      const names = Object.keys(value);
+      if (names.length > maxHeaders) {
+        context.addIssue({ code: 'custom', message: `At most ${maxHeaders} headers`, input: value });
+      }
+      for (const name of names) {
+        if (!headerName.test(name)) {
+          context.addIssue({ code: 'custom', message: 'Not a valid header name', path: [name], input: name });
+        } else if (reservedHeaders.has(name.toLowerCase())) {
+          context.addIssue({
+            code: 'custom',
+            message: 'This header is set by the service',
+            path: [name],
+            input: name,
+          });
+        }
+      }
+    }),
+  ),
+  'Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service)',
+  { 'X-Campaign': 'welcome' },
+);
+
+const uuid = (what: string) =>
+  z.string({ error: `${what} must be a string` }).check(z.guid(`${what} must be a UUID`));
+
+export const scheduling = describe(
+  z.discriminatedUnion(
+    'mode',
+    [
+      z.object({ mode: z.literal('immediate') }),
+      z.object({
+        mode: z.literal('scheduled'),
+        send_at: z.string({ error: 'send_at is required: ISO 8601 with an offset' }),
+      }),
+      z.object({ mode: z.literal('manual-wait') }),
+      z.object({ mode: z.literal('manual-send'), message_uuid: uuid('message_uuid') }),
+      z.object({ mode: z.literal('manual-cancel'), message_uuid: uuid('message_uuid') }),
+    ],
+    { error: `scheduling.mode must be one of ${schedulingModes.join(', ')}` },
+  ),
+  'When to send. immediate (default) → queued; scheduled {send_at} → scheduled; manual-wait → waiting; manual-send {message_uuid} releases a waiting/scheduled message; manual-cancel {message_uuid} cancels a waiting/scheduled/queued one',
+);
+
+const messageFields = {
+  message_sender: addressSchema('Sender address; its domain is the tenant and must belong to your account'),
+  from: z.optional(addressList('from')),
+  to: z.optional(addressList('to')),
+  cc: z.optional(addressList('cc')),
+  bcc: z.optional(addressList('bcc')),
+  reply_to: z.optional(addressList('reply_to')),
+  subject: z.optional(describe(headerValue('subject', 998), 'Subject line (no CR/LF)')),
+  content: z.optional(content),
+  attachments: z.optional(
+    z
+      .array(attachment, { error: 'attachments must be a list' })
+      .check(z.maxLength(maxAttachments, `At most ${maxAttachments} attachments per message`)),
+  ),
+  headers: z.optional(headers),
+  scheduling: z.optional(scheduling),
+};
+
+const contentFields = [
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply_to',
+  'subject',
+  'content',
+  'attachments',
+  'headers',
+] as const;
+
+export const messageAddRequest = describe(
+  z.object({ ...messageFields, message_sender: z.optional(messageFields.message_sender) }).check(
+    z.superRefine((value, context) => {
+      const mode = value.scheduling?.mode ?? 'immediate';
+      if (mode === 'manual-send' || mode === 'manual-cancel') {
+        for (const field of contentFields) {
+          if (value[field] !== undefined) {
+            context.addIssue({
+              code: 'custom',
+              message: `Not used with ${mode}`,
+              path: [field],
+              input: value[field],
+            });
+          }
+        }
+        return;
+      }
+      if (value.message_sender === undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: 'message_sender is required',
+          path: ['message_sender'],
+          input: undefined,
+        });
+      }
+      if (value.content === undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: 'content is required',
+          path: ['content'],
+          input: undefined,
+        });
+      }
+      if (value.content?.kind === 'eml' && (value.attachments?.length ?? 0) > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: 'An eml message carries its own attachments',
+          path: ['attachments'],
+          input: value.attachments,
+        });
+      }
+      const recipients = (value.to?.length ?? 0) + (value.cc?.length ?? 0) + (value.bcc?.length ?? 0);
+      if (recipients > maxRecipients) {
+        context.addIssue({
+          code: 'custom',
+          message: `At most ${maxRecipients} recipients in to, cc and bcc together`,
+          path: ['to'],
+          input: value.to,
+        });
+      }
+      if (recipients === 0 && value.content !== undefined && value.content.kind !== 'eml') {
+        context.addIssue({
+          code: 'custom',
+          message: 'At least one recipient in to, cc or bcc',
+          path: ['to'],
+          input: value.to,
+        });
+      }
+    }),
+  ),
+  'A new message, or (scheduling.mode manual-send / manual-cancel) an action on a held one',
+);
+
+export type MessageAddRequest = z.infer<typeof messageAddRequest>;
+
+const status = describe(
+  z.enum(messageStatuses, { error: `status must be one of ${messageStatuses.join(', ')}` }),
+  'Message status',
+  'queued',
+);
+
+export const messageAddResponse = z.object({
+  data: z.object({
+    message_uuid: describe(
+      z.nullable(z.string()),
+      'The new message (or the target of manual-send/cancel); null in a dry run that would create one',
+    ),
+    status,
+    dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
+  }),
+});
+
+const dateWithOffset = (what: string) =>
+  describe(
+    z
+      .string({ error: `${what} must be a string` })
+      .check(
+        z.regex(
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
+          `${what} must be ISO 8601 with an offset`,
+        ),
+      ),
+    `${what}: ISO 8601 with an offset`,
+    '2026-11-22T09:15:00+01:00',
+  );
+
+export const messageFilters = z.object({
+  status: z.optional(
+    z.union(
+      [
+        status,
+        z
+          .array(status)
+          .check(
+            z.minLength(1, 'status list must not be empty'),
+            z.maxLength(messageStatuses.length, 'too many statuses'),
+          ),
+      ],
+      {
+        error: `status must be a status or a list of statuses (${messageStatuses.join(', ')})`,
+      },
+    ),
+  ),
+  date_from: z.optional(dateWithOffset('date_from')),
+  date_to: z.optional(dateWithOffset('date_to')),
+  limit: z.optional(
+    z
+      .number({ error: 'limit must be a number' })
+      .check(
+        z.int('limit must be an integer'),
+        z.minimum(1, 'limit must be at least 1'),
+        z.maximum(maxQueryLimit, `limit must be at most ${maxQueryLimit}`),
+      ),
+  ),
+});
+
+export const messageQueryRequest = describe(
+  z
+    .object({
+      message_uuid: z.optional(uuid('message_uuid')),
+      filters: z.optional(messageFilters),
+      cursor: z.optional(
+        z.string({ error: 'cursor must be a string' }).check(z.maxLength(8192, 'cursor is too long')),
+      ),
+    })
+    .check(
+      z.superRefine((value, context) => {
+        if (value.message_uuid !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'Give either message_uuid or filters/cursor, not both',
+            path: ['message_uuid'],
+            input: value.message_uuid,
+          });
+        }
+        const from = value.filters?.date_from;
+        const to = value.filters?.date_to;
+        if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'date_from is after date_to',
+            path: ['filters', 'date_from'],
+            input: from,
+          });
+        }
+      }),
+    ),
+  'Either {message_uuid} for one message in full, or {filters, cursor} for a page of messages, newest first',
+);
+
+export type MessageQueryRequest = z.infer<typeof messageQueryRequest>;
+
+const isoDate = describe(
+  z.string(),
+  'ISO 8601 with the server time zone offset',
+  '2026-11-22T09:15:00.000+00:00',
+);
+
+const addressOut = z.object({ email: z.string(), name: z.optional(z.string()) });
+
+export const messageSummary = z.object({
+  message_uuid: z.string(),
+  status,
+  message_sender: z.string(),
+  subject: z.string(),
+  content_kind: z.enum(['text_only', 'html_only', 'mixed', 'eml']),
+  recipients_count: z.number(),
+  scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
+  created_at: isoDate,
+  updated_at: isoDate,
+});
+
+export const messageDetails = z.object({
+  message_uuid: z.string(),
+  status,
+  message_sender: z.string(),
+  tenant: z.string(),
+  from: z.array(addressOut),
+  reply_to: z.array(addressOut),
+  recipients: z.array(
+    z.object({
+      email: z.string(),
+      name: z.optional(z.string()),
+      kind: z.enum(['to', 'cc', 'bcc']),
+      status: z.string(),
+      detail: z.optional(z.string()),
+      updated_at: isoDate,
+    }),
+  ),
+  subject: z.string(),
+  content_kind: z.enum(['text_only', 'html_only', 'mixed', 'eml']),
+  headers: z.record(z.string(), z.string()),
+  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number() })),
+  scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
+  status_history: z.array(z.object({ status: z.string(), at: isoDate, detail: z.optional(z.string()) })),
+  created_at: isoDate,
+  updated_at: isoDate,
+});
+
+export const messageQueryResponse = z.object({
+  data: z.union([
+    messageDetails,
+    z.object({
+      messages: z.array(messageSummary),
+      count: describe(z.number(), 'Number of messages in this page'),
+      next_cursor: describe(
+        z.nullable(z.string()),
+        'Pass as `cursor` (with the same filters) for the next page; null at the end',
+      ),
+    }),
+  ]),
+});
+
+export const messageDeleteRequest = describe(
+  z.object({
+    message_uuids: z
+      .array(uuid('message_uuids item'), { error: 'message_uuids must be a list of UUIDs' })
+      .check(
+        z.minLength(1, 'message_uuids must name at least one message'),
+        z.maxLength(maxDeleteBatch, `message_uuids holds at most ${maxDeleteBatch} ids`),
+      ),
+  }),
+  'Messages to delete; sent, delivered, bounced and processing messages are protected and kept',
+);
+
+export type MessageDeleteRequest = z.infer<typeof messageDeleteRequest>;
+
+export const messageDeleteResponse = z.object({
+  data: z.object({
+    deleted: z.array(z.string()),
+    not_found: z.array(z.string()),
+    unauthorized: z.array(z.string()),
+    protected: z.array(z.string()),
+    dry_run: z.optional(z.boolean()),
+  }),
+});

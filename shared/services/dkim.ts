@@ -1,0 +1,84 @@
+import {
+  type DkimAlgorithm,
+  type DkimDnsStatus,
+  type DkimKeyView,
+  dkimDnsName,
+  keyView,
+} from '../domain/dkim.ts';
+import { Code } from '../errors/catalogue.ts';
+import { ServiceError } from '../errors/service-error.ts';
+import { listDkimKeys } from '../repositories/dkim-keys.ts';
+import { type DomainRecord, getDomain, normaliseDomain } from '../repositories/domains.ts';
+import { formatDate } from '../time/format.ts';
+import { checkDkimDns } from './dkim-dns-check.ts';
+import { createActiveDkimKey } from './dkim-key-store.ts';
+
+/** The DKIM endpoints' use cases: read a domain's configuration, rotate to a new key. */
+
+export interface DkimStatus {
+  svc_config: {
+    dkim_enabled: boolean;
+    dkim_algorithm: DkimAlgorithm;
+    dkim_selector: string;
+    dkim_dns_status: DkimDnsStatus;
+  } | null;
+  dkim_keys: DkimKeyView[];
+}
+
+export interface DkimAlgorithmChange {
+  svc_config: { dkim_algorithm: DkimAlgorithm; dkim_enabled: boolean };
+}
+
+/**
+ * The caller's domain, or 112. A domain of another account answers exactly like an unknown one, so
+ * nobody learns which domains other accounts have.
+ */
+async function ownedDomain(domain: string, accountId: string): Promise<DomainRecord> {
+  const record = await getDomain(normaliseDomain(domain));
+  if (record === undefined || record.accountId !== accountId) {
+    throw new ServiceError(Code.NotFound, 'Domain not found', {
+      details: [{ field: 'domain', message: 'No such domain on the platform for your account' }],
+    });
+  }
+  return record;
+}
+
+export async function getDkimStatus(domain: string, accountId: string): Promise<DkimStatus> {
+  const record = await ownedDomain(domain, accountId);
+  const keys = await listDkimKeys(record.domain);
+  const active = keys.find((key) => key.status === 'active' && key.selector === record.activeSelector);
+  const views = keys.map((key) =>
+    keyView(
+      key,
+      formatDate(key.createdAt),
+      key.retiredAt === undefined ? undefined : formatDate(key.retiredAt),
+    ),
+  );
+  if (active === undefined) return { svc_config: null, dkim_keys: views };
+  const dnsName = dkimDnsName(active.selector, active.domain);
+  return {
+    svc_config: {
+      dkim_enabled: true,
+      dkim_algorithm: active.algorithm,
+      dkim_selector: active.selector,
+      dkim_dns_status: await checkDkimDns(dnsName, active.algorithm, active.publicKey),
+    },
+    dkim_keys: views,
+  };
+}
+
+/**
+ * Rotates the domain to a new key pair of the algorithm (also when it is the current algorithm: a
+ * plain key rotation). The new key signs from now on; the previous one stays listed as retired.
+ * A dry run checks the domain and the input and changes nothing.
+ */
+export async function setDkimAlgorithm(
+  domain: string,
+  accountId: string,
+  algorithm: DkimAlgorithm,
+  dryRun: boolean,
+): Promise<DkimAlgorithmChange> {
+  const record = await ownedDomain(domain, accountId);
+  if (!dryRun) await createActiveDkimKey(record.domain, accountId, algorithm, record.activeSelector);
+  return { svc_config: { dkim_algorithm: algorithm, dkim_enabled: true } };
+}

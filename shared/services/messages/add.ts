@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { type Address, domainOf } from '../../domain/messages/addresses.ts';
+import {
+  type ContentKind,
+  type MessageItem,
+  type MessageParts,
+  objectKeys,
+  recipientsOf,
+  type StoredAttachment,
+} from '../../domain/messages/message.ts';
+import { requeueAfterMs, sendAtProblem } from '../../domain/messages/scheduling.ts';
+import { actionTransitions, type CreationMode, initialStatus } from '../../domain/messages/statuses.ts';
+import { Code } from '../../errors/catalogue.ts';
+import { type ErrorDetail, ServiceError } from '../../errors/service-error.ts';
+import { describeError, log } from '../../observability/log.ts';
+import { getDomain } from '../../repositories/domains.ts';
+import {
+  createMessage,
+  deleteObjects,
+  enqueueForSending,
+  getIdempotencyRecord,
+  getMessage,
+  type IdempotencyClaim,
+  putObjects,
+  type StoredObject,
+  transitionMessage,
+} from '../../repositories/messages.ts';
+import { type MessageAddRequest, maxRecipients } from '../../schemas/messages.ts';
+import { parseDateWithOffset } from '../../time/format.ts';
+import { readEml } from './eml.ts';
+import { idempotencyClaim, replayOf } from './idempotency.ts';
+
+export interface AddOptions {
+  account: string;
+  dryRun: boolean;
+  /** The `Idempotency-Key` header, if any. */
+  idempotencyKey: string | undefined;
+  /** The parsed JSON body, for the idempotency body hash. */
+  body: unknown;
+  now?: Date;
+}
+
+export interface AddResult {
+  message_uuid: string | null;
+  status: string;
+  dry_run?: true;
+}
+
+const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, undefined, { details });
+
+/** Every domain named must be one of the caller's sending domains (else 113). */
+async function requireOwnDomains(account: string, emails: readonly string[]): Promise<void> {
+  const domains = [...new Set(emails.map(domainOf))];
+  for (const domain of domains) {
+    const record = await getDomain(domain);
+    if (record?.accountId !== account) {
+      throw new ServiceError(Code.AccessDenied, `${domain} is not one of your sending domains`);
+    }
+  }
+}
+
+/** Enqueues a queued message; a failure is logged, and the dispatcher re-enqueues it from the due index. */
+async function enqueue(uuid: string): Promise<void> {
+  try {
+    await enqueueForSending(uuid);
+  } catch (error) {
+    log('warn', 'enqueue failed; the dispatcher will re-enqueue from the due index', {
+      message_uuid: uuid,
+      ...describeError(error),
+    });
+  }
+}
+
+/** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
+export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
+  const now = options.now ?? new Date();
+  const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
+  if (input.message_sender !== undefined)
+    await requireOwnDomains(options.account, [input.message_sender.email]);
+  const scheduling = input.scheduling ?? { mode: 'immediate' as const };
+  if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
+    return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
+  }
+  return createNewMessage(input, scheduling, options, claim, now);
+}
+
+async function replayIfKnown(
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult | undefined> {
+  if (claim === undefined) return undefined;
+  const stored = await getIdempotencyRecord(options.account, claim.key, now);
+  if (stored === undefined) return undefined;
+  const replay = replayOf(stored, claim);
+  return options.dryRun ? { ...replay, dry_run: true } : replay;
+}
+
+async function actOnMessage(
+  mode: 'manual-send' | 'manual-cancel',
+  uuid: string,
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult> {
+  const known = await replayIfKnown(options, claim, now);
+  if (known !== undefined) return known;
+  const { from, to } = actionTransitions[mode];
+  const notFound = () =>
+    new ServiceError(Code.NotFound, 'No such message', {
+      details: [{ field: 'scheduling.message_uuid', message: 'Unknown message' }],
+    });
+  const wrongState = (status: string) =>
+    new ServiceError(
+      Code.MethodValidation,
+      `${mode} needs a message that is ${from.join(' or ')}; it is ${status}`,
+      {
+        details: [{ field: 'scheduling.message_uuid', message: `Message is ${status}` }],
+      },
+    );
+  if (options.dryRun) {
+    const item = await getMessage(uuid);
+    if (item === undefined || item.account_id !== options.account) throw notFound();
+    if (!from.includes(item.status)) throw wrongState(item.status);
+    return { message_uuid: uuid, status: to, dry_run: true };
+  }
+  const at = now.toISOString();
+  const result = await transitionMessage(
+    {
+      uuid,
+      account: options.account,
+      from,
+      to,
+      entry: { status: to, at, detail: mode },
+      dueAt: to === 'queued' ? new Date(now.getTime() + requeueAfterMs).toISOString() : null,
+    },
+    claim,
+  );
+  if (result.outcome === 'not-found') throw notFound();
+  if (result.outcome === 'wrong-state') throw wrongState(result.status);
+  if (result.outcome === 'replay' && claim !== undefined) return replayOf(result.stored, claim);
+  log('info', 'message state', { message_uuid: uuid, account: options.account, status: to, event: mode });
+  if (to === 'queued') await enqueue(uuid);
+  return { message_uuid: uuid, status: to };
+}
+
+const decode = (base64: string) => Buffer.from(base64, 'base64');
+
+async function createNewMessage(
+  input: MessageAddRequest,
+  scheduling: Exclude<MessageAddRequest['scheduling'], undefined>,
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult> {
+  const sender = input.message_sender as Address;
+  const content = input.content as Exclude<MessageAddRequest['content'], undefined>;
+  const mode = scheduling.mode as CreationMode;
+  let sendAt: Date | undefined;
+  if (scheduling.mode === 'scheduled') {
+    sendAt = parseDateWithOffset(scheduling.send_at);
+    const problem =
+      sendAt === undefined ? 'send_at must be ISO 8601 with an offset' : sendAtProblem(sendAt, now);
+    if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
+  }
+
+  let from = input.from ?? [];
+  let to = input.to ?? [];
+  let cc = input.cc ?? [];
+  let bcc = input.bcc ?? [];
+  let replyTo = input.reply_to ?? [];
+  let subject = input.subject ?? '';
+  let emlBytes: Buffer | undefined;
+  if (content.kind === 'eml') {
+    emlBytes = decode(content.eml);
+    const facts = await readEml(emlBytes);
+    if (to.length + cc.length + bcc.length === 0) ({ to, cc, bcc } = facts);
+    if (from.length === 0) from = facts.from;
+    if (replyTo.length === 0) replyTo = facts.replyTo;
+    if (input.subject === undefined) subject = facts.subject;
+  }
+  if (from.length === 0) from = [sender];
+  const recipientCount = to.length + cc.length + bcc.length;
+  if (recipientCount === 0)
+    throw invalid([{ field: 'to', message: 'At least one recipient in to, cc or bcc' }]);
+  if (recipientCount > maxRecipients) {
+    throw invalid([
+      { field: 'to', message: `At most ${maxRecipients} recipients in to, cc and bcc together` },
+    ]);
+  }
+  await requireOwnDomains(
+    options.account,
+    from.map((address) => address.email),
+  );
+
+  const status = initialStatus[mode];
+  const known = await replayIfKnown(options, claim, now);
+  if (known !== undefined) return known;
+  if (options.dryRun) return { message_uuid: null, status, dry_run: true };
+
+  const uuid = randomUUID();
+  const objects: StoredObject[] = [];
+  const parts: MessageParts = {};
+  if (content.kind === 'text_only' || content.kind === 'mixed') {
+    parts.text = objectKeys.text(uuid);
+    objects.push({ key: parts.text, body: content.text, contentType: 'text/plain; charset=utf-8' });
+  }
+  if (content.kind === 'html_only' || content.kind === 'mixed') {
+    parts.html = objectKeys.html(uuid);
+    objects.push({ key: parts.html, body: content.html, contentType: 'text/html; charset=utf-8' });
+  }
+  if (emlBytes !== undefined) {
+    parts.eml = objectKeys.eml(uuid);
+    objects.push({ key: parts.eml, body: emlBytes, contentType: 'message/rfc822' });
+  }
+  const attachments: StoredAttachment[] = (input.attachments ?? []).map((attachment, index) => {
+    const body = decode(attachment.content);
+    const key = objectKeys.attachment(uuid, index);
+    objects.push({ key, body, contentType: attachment.content_type });
+    return { filename: attachment.filename, content_type: attachment.content_type, size: body.length, key };
+  });
+
+  const at = now.toISOString();
+  const item: MessageItem = {
+    message_uuid: uuid,
+    account_id: options.account,
+    tenant: domainOf(sender.email),
+    message_sender: sender.email,
+    from,
+    to,
+    cc,
+    bcc,
+    reply_to: replyTo,
+    subject,
+    content_kind: content.kind as ContentKind,
+    headers: input.headers ?? {},
+    parts,
+    attachments,
+    scheduling: sendAt === undefined ? { mode } : { mode, send_at: sendAt.toISOString() },
+    status,
+    recipients: recipientsOf({ to, cc, bcc }, at),
+    history: [{ status, at, detail: mode }],
+    created_at: at,
+    updated_at: at,
+    attempts: 0,
+  };
+  const dueAt =
+    status === 'queued' ? new Date(now.getTime() + requeueAfterMs).toISOString() : sendAt?.toISOString();
+
+  await putObjects(objects);
+  let created: Awaited<ReturnType<typeof createMessage>>;
+  try {
+    created = await createMessage(item, dueAt, claim);
+  } catch (error) {
+    await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    throw error;
+  }
+  if (!created.created) {
+    // A concurrent request with the same key won: drop this one's objects, answer as the first did.
+    await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    return replayOf(created.replay, claim as IdempotencyClaim);
+  }
+  log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });
+  if (status === 'queued') await enqueue(uuid);
+  return { message_uuid: uuid, status };
+}

@@ -1,0 +1,84 @@
+import { objectKeysOf } from '../../domain/messages/message.ts';
+import { isProtected } from '../../domain/messages/statuses.ts';
+import { describeError, log } from '../../observability/log.ts';
+import { deleteMessage, deleteObjects, getMessages } from '../../repositories/messages.ts';
+
+export interface DeleteReport {
+  deleted: string[];
+  not_found: string[];
+  unauthorized: string[];
+  protected: string[];
+  dry_run?: true;
+}
+
+type Outcome = 'deleted' | 'not_found' | 'unauthorized' | 'protected';
+
+const concurrency = 16;
+
+async function inParallel<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(runners);
+}
+
+/**
+ * POST /message/delete-1.0. Ids are lower-cased and de-duplicated (first occurrence wins), and each
+ * lands in exactly one list, in request order. Each delete is conditional (exists, owned, not
+ * protected); the S3 objects of deleted messages are removed afterwards. A dry run reads instead.
+ */
+export async function deleteMessages(
+  uuids: readonly string[],
+  account: string,
+  dryRun: boolean,
+): Promise<DeleteReport> {
+  const ids = [...new Set(uuids.map((uuid) => uuid.toLowerCase()))];
+  const outcomes = new Map<string, Outcome>();
+  const objectKeys: string[] = [];
+  if (dryRun) {
+    const found = await getMessages(ids);
+    for (const id of ids) {
+      const item = found.get(id);
+      outcomes.set(
+        id,
+        item === undefined
+          ? 'not_found'
+          : item.account_id !== account
+            ? 'unauthorized'
+            : isProtected(item.status)
+              ? 'protected'
+              : 'deleted',
+      );
+    }
+  } else {
+    await inParallel(ids, concurrency, async (id) => {
+      const result = await deleteMessage(id, account);
+      outcomes.set(id, result.outcome);
+      if (result.outcome === 'deleted') {
+        objectKeys.push(...objectKeysOf(result.item));
+        log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
+      }
+    });
+    if (objectKeys.length > 0) {
+      await deleteObjects(objectKeys).catch((error: unknown) =>
+        log('error', 'deleting message objects failed', {
+          account,
+          objects: objectKeys.length,
+          ...describeError(error),
+        }),
+      );
+    }
+  }
+  const report: DeleteReport = { deleted: [], not_found: [], unauthorized: [], protected: [] };
+  for (const id of ids) report[outcomes.get(id) ?? 'not_found'].push(id);
+  if (dryRun) report.dry_run = true;
+  return report;
+}

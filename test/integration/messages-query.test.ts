@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { listMessages } from '../../shared/services/messages/query.ts';
+import { call, mintToken } from '../support/host.ts';
+import {
+  add,
+  created,
+  forceStatus,
+  isoWithOffset,
+  mapLimit,
+  newAccount,
+  query,
+  type TestAccount,
+} from '../support/messages.ts';
+
+const inHours = (hours: number) =>
+  new Date(Date.now() + hours * 3600 * 1000).toISOString().replace('Z', '+00:00');
+
+/** Creates `count` held messages (manual-wait or scheduled: the sender never takes them). */
+async function many(who: TestAccount, count: number, mode: 'manual-wait' | 'scheduled'): Promise<string[]> {
+  const scheduling = mode === 'scheduled' ? { mode, send_at: inHours(24) } : { mode };
+  return mapLimit(Array.from({ length: count }), 6, () => created(who, { scheduling }));
+}
+
+async function pageThrough(who: TestAccount, filters: Record<string, unknown>) {
+  const pages: any[] = [];
+  let cursor: string | null | undefined;
+  do {
+    const response = await query(who, cursor === undefined ? { filters } : { filters, cursor });
+    assert.equal(response.status, 200, response.text);
+    pages.push(response.body.data);
+    cursor = response.body.data.next_cursor;
+    assert.ok(pages.length < 100, 'paging does not end');
+  } while (cursor !== null);
+  return pages;
+}
+
+describe('POST /message/query-1.0', () => {
+  it('returns one message in full by uuid, every date with an offset', async () => {
+    const who = await newAccount();
+    const uuid = await created(who, {
+      from: [{ email: who.sender, name: 'Shop' }],
+      cc: ['cc@recipient.test'],
+      bcc: ['bcc@recipient.test'],
+      reply_to: ['help@recipient.test'],
+      scheduling: { mode: 'manual-wait' },
+    });
+    const response = await query(who, { message_uuid: uuid.toUpperCase() });
+    assert.equal(response.status, 200, response.text);
+    const data = response.body.data;
+    assert.equal(data.message_uuid, uuid);
+    assert.equal(data.status, 'waiting');
+    assert.equal(data.message_sender, who.sender);
+    assert.deepEqual(data.from, [{ email: who.sender, name: 'Shop' }]);
+    assert.deepEqual(data.reply_to, [{ email: 'help@recipient.test' }]);
+    assert.deepEqual(
+      data.recipients.map((r: any) => [r.kind, r.email, r.status]),
+      [
+        ['to', 'ada@recipient.test', 'pending'],
+        ['cc', 'cc@recipient.test', 'pending'],
+        ['bcc', 'bcc@recipient.test', 'pending'],
+      ],
+    );
+    assert.equal(data.subject, 'Hello');
+    assert.equal(data.content_kind, 'text_only');
+    assert.deepEqual(data.scheduling, { mode: 'manual-wait' });
+    assert.deepEqual(
+      data.status_history.map((entry: any) => entry.status),
+      ['waiting'],
+    );
+    for (const date of [
+      data.created_at,
+      data.updated_at,
+      data.status_history[0].at,
+      data.recipients[0].updated_at,
+    ]) {
+      assert.match(date, isoWithOffset);
+    }
+  });
+
+  it('answers an unknown or foreign uuid with 112 and a malformed one with 107', async () => {
+    const who = await newAccount();
+    const other = await newAccount();
+    const foreign = await created(other, { scheduling: { mode: 'manual-wait' } });
+    for (const uuid of [foreign, '3f1e2d3c-4b5a-4697-8887-766554433221']) {
+      const response = await query(who, { message_uuid: uuid });
+      assert.equal(response.status, 404);
+      assert.equal(response.body.error.code, 112);
+      assert.ok(!response.text.includes(other.account));
+    }
+    assert.equal((await query(who, { message_uuid: 'nope' })).body.error.code, 107);
+    assert.equal((await query(who, { message_uuid: foreign, filters: {} })).body.error.code, 107);
+  });
+
+  it('needs messages:read', async () => {
+    const who = await newAccount();
+    const token = await mintToken({ account: who.account, scopes: ['messages:send'] });
+    const response = await call('POST', '/message/query-1.0', { token, body: { filters: {} } });
+    assert.equal(response.body.error.code, 113);
+  });
+
+  it('filters by status and date, newest first, with the matching count (rule 6)', async () => {
+    const who = await newAccount();
+    const before = new Date(Date.now() - 1000).toISOString().replace('Z', '+00:00');
+    const waiting = await many(who, 3, 'manual-wait');
+    const scheduled = await many(who, 2, 'scheduled');
+    const cancelled = await created(who, { scheduling: { mode: 'manual-wait' } });
+    await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: cancelled } });
+
+    const byWaiting = await query(who, { filters: { status: 'waiting' } });
+    assert.equal(byWaiting.body.data.count, 3);
+    assert.deepEqual(
+      byWaiting.body.data.messages.map((m: any) => m.message_uuid).sort(),
+      [...waiting].sort(),
+    );
+    assert.equal(byWaiting.body.data.next_cursor, null);
+
+    const byTwo = await query(who, { filters: { status: ['scheduled', 'cancelled'] } });
+    assert.equal(byTwo.body.data.count, 3);
+    assert.deepEqual(
+      byTwo.body.data.messages.map((m: any) => m.message_uuid).sort(),
+      [...scheduled, cancelled].sort(),
+    );
+
+    const all = await query(who, { filters: {} });
+    assert.equal(all.body.data.count, 6);
+    const created_at = all.body.data.messages.map((m: any) => Date.parse(m.created_at));
+    assert.deepEqual(
+      created_at,
+      [...created_at].sort((a, b) => b - a),
+    );
+    for (const message of all.body.data.messages) {
+      assert.match(message.created_at, isoWithOffset);
+      assert.deepEqual(Object.keys(message).sort(), [
+        'content_kind',
+        'created_at',
+        'message_sender',
+        'message_uuid',
+        'recipients_count',
+        'scheduling',
+        'status',
+        'subject',
+        'updated_at',
+      ]);
+    }
+
+    const inWindow = await query(who, { filters: { date_from: before, date_to: inHours(1) } });
+    assert.equal(inWindow.body.data.count, 6);
+    const future = await query(who, { filters: { date_from: inHours(1) } });
+    assert.equal(future.body.data.count, 0);
+    const past = await query(who, { filters: { date_to: before } });
+    assert.equal(past.body.data.count, 0);
+  });
+
+  it('refuses bad filters and cursors with 107', async () => {
+    const who = await newAccount();
+    const other = await newAccount();
+    const bad: unknown[] = [
+      { filters: { limit: 0 } },
+      { filters: { limit: 1001 } },
+      { filters: { limit: 2.5 } },
+      { filters: { status: 'lost' } },
+      { filters: { status: [] } },
+      { filters: { date_from: '2026-01-01' } },
+      { filters: { date_from: '2026-02-01T00:00:00+00:00', date_to: '2026-01-01T00:00:00+00:00' } },
+      { filters: {}, cursor: 'garbage!' },
+      { filters: {}, cursor: Buffer.from('{"v":1}').toString('base64url') },
+    ];
+    for (const body of bad) {
+      const response = await query(who, body);
+      assert.equal(response.status, 406, JSON.stringify(body));
+      assert.equal(response.body.error.code, 107, JSON.stringify(body));
+    }
+    // a cursor is bound to its account and its filters
+    await many(other, 3, 'manual-wait');
+    const page = await query(other, { filters: { limit: 1 } });
+    const cursor = page.body.data.next_cursor;
+    assert.ok(cursor);
+    const stolen = await query(who, { filters: { limit: 1 }, cursor });
+    assert.equal(stolen.body.error.code, 107);
+    assert.ok(!stolen.text.includes('message_uuid'));
+    const otherFilters = await query(other, { filters: { status: 'queued', limit: 1 }, cursor });
+    assert.equal(otherFilters.body.error.code, 107);
+  });
+
+  it('pages through every message exactly once, newest first, with one or several statuses', async () => {
+    const who = await newAccount();
+    const waiting = await many(who, 11, 'manual-wait');
+    const scheduled = await many(who, 7, 'scheduled');
+    const cancelled = await many(who, 4, 'manual-wait');
+    await mapLimit(cancelled, 4, (uuid) =>
+      add(who, { scheduling: { mode: 'manual-cancel', message_uuid: uuid } }),
+    );
+
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ limit: 4 }, [...waiting, ...scheduled, ...cancelled]],
+      [{ limit: 3, status: 'waiting' }, waiting],
+      [{ limit: 4, status: ['waiting', 'scheduled'] }, [...waiting, ...scheduled]],
+      [
+        { limit: 5, status: ['cancelled', 'scheduled', 'waiting', 'queued'] },
+        [...waiting, ...scheduled, ...cancelled],
+      ],
+      [{ limit: 1000, status: ['waiting', 'cancelled'] }, [...waiting, ...cancelled]],
+    ];
+    for (const [filters, expected] of cases) {
+      const pages = await pageThrough(who, filters);
+      const seen = pages.flatMap((page) => page.messages);
+      const ids = seen.map((message: any) => message.message_uuid);
+      assert.equal(new Set(ids).size, ids.length, `duplicates with ${JSON.stringify(filters)}`);
+      assert.deepEqual([...ids].sort(), [...expected].sort(), `gaps with ${JSON.stringify(filters)}`);
+      for (const page of pages) {
+        assert.equal(page.count, page.messages.length);
+        assert.ok(page.count <= (filters.limit as number));
+      }
+      const order = seen.map((message: any) => Date.parse(message.created_at));
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => b - a),
+        `order with ${JSON.stringify(filters)}`,
+      );
+    }
+  });
+
+  it('keeps paging consistent while messages change status between pages', async () => {
+    const who = await newAccount();
+    const waiting = await many(who, 6, 'manual-wait');
+    const first = await query(who, { filters: { status: 'waiting', limit: 3 } });
+    const firstIds = first.body.data.messages.map((m: any) => m.message_uuid);
+    // one returned message leaves the status; the cursor still continues after it
+    await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: firstIds[2] } });
+    const second = await query(who, {
+      filters: { status: 'waiting', limit: 3 },
+      cursor: first.body.data.next_cursor,
+    });
+    const secondIds = second.body.data.messages.map((m: any) => m.message_uuid);
+    assert.deepEqual([...firstIds, ...secondIds].sort(), [...waiting].sort());
+  });
+
+  it('does not scan: DynamoDB evaluates exactly the page, however much the table holds', async () => {
+    const who = await newAccount();
+    const noise = await newAccount();
+    await many(who, 12, 'manual-wait');
+    await many(who, 5, 'scheduled');
+    const measure = async () => {
+      const results = [];
+      for (const filters of [
+        { limit: 7 },
+        { limit: 7, status: 'waiting' as const },
+        { limit: 4, status: 'scheduled' as const, date_from: inHours(-1), date_to: inHours(1) },
+      ]) {
+        const page = await listMessages(who.account, filters, undefined);
+        results.push({ count: page.count, scanned: page.scannedCount });
+        // continue with the cursor too
+        if (page.next_cursor !== null) {
+          const next = await listMessages(who.account, filters, page.next_cursor);
+          results.push({ count: next.count, scanned: next.scannedCount });
+        }
+      }
+      return results;
+    };
+    const small = await measure();
+    await many(noise, 25, 'manual-wait');
+    await many(who, 3, 'scheduled');
+    await forceStatus((await many(who, 1, 'manual-wait'))[0] as string, 'sent');
+    // now: 21 messages (12 waiting, 8 scheduled, 1 sent) among 46 in the table's indexes
+    const large = await measure();
+    for (const { count, scanned } of [...small, ...large]) assert.equal(scanned, count);
+    // several statuses: one Query per status, so at most limit × statuses, again whatever the table holds
+    const mixed = await listMessages(who.account, { limit: 5, status: ['waiting', 'scheduled'] }, undefined);
+    assert.equal(mixed.count, 5);
+    assert.ok(mixed.scannedCount <= 10, `evaluated ${mixed.scannedCount}`);
+    assert.deepEqual(
+      small.map((entry) => entry.count),
+      [7, 7, 7, 5, 4, 1],
+    );
+    assert.deepEqual(
+      large.map((entry) => entry.count),
+      [7, 7, 7, 5, 4, 4],
+    );
+  });
+});

@@ -1,0 +1,133 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, s3 } from '../../shared/aws/clients.ts';
+import { bucketName, tableName } from '../../shared/config/storage.ts';
+import { keys } from '../../shared/repositories/keys.ts';
+import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
+
+/** An account with its own sending domain and a token with every scope. */
+export interface TestAccount {
+  account: string;
+  domain: string;
+  token: string;
+  sender: string;
+}
+
+export async function newAccount(prefix = 'msg'): Promise<TestAccount> {
+  useHostEnvironment();
+  const account = uniqueAccount(prefix);
+  const domain = uniqueDomain(prefix);
+  await registerDomain(domain, account);
+  return { account, domain, token: await mintToken({ account }), sender: `noreply@${domain}` };
+}
+
+export function textMessage(who: TestAccount, extra: Record<string, unknown> = {}) {
+  return {
+    message_sender: who.sender,
+    to: ['Ada <ada@recipient.test>'],
+    subject: 'Hello',
+    content: { kind: 'text_only', text: 'Hi there' },
+    ...extra,
+  };
+}
+
+export async function add(
+  who: TestAccount,
+  body: unknown,
+  options: { query?: Record<string, string>; headers?: Record<string, string> } = {},
+) {
+  return call('POST', '/message/add-1.0', { token: who.token, body, ...options });
+}
+
+export async function query(who: TestAccount, body: unknown) {
+  return call('POST', '/message/query-1.0', { token: who.token, body });
+}
+
+export async function remove(who: TestAccount, uuids: string[], query?: Record<string, string>) {
+  return call('POST', '/message/delete-1.0', {
+    token: who.token,
+    body: { message_uuids: uuids },
+    ...(query ? { query } : {}),
+  });
+}
+
+/** Creates a message and returns its uuid. */
+export async function created(who: TestAccount, extra: Record<string, unknown> = {}): Promise<string> {
+  const response = await add(who, textMessage(who, extra));
+  if (response.status !== 200) throw new Error(`add failed: ${response.text}`);
+  return response.body.data.message_uuid as string;
+}
+
+export const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
+
+/** The raw stored item, index attributes included (arranging and inspecting state directly). */
+export async function rawItem(uuid: string): Promise<Record<string, any> | undefined> {
+  useHostEnvironment();
+  const result = await dynamo().send(
+    new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true }),
+  );
+  return result.Item;
+}
+
+/**
+ * Moves a message to `to` the way the delivery pipeline does: one conditional update of the status
+ * and its index key. Resolves true when the condition (`status = from`) held.
+ */
+export async function forceStatus(uuid: string, to: string, from?: string): Promise<boolean> {
+  useHostEnvironment();
+  const item = await rawItem(uuid);
+  if (item === undefined) return false;
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.message(uuid),
+        UpdateExpression: 'SET #status = :to, gsi2pk = :gsi2pk',
+        ConditionExpression: from === undefined ? 'attribute_exists(pk)' : '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':gsi2pk': keys.messagesOfAccountByStatus(item.account_id, to),
+          ...(from === undefined ? {} : { ':from': from }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Does the object exist in the bucket? */
+export async function objectExists(key: string): Promise<boolean> {
+  useHostEnvironment();
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
+    return true;
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404) return false;
+    throw error;
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, results in order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index] as T, index);
+      }
+    }),
+  );
+  return results;
+}

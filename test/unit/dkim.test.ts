@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { TxtLookupResult } from '../../shared/dns/txt-lookup.ts';
+import {
+  chunkTxtValue,
+  compareDnsRecords,
+  dkimDnsName,
+  dkimDnsValue,
+  isValidSelector,
+  newSelector,
+  parseTagList,
+} from '../../shared/domain/dkim.ts';
+import { createDnsChecker } from '../../shared/services/dkim-dns-check.ts';
+
+const rsaKey = `MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA${'x'.repeat(348)}IDAQAB`;
+const edKey = 'JkcQYmKCPGkv5jWsS8WNTkDt36REs3nPejuSW6/RIjw=';
+
+describe('DKIM record rules', () => {
+  it('names selectors by algorithm and day, as valid DNS labels', () => {
+    const now = new Date('2026-11-22T23:59:59+00:00');
+    assert.equal(newSelector('rsa-sha256', now, 'A1B2C3D4'), 'rsa-20261122-a1b2c3');
+    assert.equal(newSelector('ed25519-sha256', now, '0f0f0f'), 'ed-20261122-0f0f0f');
+    assert.ok(isValidSelector(newSelector('rsa-sha256', now, 'abcdef')));
+    assert.equal(
+      dkimDnsName('rsa-20261122-a1b2c3', 'example.test'),
+      'rsa-20261122-a1b2c3._domainkey.example.test',
+    );
+  });
+
+  it('splits any value into ≤255-character strings that join back to it', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 2000 }), (value) => {
+        const chunks = chunkTxtValue(value);
+        assert.equal(chunks.join(''), value);
+        for (const chunk of chunks) assert.ok(chunk.length >= 1 && chunk.length <= 255);
+      }),
+    );
+    assert.equal(chunkTxtValue(dkimDnsValue('rsa-sha256', rsaKey)).length, 2);
+  });
+
+  it('parses tag lists with whitespace and keeps the first of duplicate tags', () => {
+    const tags = parseTagList(' v = DKIM1 ;K=rsa; p= AB CD ;p=EF; junk');
+    assert.equal(tags.get('v'), 'DKIM1');
+    assert.equal(tags.get('k'), 'rsa');
+    assert.equal(tags.get('p'), 'AB CD');
+  });
+
+  it('compares published records with our key', () => {
+    const value = dkimDnsValue('rsa-sha256', rsaKey);
+    assert.equal(compareDnsRecords([], 'rsa-sha256', rsaKey), 'pending');
+    assert.equal(compareDnsRecords([chunkTxtValue(value)], 'rsa-sha256', rsaKey), 'verified');
+    // k= defaults to rsa; folding whitespace inside p= is allowed (RFC 6376 3.6.1).
+    const folded = `v=DKIM1; p=${rsaKey.slice(0, 100)} ${rsaKey.slice(100)}`;
+    assert.equal(compareDnsRecords([[folded]], 'rsa-sha256', rsaKey), 'verified');
+    assert.equal(compareDnsRecords([[`v=DKIM1; k=rsa; p=${edKey}`]], 'rsa-sha256', rsaKey), 'mismatch');
+    assert.equal(compareDnsRecords([['v=DKIM1; k=rsa; p=']], 'rsa-sha256', rsaKey), 'mismatch');
+    assert.equal(compareDnsRecords([[`v=DKIM2; p=${rsaKey}`]], 'rsa-sha256', rsaKey), 'mismatch');
+    assert.equal(compareDnsRecords([[value], [value]], 'rsa-sha256', rsaKey), 'mismatch');
+    assert.equal(compareDnsRecords([[`v=DKIM1; k=rsa; p=${edKey}`]], 'ed25519-sha256', edKey), 'mismatch');
+    assert.equal(
+      compareDnsRecords([[dkimDnsValue('ed25519-sha256', edKey)]], 'ed25519-sha256', edKey),
+      'verified',
+    );
+  });
+});
+
+describe('DKIM DNS check cache', () => {
+  function harness(answers: TxtLookupResult[]) {
+    let clock = 1_000_000;
+    const names: string[] = [];
+    const check = createDnsChecker({
+      now: () => clock,
+      lookup: async (name) => {
+        names.push(name);
+        const answer = answers.shift();
+        assert.ok(answer, 'an answer was prepared');
+        return answer;
+      },
+    });
+    return {
+      check,
+      names,
+      advance: (ms: number) => {
+        clock += ms;
+      },
+    };
+  }
+  const ours = [chunkTxtValue(dkimDnsValue('rsa-sha256', rsaKey))];
+
+  it('keeps verified and unreachable for at most 30 s', async () => {
+    const { check, names, advance } = harness([
+      { kind: 'found', records: ours },
+      { kind: 'failed', reason: 'ETIMEOUT' },
+    ]);
+    assert.equal(await check('s._domainkey.a.test', 'rsa-sha256', rsaKey), 'verified');
+    advance(29_999);
+    assert.equal(await check('s._domainkey.a.test', 'rsa-sha256', rsaKey), 'verified');
+    assert.equal(names.length, 1);
+    advance(1);
+    assert.equal(await check('s._domainkey.a.test', 'rsa-sha256', rsaKey), 'unreachable');
+    assert.equal(await check('s._domainkey.a.test', 'rsa-sha256', rsaKey), 'unreachable');
+    assert.equal(names.length, 2);
+  });
+
+  it('asks again every time while pending or mismatched', async () => {
+    const { check, names } = harness([
+      { kind: 'absent' },
+      { kind: 'found', records: [['v=DKIM1; p=other']] },
+      { kind: 'found', records: ours },
+    ]);
+    assert.equal(await check('s._domainkey.b.test', 'rsa-sha256', rsaKey), 'pending');
+    assert.equal(await check('s._domainkey.b.test', 'rsa-sha256', rsaKey), 'mismatch');
+    assert.equal(await check('s._domainkey.b.test', 'rsa-sha256', rsaKey), 'verified');
+    assert.equal(names.length, 3);
+  });
+
+  it('shares one lookup between concurrent checks, and never reuses a result for another key', async () => {
+    const { check, names } = harness([
+      { kind: 'found', records: ours },
+      { kind: 'found', records: ours },
+    ]);
+    const results = await Promise.all([
+      check('s._domainkey.c.test', 'rsa-sha256', rsaKey),
+      check('s._domainkey.c.test', 'rsa-sha256', rsaKey),
+    ]);
+    assert.deepEqual(results, ['verified', 'verified']);
+    assert.equal(names.length, 1);
+    assert.equal(await check('s._domainkey.c.test', 'ed25519-sha256', edKey), 'mismatch');
+    assert.equal(names.length, 2);
+  });
+});

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { domainOf, parseAddress } from '../../shared/domain/messages/addresses.ts';
+import { decodeCursor, encodeCursor } from '../../shared/domain/messages/cursor.ts';
+import { mergePages } from '../../shared/domain/messages/merge.ts';
+import { sendAtProblem } from '../../shared/domain/messages/scheduling.ts';
+
+describe('parseAddress', () => {
+  it('accepts the three address forms and normalises IDN domains to lower-case A-labels', () => {
+    assert.deepEqual(parseAddress('a@B.Example'), { ok: true, address: { email: 'a@b.example' } });
+    assert.deepEqual(parseAddress('"Doe, Jane" <jane@bücher.example>'), {
+      ok: true,
+      address: { email: 'jane@xn--bcher-kva.example', name: 'Doe, Jane' },
+    });
+    assert.deepEqual(parseAddress({ email: 'x@y.example', name: 'X' }), {
+      ok: true,
+      address: { email: 'x@y.example', name: 'X' },
+    });
+  });
+
+  it('refuses what is not one plain mailbox', () => {
+    for (const input of [
+      'plain',
+      'a@b',
+      'a@b.example, c@d.example',
+      'Team: a@b.example;',
+      'a@[192.0.2.1]',
+      'ü@b.example',
+      'a@-bad-.example',
+      `${'x'.repeat(65)}@b.example`,
+      { email: 'Name <a@b.example>' },
+    ]) {
+      const result = parseAddress(input);
+      assert.equal(result.ok, false, JSON.stringify(input));
+      assert.equal(!result.ok && result.kind, 'email');
+    }
+  });
+
+  it('treats CR or LF anywhere as header injection', () => {
+    for (const input of [
+      'a@b.example\r\nBcc: c@d.example',
+      { email: 'a@b.example', name: 'A\nBcc: x@y.example' },
+    ]) {
+      const result = parseAddress(input);
+      assert.equal(!result.ok && result.kind, 'header');
+    }
+  });
+
+  it('domainOf gives the part after the last @', () => {
+    assert.equal(domainOf('"a@b"@Example.TEST'), 'example.test');
+  });
+});
+
+describe('sendAtProblem', () => {
+  const now = new Date('2026-11-22T09:00:00Z');
+  it('needs a time in the future and at most 30 days ahead', () => {
+    assert.equal(sendAtProblem(new Date('2026-11-22T09:00:01Z'), now), undefined);
+    assert.equal(sendAtProblem(new Date('2026-12-22T09:00:00Z'), now), undefined);
+    assert.match(sendAtProblem(now, now) ?? '', /future/);
+    assert.match(sendAtProblem(new Date('2026-12-22T09:00:01Z'), now) ?? '', /30 days/);
+  });
+});
+
+const key = (n: number) =>
+  `${new Date(Date.UTC(2026, 10, 22) + n * 1000).toISOString()}#00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+describe('paging cursor', () => {
+  it('round-trips positions and is bound to the account and the filters', () => {
+    const positions = { queued: { after: key(5), done: false }, waiting: { done: true } };
+    const cursor = encodeCursor('acct-1', { s: ['queued', 'waiting'] }, positions) as string;
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/);
+    assert.deepEqual(decodeCursor(cursor, 'acct-1', { s: ['queued', 'waiting'] }, ['queued', 'waiting']), {
+      ok: true,
+      positions,
+    });
+    assert.equal(
+      decodeCursor(cursor, 'acct-2', { s: ['queued', 'waiting'] }, ['queued', 'waiting']).ok,
+      false,
+    );
+    assert.equal(decodeCursor(cursor, 'acct-1', { s: ['queued'] }, ['queued']).ok, false);
+    assert.equal(encodeCursor('acct-1', {}, { '*': { done: true } }), null);
+  });
+
+  it('rejects tampered cursors', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const result = decodeCursor(Buffer.from(text).toString('base64url'), 'a', {}, ['*']);
+        return !result.ok || result.positions['*'] !== undefined;
+      }),
+    );
+    const forged = Buffer.from(
+      JSON.stringify({ v: 1, a: 'x', f: 'y', p: { '*': 'ACCOUNT#other' } }),
+    ).toString('base64url');
+    assert.equal(decodeCursor(forged, 'a', {}, ['*']).ok, false);
+  });
+});
+
+describe('mergePages', () => {
+  it('pages through several sorted streams exactly once, newest first', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(fc.nat({ max: 500 }), { maxLength: 30 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 7 }),
+        (streamsRaw, limit) => {
+          // each value belongs to one stream only
+          const owner = new Map<number, number>();
+          streamsRaw.forEach((values, stream) => {
+            for (const value of values) if (!owner.has(value)) owner.set(value, stream);
+          });
+          const streams = streamsRaw.map((_, stream) =>
+            [...owner]
+              .filter(([, s]) => s === stream)
+              .map(([value]) => value)
+              .sort((a, b) => b - a),
+          );
+          const names = streams.map((_, index) => `s${index}`);
+          let positions = Object.fromEntries(names.map((name) => [name, { done: false }])) as Record<
+            string,
+            { after?: string; done: boolean }
+          >;
+          const seen: number[] = [];
+          for (let guard = 0; guard < 1000 && !Object.values(positions).every((p) => p.done); guard++) {
+            const pages = names
+              .filter((name) => !positions[name]?.done)
+              .map((name) => {
+                const all = streams[Number(name.slice(1))] as number[];
+                const after = positions[name]?.after;
+                const rest = after === undefined ? all : all.filter((value) => key(value) < after);
+                return { stream: name, items: rest.slice(0, limit), more: rest.length > limit };
+              });
+            const merged = mergePages(pages, positions, limit, key);
+            assert.ok(merged.items.length <= limit);
+            seen.push(...merged.items);
+            positions = merged.positions;
+          }
+          const expected = [...owner.keys()].sort((a, b) => b - a);
+          assert.deepEqual(seen, expected);
+        },
+      ),
+    );
+  });
+});

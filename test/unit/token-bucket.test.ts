@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TokenBuckets } from '../../shared/domain/token-bucket.ts';
+import { rateLimitKey } from '../../shared/middleware/rate-limit.ts';
+
+describe('token bucket', () => {
+  it('allows a full burst, then refuses with the seconds until one token is back', () => {
+    const buckets = new TokenBuckets(2, 3);
+    const t0 = 1_000_000;
+    const decisions = [0, 1, 2, 3].map(() => buckets.take('k', t0));
+    assert.deepEqual(
+      decisions.map((decision) => [decision.allowed, decision.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ],
+    );
+    const refused = decisions[3];
+    assert.equal(refused?.limit, 3);
+    assert.equal(refused?.retryAfterSeconds, 1, 'one token at 2/s takes half a second, rounded up to 1');
+    assert.equal(refused?.resetSeconds, 2, '3 tokens at 2/s take 1.5 s, rounded up');
+  });
+
+  it('refills with elapsed time, never above the burst', () => {
+    const buckets = new TokenBuckets(1, 2);
+    buckets.take('k', 0);
+    buckets.take('k', 0);
+    assert.equal(buckets.take('k', 0).allowed, false);
+    assert.equal(buckets.take('k', 999).allowed, false, 'not yet a whole token');
+    assert.equal(buckets.take('k', 1_000).allowed, true);
+    const later = buckets.take('k', 3_600_000);
+    assert.equal(later.allowed, true);
+    assert.equal(later.remaining, 1, 'capped at the burst of 2, minus this request');
+  });
+
+  it('keeps callers apart', () => {
+    const buckets = new TokenBuckets(0, 1);
+    assert.equal(buckets.take('a', 0).allowed, true);
+    assert.equal(buckets.take('a', 0).allowed, false);
+    assert.equal(buckets.take('b', 0).allowed, true);
+  });
+
+  it('never refills at rate 0 and then tells callers to come back in 60 s', () => {
+    const buckets = new TokenBuckets(0, 1);
+    buckets.take('k', 0);
+    const refused = buckets.take('k', 10 * 60_000);
+    assert.equal(refused.allowed, false);
+    assert.equal(refused.retryAfterSeconds, 60);
+  });
+
+  it('evicts the oldest key when full, so memory stays bounded', () => {
+    const buckets = new TokenBuckets(0, 1, 2);
+    buckets.take('a', 0);
+    buckets.take('b', 0);
+    buckets.take('c', 0);
+    assert.equal(buckets.take('a', 0).allowed, true, 'a was evicted and starts with a full bucket');
+    assert.equal(buckets.take('c', 0).allowed, false);
+  });
+});
+
+describe('rate-limit key', () => {
+  it('is a hash of the bearer token when there is one, else the address', () => {
+    const key = rateLimitKey('Bearer abc.def.ghi', '10.0.0.1');
+    assert.match(key, /^token:[\w-]{22}$/);
+    assert.doesNotMatch(key, /abc/, 'the token itself is never a key');
+    assert.equal(
+      rateLimitKey(' Bearer abc.def.ghi ', '10.0.0.2'),
+      key,
+      'same token, same bucket, any address',
+    );
+    assert.notEqual(rateLimitKey('Bearer other', '10.0.0.1'), key);
+    assert.equal(rateLimitKey(undefined, '10.0.0.1'), 'ip:10.0.0.1');
+    assert.equal(rateLimitKey('  ', '2001:db8::1'), 'ip:2001:db8::1');
+  });
+});
