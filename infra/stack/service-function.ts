@@ -5,11 +5,12 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { functionBundling } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
@@ -36,12 +37,7 @@ export function assertEntriesExist(functionIds: readonly string[], root = projec
   if (missing.length > 0) throw new MissingEntryError(missing, root);
 }
 
-/**
- * ESM bundles need `require` for the CommonJS parts of their dependencies; without this banner
- * the SDK fails with `Dynamic require of "node:https" is not supported`.
- */
-export const esmRequireBanner =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export { esmRequireBanner } from '../bundling.ts';
 
 const objectStatementNames: Record<ObjectPrefix, string> = {
   'messages/': 'MessageObjects',
@@ -102,20 +98,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        externalModules: [],
-        bundleAwsSDK: true,
-        banner: esmRequireBanner,
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-      },
+      bundling: functionBundling,
     });
     // The log statement must exist before the function, or its first start cannot log.
     this.function.node.addDependency(this.role);

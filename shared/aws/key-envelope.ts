@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { envString } from '../config/env.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
-import { sdkTimeouts } from './clients.ts';
+import { sdkTimeouts } from './client-options.ts';
 
 /**
  * Envelope encryption of DKIM private keys through the AWS Encryption SDK: each key is encrypted

@@ -6,8 +6,8 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3 } from '../aws/clients.ts';
 import { guarded } from '../aws/faults.ts';
+import { s3 } from '../aws/s3.ts';
 import { bucketName } from '../config/storage.ts';
 import { type AvatarOrigin, avatarPrefix, formatExpiry, parseExpiry } from '../domain/avatars.ts';
 

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../aws/clients.ts';
+import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import { type DkimAlgorithm, type DkimKeyStatus, isDkimAlgorithm } from '../domain/dkim.ts';

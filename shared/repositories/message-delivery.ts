@@ -1,8 +1,8 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, s3, sqs } from '../aws/clients.ts';
+import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
+import { sqs } from '../aws/sqs.ts';
 import { bucketName, queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import { keys } from './keys.ts';
@@ -394,12 +394,10 @@ export class MissingObjectError extends Error {
 
 /** A stored body part or attachment of a message. */
 export async function readMessageObject(key: string): Promise<Buffer> {
+  // S3 only for messages with stored parts: imported on first use.
+  const { getObjectBytes } = await import('./message-objects.ts');
   try {
-    const result = await guarded('object storage', () =>
-      s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key })),
-    );
-    const bytes = await result.Body?.transformToByteArray();
-    return Buffer.from(bytes ?? []);
+    return await getObjectBytes(key);
   } catch (error) {
     const name = (error as { name?: string; Code?: string }).name;
     if (name === 'NoSuchKey' || name === 'NotFound') throw new MissingObjectError(key);

@@ -1,4 +1,3 @@
-import { DeleteObjectsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -9,8 +8,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { dynamo, s3, sqs } from '../aws/clients.ts';
+import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
+import { sqs } from '../aws/sqs.ts';
 import { bucketName, queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { sortKeyOf } from '../domain/messages/message.ts';
@@ -411,35 +411,18 @@ export interface StoredObject {
   contentType: string;
 }
 
+/**
+ * S3 is imported on first use (./message-objects.ts): most messages store no objects, so most
+ * starts of message-add and message-delete never evaluate the S3 client.
+ */
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
-  await guarded('object storage', () =>
-    Promise.all(
-      objects.map((object) =>
-        s3().send(
-          new PutObjectCommand({
-            Bucket: bucketName(),
-            Key: object.key,
-            Body: object.body,
-            ContentType: object.contentType,
-          }),
-        ),
-      ),
-    ),
-  );
+  if (objects.length === 0) return;
+  await (await import('./message-objects.ts')).putObjects(objects);
 }
 
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
-  for (let start = 0; start < objectKeys.length; start += 1000) {
-    const batch = objectKeys.slice(start, start + 1000);
-    await guarded('object storage', () =>
-      s3().send(
-        new DeleteObjectsCommand({
-          Bucket: bucketName(),
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      ),
-    );
-  }
+  if (objectKeys.length === 0) return;
+  await (await import('./message-objects.ts')).deleteObjects(objectKeys);
 }
 
 /** The sender's queue message: `{"message_uuid": "<uuid>"}`. */
