@@ -1,0 +1,179 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptionsFor } from '../infra/bundling.ts';
+import { entryOf } from '../infra/stack/service-function.ts';
+import { type Figure, figure, progress } from './stats.ts';
+
+/**
+ * Cold start: every function bundled with the stack's own esbuild options (infra/bundling.ts),
+ * next to a baseline bundle that imports only the same third-party packages (Middy, jose, the SDK
+ * clients) and does nothing else, built with the same options. Import time is the wall time of a
+ * fresh `node` process that imports the bundle, minus that of a process that imports nothing.
+ */
+
+/** The packages the baseline may import, and what it imports from each (what a handler needs). */
+const baselinePackages: Record<string, string> = {
+  '@middy/core': "import middy from '@middy/core'; keep.push(middy);",
+  jose: "import { createRemoteJWKSet, jwtVerify } from 'jose'; keep.push(createRemoteJWKSet, jwtVerify);",
+  '@aws-sdk/client-dynamodb':
+    "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; keep.push(DynamoDBClient);",
+  '@aws-sdk/lib-dynamodb':
+    "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; keep.push(DynamoDBDocumentClient);",
+  '@aws-sdk/client-sqs': "import { SQSClient } from '@aws-sdk/client-sqs'; keep.push(SQSClient);",
+  '@aws-sdk/client-s3': "import { S3Client } from '@aws-sdk/client-s3'; keep.push(S3Client);",
+  '@aws-sdk/client-kms': "import { KMSClient } from '@aws-sdk/client-kms'; keep.push(KMSClient);",
+  '@aws-sdk/client-sesv2': "import { SESv2Client } from '@aws-sdk/client-sesv2'; keep.push(SESv2Client);",
+};
+
+export interface ColdStartRow {
+  id: string;
+  /** Bytes of index.mjs (everything loaded at start: no code splitting, see infra/bundling.ts). */
+  bytes: number;
+  chunkBytes: number;
+  baselineBytes: number;
+  baselinePackages: string[];
+  /** Bytes per package in the bundle (top few), from the metafile. */
+  topInputs: Array<[string, number]>;
+  importMs: Figure;
+  baselineImportMs: Figure;
+  /** Per run: function net / baseline net, taken in the same round. */
+  ratio: Figure;
+}
+
+function packageOf(input: string): string {
+  const match = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
+  return match ? (match[1] as string) : 'own code';
+}
+
+function inputsByPackage(metafile: Metafile): Map<string, number> {
+  const sizes = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, info] of Object.entries(output.inputs)) {
+      const name = packageOf(input);
+      sizes.set(name, (sizes.get(name) ?? 0) + info.bytesInOutput);
+    }
+  }
+  return sizes;
+}
+
+function filesBytes(dir: string): { main: number; chunks: number } {
+  let main = 0;
+  let chunks = 0;
+  for (const file of readdirSync(dir)) {
+    if (!file.endsWith('.mjs')) continue;
+    const size = statSync(join(dir, file)).size;
+    if (file === 'index.mjs') main = size;
+    else chunks += size;
+  }
+  return { main, chunks };
+}
+
+/** Wall time of one fresh process that imports `file` (or nothing). */
+function timeProcess(file: string | undefined, env: Record<string, string>): Promise<number> {
+  const code = file === undefined ? '' : `await import(${JSON.stringify(pathToFileURL(file).href)});`;
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env: { ...process.env, ...env, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (status) => {
+      if (status !== 0) reject(new Error(`import of ${file} failed: ${stderr.slice(0, 500)}`));
+      else resolve(performance.now() - started);
+    });
+  });
+}
+
+export interface BuiltFunction {
+  id: string;
+  dir: string;
+}
+
+export async function buildBundles(ids: readonly string[], outRoot: string): Promise<BuiltFunction[]> {
+  const built: BuiltFunction[] = [];
+  for (const id of ids) {
+    const dir = join(outRoot, id);
+    await build(esbuildOptionsFor(entryOf(id), dir));
+    built.push({ id, dir });
+  }
+  return built;
+}
+
+export async function coldStart(
+  ids: readonly string[],
+  outRoot: string,
+  runs: number,
+  env: Record<string, string>,
+): Promise<ColdStartRow[]> {
+  const prepared: Array<Omit<ColdStartRow, 'importMs' | 'baselineImportMs' | 'ratio'> & {
+    file: string;
+    baselineFile: string;
+  }> = [];
+  for (const id of ids) {
+    progress(`cold start: bundling ${id} and its baseline`);
+    const dir = join(outRoot, id);
+    const result = await build({ ...esbuildOptionsFor(entryOf(id), dir), metafile: true });
+    const sizes = inputsByPackage(result.metafile);
+    const used = Object.keys(baselinePackages).filter((name) => sizes.has(name));
+    const baselineDir = join(outRoot, `${id}.baseline`);
+    mkdirSync(baselineDir, { recursive: true });
+    const baselineEntry = join(baselineDir, 'entry.mjs');
+    writeFileSync(
+      baselineEntry,
+      `export const keep = [];\n${used.map((name) => baselinePackages[name]).join('\n')}\nexport const handler = async () => keep.length;\n`,
+    );
+    // The baseline resolves packages from the project, like the functions.
+    await build({
+      ...esbuildOptionsFor(baselineEntry, baselineDir),
+      nodePaths: [join(import.meta.dirname, '..', 'node_modules')],
+    });
+    const own = filesBytes(dir);
+    prepared.push({
+      id,
+      bytes: own.main,
+      chunkBytes: own.chunks,
+      baselineBytes: filesBytes(baselineDir).main,
+      baselinePackages: used,
+      topInputs: [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5),
+      file: join(dir, 'index.mjs'),
+      baselineFile: join(baselineDir, 'index.mjs'),
+    });
+  }
+
+  const samples = new Map<string, { own: number[]; base: number[]; ratio: number[] }>();
+  for (const row of prepared) samples.set(row.id, { own: [], base: [], ratio: [] });
+  // One warm-up round (file cache), then rounds in which every function is measured side by side
+  // with its baseline and an empty process.
+  for (let round = 0; round <= runs; round++) {
+    if (round > 0) progress(`cold start: import round ${round}/${runs}`);
+    for (const row of prepared) {
+      const empty = await timeProcess(undefined, env);
+      const own = await timeProcess(row.file, env);
+      const base = await timeProcess(row.baselineFile, env);
+      if (round === 0) continue;
+      const entry = samples.get(row.id) as { own: number[]; base: number[]; ratio: number[] };
+      const ownNet = Math.max(0, own - empty);
+      const baseNet = Math.max(0, base - empty);
+      entry.own.push(ownNet);
+      entry.base.push(baseNet);
+      entry.ratio.push(ownNet / Math.max(baseNet, 1));
+    }
+  }
+  return prepared.map(({ file: _file, baselineFile: _baselineFile, ...row }) => {
+    const entry = samples.get(row.id) as { own: number[]; base: number[]; ratio: number[] };
+    return {
+      ...row,
+      importMs: figure(entry.own),
+      baselineImportMs: figure(entry.base),
+      ratio: figure(entry.ratio),
+    };
+  });
+}

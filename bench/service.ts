@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { keys } from '../shared/repositories/keys.ts';
+
+/** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
+export interface Caller {
+  url: string;
+  token: string;
+}
+
+export async function call(
+  who: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${who.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${who.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, body: parsed };
+}
+
+export function addBody(sender: string, mode: 'immediate' | 'manual-wait' = 'manual-wait') {
+  return {
+    message_sender: sender,
+    to: ['Ada <ada@recipient.test>'],
+    subject: 'Benchmark',
+    content: { kind: 'text_only', text: 'Hello from the benchmark.' },
+    scheduling: { mode },
+  };
+}
+
+export async function addMessage(
+  who: Caller,
+  sender: string,
+  mode: 'immediate' | 'manual-wait' = 'manual-wait',
+): Promise<string> {
+  const response = await call(who, 'POST', '/message/add-1.0', addBody(sender, mode));
+  if (response.status !== 200) throw new Error(`add failed: ${JSON.stringify(response.body)}`);
+  return response.body.data.message_uuid as string;
+}
+
+/** Plain SDK clients, created here (not the project's factories): the "raw" side. */
+export const rawDynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export function table(): string {
+  return process.env.TABLE_NAME as string;
+}
+
+export async function storedItem(uuid: string): Promise<Record<string, unknown>> {
+  const result = await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.message(uuid) }));
+  if (result.Item === undefined) throw new Error(`message ${uuid} not stored`);
+  return result.Item;
+}
+
+/** A copy of a stored message under a new uuid, account, status and creation time. */
+export function cloneItem(
+  template: Record<string, unknown>,
+  account: string,
+  status: string,
+  createdAt: Date,
+): Record<string, unknown> {
+  const uuid = randomUUID();
+  const created = createdAt.toISOString();
+  const sortKey = `${created}#${uuid}`;
+  const { gsi3pk: _dueKey, gsi3sk: _dueSort, ...rest } = template;
+  return {
+    ...rest,
+    ...keys.message(uuid),
+    message_uuid: uuid,
+    account_id: account,
+    status,
+    created_at: created,
+    updated_at: created,
+    gsi1pk: keys.messagesOfAccount(account),
+    gsi1sk: sortKey,
+    gsi2pk: keys.messagesOfAccountByStatus(account, status),
+    gsi2sk: sortKey,
+  };
+}
+
+/** BatchWriteItem, 25 items a request, `parallel` requests at a time, unprocessed items retried. */
+export async function batchWrite(items: Array<Record<string, unknown>>, parallel = 8): Promise<void> {
+  const batches: Array<Array<Record<string, unknown>>> = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++] as Array<Record<string, unknown>>;
+      let requests = batch.map((item) => ({ PutRequest: { Item: item } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        const result = await rawDynamo.send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
+        requests = (result.UnprocessedItems?.[table()] ?? []) as typeof requests;
+        if (requests.length > 0) await new Promise((done) => setTimeout(done, 20 * (attempt + 1)));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+export async function statusesOf(uuids: readonly string[]): Promise<Map<string, string>> {
+  const statuses = new Map<string, string>();
+  for (let i = 0; i < uuids.length; i += 100) {
+    const result = await rawDynamo.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [table()]: {
+            Keys: uuids.slice(i, i + 100).map((uuid) => keys.message(uuid)),
+            ProjectionExpression: 'message_uuid, #s',
+            ExpressionAttributeNames: { '#s': 'status' },
+          },
+        },
+      }),
+    );
+    for (const item of result.Responses?.[table()] ?? []) {
+      statuses.set(String(item.message_uuid), String(item.status));
+    }
+  }
+  return statuses;
+}
+
+// The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
+export const raw = {
+  /** add: the sending domain's owner, then the conditional put of the message. */
+  async add(domain: string, item: Record<string, unknown>): Promise<void> {
+    await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
+    await rawDynamo.send(
+      new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+  },
+  /** query by uuid: one consistent GetItem. */
+  async queryUuid(uuid: string): Promise<void> {
+    await rawDynamo.send(
+      new GetCommand({ TableName: table(), Key: keys.message(uuid), ConsistentRead: true }),
+    );
+  },
+  /** query with filters: one Query on the status index with the date range as key condition. */
+  async queryFilters(account: string, status: string, from: string, to: string, limit = 50) {
+    const result = await rawDynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :lower AND :upper',
+        ExpressionAttributeValues: {
+          ':pk': keys.messagesOfAccountByStatus(account, status),
+          ':lower': from,
+          ':upper': `${to}#~`,
+        },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return result.ScannedCount ?? 0;
+  },
+  /** delete: one conditional DeleteItem. */
+  async delete(uuid: string, account: string): Promise<void> {
+    await rawDynamo.send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: keys.message(uuid),
+        ConditionExpression: 'attribute_exists(pk) AND account_id = :a',
+        ExpressionAttributeValues: { ':a': account },
+      }),
+    );
+  },
+  /** DKIM status: the domain's owner, then its keys. */
+  async dkimStatus(domain: string): Promise<void> {
+    await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
+    await rawDynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :dkim)',
+        ExpressionAttributeValues: { ':pk': keys.domain(domain).pk, ':dkim': 'DKIM#' },
+      }),
+    );
+  },
+  put: (item: Record<string, unknown>) => rawDynamo.send(new PutCommand({ TableName: table(), Item: item })),
+};
