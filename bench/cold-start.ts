@@ -39,8 +39,11 @@ export interface ColdStartRow {
   topInputs: Array<[string, number]>;
   importMs: Figure;
   baselineImportMs: Figure;
-  /** Per run: function net / baseline net, taken in the same round. */
+  /** Per run: function import / baseline import, taken in the same round. */
   ratio: Figure;
+  /** Cross-check: the process's wall time minus the empty process's, same round. */
+  wallNetMs: Figure;
+  emptyProcessMs: Figure;
 }
 
 function packageOf(input: string): string {
@@ -71,23 +74,38 @@ function filesBytes(dir: string): { main: number; chunks: number } {
   return { main, chunks };
 }
 
-/** Wall time of one fresh process that imports `file` (or nothing). */
-function timeProcess(file: string | undefined, env: Record<string, string>): Promise<number> {
-  const code = file === undefined ? '' : `await import(${JSON.stringify(pathToFileURL(file).href)});`;
+/**
+ * One fresh process that imports `file` (or nothing, for the empty-process baseline). Answers the
+ * process's wall time and the import's own time measured inside it (performance.now() around the
+ * `import()`): the second is the first minus the empty process, without the noise of process
+ * creation on a busy 2-core machine.
+ */
+function timeProcess(
+  file: string | undefined,
+  env: Record<string, string>,
+): Promise<{ wallMs: number; importMs: number }> {
+  const code =
+    file === undefined
+      ? 'process.stdout.write("0")'
+      : `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(String(performance.now() - t));`;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
       env: { ...process.env, ...env, NODE_OPTIONS: '' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     child.on('error', reject);
     child.on('exit', (status) => {
       if (status !== 0) reject(new Error(`import of ${file} failed: ${stderr.slice(0, 500)}`));
-      else resolve(performance.now() - started);
+      else resolve({ wallMs: performance.now() - started, importMs: Number(stdout) });
     });
   });
 }
@@ -113,10 +131,12 @@ export async function coldStart(
   runs: number,
   env: Record<string, string>,
 ): Promise<ColdStartRow[]> {
-  const prepared: Array<Omit<ColdStartRow, 'importMs' | 'baselineImportMs' | 'ratio'> & {
-    file: string;
-    baselineFile: string;
-  }> = [];
+  const prepared: Array<
+    Omit<ColdStartRow, 'importMs' | 'baselineImportMs' | 'ratio' | 'wallNetMs' | 'emptyProcessMs'> & {
+      file: string;
+      baselineFile: string;
+    }
+  > = [];
   for (const id of ids) {
     progress(`cold start: bundling ${id} and its baseline`);
     const dir = join(outRoot, id);
@@ -148,8 +168,9 @@ export async function coldStart(
     });
   }
 
-  const samples = new Map<string, { own: number[]; base: number[]; ratio: number[] }>();
-  for (const row of prepared) samples.set(row.id, { own: [], base: [], ratio: [] });
+  type Samples = { own: number[]; base: number[]; ratio: number[]; wallOwn: number[]; empty: number[] };
+  const samples = new Map<string, Samples>();
+  for (const row of prepared) samples.set(row.id, { own: [], base: [], ratio: [], wallOwn: [], empty: [] });
   // One warm-up round (file cache), then rounds in which every function is measured side by side
   // with its baseline and an empty process.
   for (let round = 0; round <= runs; round++) {
@@ -159,21 +180,23 @@ export async function coldStart(
       const own = await timeProcess(row.file, env);
       const base = await timeProcess(row.baselineFile, env);
       if (round === 0) continue;
-      const entry = samples.get(row.id) as { own: number[]; base: number[]; ratio: number[] };
-      const ownNet = Math.max(0, own - empty);
-      const baseNet = Math.max(0, base - empty);
-      entry.own.push(ownNet);
-      entry.base.push(baseNet);
-      entry.ratio.push(ownNet / Math.max(baseNet, 1));
+      const entry = samples.get(row.id) as Samples;
+      entry.own.push(own.importMs);
+      entry.base.push(base.importMs);
+      entry.ratio.push(own.importMs / Math.max(base.importMs, 0.1));
+      entry.wallOwn.push(Math.max(0, own.wallMs - empty.wallMs));
+      entry.empty.push(empty.wallMs);
     }
   }
   return prepared.map(({ file: _file, baselineFile: _baselineFile, ...row }) => {
-    const entry = samples.get(row.id) as { own: number[]; base: number[]; ratio: number[] };
+    const entry = samples.get(row.id) as Samples;
     return {
       ...row,
       importMs: figure(entry.own),
       baselineImportMs: figure(entry.base),
       ratio: figure(entry.ratio),
+      wallNetMs: figure(entry.wallOwn),
+      emptyProcessMs: figure(entry.empty),
     };
   });
 }

@@ -31,7 +31,8 @@ export async function benchHost(): Promise<BenchHost> {
   if (given !== undefined) {
     dataDir = resolve(process.env.DATA_DIR ?? '.data');
     const file = join(dataDir, 'host.json');
-    if (!existsSync(file)) throw new Error(`BENCH_URL needs the running host's ${file} (npm start writes it)`);
+    if (!existsSync(file))
+      throw new Error(`BENCH_URL needs the running host's ${file} (npm start writes it)`);
     const info = JSON.parse(readFileSync(file, 'utf8')) as {
       env: Record<string, string>;
       issuer: string;

@@ -17,12 +17,6 @@ export function figure(samples: readonly number[]): Figure {
   return { median, min: sorted[0] as number, max: sorted[sorted.length - 1] as number, runs: samples.length };
 }
 
-export function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
 export function fmt(value: number, digits = 1): string {
   return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }
