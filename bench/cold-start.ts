@@ -33,6 +33,9 @@ export interface ColdStartRow {
   /** Bytes of index.mjs (everything loaded at start: no code splitting, see infra/bundling.ts). */
   bytes: number;
   chunkBytes: number;
+  /** If the same build used code splitting: bytes loaded at start (index.mjs and its static chunks) and lazily. */
+  splitMainBytes: number;
+  splitChunkBytes: number;
   baselineBytes: number;
   baselinePackages: string[];
   /** Bytes per package in the bundle (top few), from the metafile. */
@@ -72,6 +75,31 @@ function filesBytes(dir: string): { main: number; chunks: number } {
     else chunks += size;
   }
   return { main, chunks };
+}
+
+/** With code splitting: the entry and the chunks it imports statically (transitively), and the rest. */
+function startBytes(metafile: Metafile): { atStart: number; lazy: number } {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((name) => outputs[name]?.entryPoint !== undefined) as string;
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const current = queue.pop() as string;
+    for (const imported of outputs[current]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external && !seen.has(imported.path)) {
+        seen.add(imported.path);
+        queue.push(imported.path);
+      }
+    }
+  }
+  let atStart = 0;
+  let lazy = 0;
+  for (const [name, output] of Object.entries(outputs)) {
+    if (!name.endsWith('.mjs')) continue;
+    if (seen.has(name)) atStart += output.bytes;
+    else lazy += output.bytes;
+  }
+  return { atStart, lazy };
 }
 
 /**
@@ -156,10 +184,25 @@ export async function coldStart(
       nodePaths: [join(import.meta.dirname, '..', 'node_modules')],
     });
     const own = filesBytes(dir);
+    // What the same options would load at start with esbuild's code splitting (not used by the
+    // stack: NodejsFunction always passes --outfile, and esbuild splits only with --outdir).
+    const splitDir = join(outRoot, `${id}.split`);
+    const { outfile: _outfile, ...options } = esbuildOptionsFor(entryOf(id), splitDir);
+    const splitResult = await build({
+      ...options,
+      outdir: splitDir,
+      splitting: true,
+      entryNames: 'index',
+      outExtension: { '.js': '.mjs' },
+      metafile: true,
+    });
+    const split = startBytes(splitResult.metafile);
     prepared.push({
       id,
       bytes: own.main,
       chunkBytes: own.chunks,
+      splitMainBytes: split.atStart,
+      splitChunkBytes: split.lazy,
       baselineBytes: filesBytes(baselineDir).main,
       baselinePackages: used,
       topInputs: [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5),
