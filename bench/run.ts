@@ -102,7 +102,7 @@ const warmOps: Array<{
   },
   {
     name: 'add (manual-wait)',
-    rawCalls: 'GetItem domain + conditional PutItem',
+    rawCalls: 'GetItem domain + S3 PutObject (text) + conditional PutItem',
     service: () => addMessage(who, sender),
     raw: () => raw.add(domain, cloneItem(template, account, 'waiting', new Date())),
   },
@@ -123,7 +123,7 @@ const warmOps: Array<{
   },
   {
     name: 'delete',
-    rawCalls: 'conditional DeleteItem',
+    rawCalls: 'BatchGetItem + conditional DeleteItem + S3 DeleteObjects',
     service: async () => undefined,
     raw: async () => undefined,
   },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -9,6 +10,7 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { objectKeys } from '../shared/domain/messages/message.ts';
 import { keys } from '../shared/repositories/keys.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
@@ -65,6 +67,9 @@ export async function addMessage(
 export const rawDynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
+
+const rawS3 = new S3Client({ forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined });
+const bucket = () => process.env.BUCKET_NAME as string;
 
 export function table(): string {
   return process.env.TABLE_NAME as string;
@@ -144,9 +149,17 @@ export async function statusesOf(uuids: readonly string[]): Promise<Map<string, 
 
 // The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
 export const raw = {
-  /** add: the sending domain's owner, then the conditional put of the message. */
+  /** add: the sending domain's owner, the text part to S3, then the conditional put of the message. */
   async add(domain: string, item: Record<string, unknown>): Promise<void> {
     await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
+    await rawS3.send(
+      new PutObjectCommand({
+        Bucket: bucket(),
+        Key: objectKeys.text(String(item.message_uuid)),
+        Body: 'Hello from the benchmark.',
+        ContentType: 'text/plain; charset=utf-8',
+      }),
+    );
     await rawDynamo.send(
       new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
@@ -175,14 +188,23 @@ export const raw = {
     );
     return result.ScannedCount ?? 0;
   },
-  /** delete: one conditional DeleteItem. */
+  /** delete: read the message (its object keys), the conditional DeleteItem, then its objects. */
   async delete(uuid: string, account: string): Promise<void> {
+    await rawDynamo.send(
+      new BatchGetCommand({ RequestItems: { [table()]: { Keys: [keys.message(uuid)] } } }),
+    );
     await rawDynamo.send(
       new DeleteCommand({
         TableName: table(),
         Key: keys.message(uuid),
         ConditionExpression: 'attribute_exists(pk) AND account_id = :a',
         ExpressionAttributeValues: { ':a': account },
+      }),
+    );
+    await rawS3.send(
+      new DeleteObjectsCommand({
+        Bucket: bucket(),
+        Delete: { Objects: [{ Key: objectKeys.text(uuid) }], Quiet: true },
       }),
     );
   },

@@ -6,6 +6,7 @@ import { sqs } from '../aws/sqs.ts';
 import { bucketName, queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import { keys } from './keys.ts';
+import { getObjectBytes } from './message-objects.ts';
 
 /**
  * The delivery pipeline's view of a message item (docs/data-model.md): claim with a lease, record
@@ -394,8 +395,6 @@ export class MissingObjectError extends Error {
 
 /** A stored body part or attachment of a message. */
 export async function readMessageObject(key: string): Promise<Buffer> {
-  // S3 only for messages with stored parts: imported on first use.
-  const { getObjectBytes } = await import('./message-objects.ts');
   try {
     return await getObjectBytes(key);
   } catch (error) {

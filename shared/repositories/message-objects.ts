@@ -5,9 +5,9 @@ import { bucketName } from '../config/storage.ts';
 import type { StoredObject } from './messages.ts';
 
 /**
- * A message's stored objects (body parts, attachments) in S3. Imported on first use by
- * messages.ts and message-delivery.ts, so functions whose requests rarely carry objects do not
- * evaluate the S3 client at start.
+ * A message's stored objects (text and HTML parts, EML, attachments) in S3. Every message stores
+ * at least one part, so add, delete and the sender use S3 on every message and import it
+ * statically: a lazy import would only move its cost from the function's start into the first request.
  */
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
   await guarded('object storage', () =>

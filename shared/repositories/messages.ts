@@ -411,19 +411,8 @@ export interface StoredObject {
   contentType: string;
 }
 
-/**
- * S3 is imported on first use (./message-objects.ts): most messages store no objects, so most
- * starts of message-add and message-delete never evaluate the S3 client.
- */
-export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
-  if (objects.length === 0) return;
-  await (await import('./message-objects.ts')).putObjects(objects);
-}
-
-export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
-  if (objectKeys.length === 0) return;
-  await (await import('./message-objects.ts')).deleteObjects(objectKeys);
-}
+/** A message's objects live in S3 (./message-objects.ts): every message stores at least its text. */
+export { deleteObjects, putObjects } from './message-objects.ts';
 
 /** The sender's queue message: `{"message_uuid": "<uuid>"}`. */
 export async function enqueueForSending(uuid: string, delaySeconds = 0): Promise<void> {
