@@ -46,9 +46,6 @@ export async function benchHost(): Promise<BenchHost> {
     progress(`using the running host at ${url} (rate limit as configured there)`);
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-bench-'));
-    // The per-caller rate limit (50/s, burst 100) would turn the throughput run into a test of 429s.
-    process.env.RATE_LIMIT_RPS ??= '1000000';
-    process.env.RATE_LIMIT_BURST ??= '1000000';
     process.env.LOG_FILE ??= join(dataDir, 'service.log');
     progress('starting the local host (DynamoDB Local, fauxqs, identity provider, gateway, workers) …');
     const host = await startLocalHost({

@@ -1,3 +1,4 @@
+import './environment.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -513,6 +514,9 @@ await host.stop();
 // ---------------------------------------------------------------------------------------------
 // Report
 const kb = (bytes: number) => `${fmt(bytes / 1024, 0)} KB`;
+const largestSplit = cold
+  .filter((row) => apiIds.has(row.id))
+  .sort((a, b) => b.splitMainBytes - a.splitMainBytes)[0] as ColdStartRow;
 const largestApi = cold
   .filter((row) => apiIds.has(row.id))
   .sort((a, b) => b.bytes - a.bytes)[0] as ColdStartRow;
@@ -524,12 +528,12 @@ lines.push(
 );
 lines.push('### 1. Cold start', '');
 lines.push(
-  '| function | index.mjs | lazy chunks | baseline bundle | baseline packages | import ms | baseline import ms | ratio (own / baseline) | process wall − empty ms |',
+  '| function | index.mjs (all loaded at start) | with splitting: at start + lazy | baseline bundle | baseline packages | import ms | baseline import ms | ratio (own / baseline) | process wall − empty ms |',
 );
 lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|');
 for (const row of cold) {
   lines.push(
-    `| ${row.id} | ${kb(row.bytes)} | ${kb(row.chunkBytes)} | ${kb(row.splitMainBytes)} + ${kb(row.splitChunkBytes)} | ${kb(row.baselineBytes)} | ${row.baselinePackages.join(', ') || '—'} | ${fmtFigure(row.importMs)} | ${fmtFigure(row.baselineImportMs)} | ${fmtFigure(row.ratio, 2)} | ${fmtFigure(row.wallNetMs, 0)} |`,
+    `| ${row.id} | ${kb(row.bytes + row.chunkBytes)} | ${kb(row.splitMainBytes)} + ${kb(row.splitChunkBytes)} | ${kb(row.baselineBytes)} | ${row.baselinePackages.join(', ') || '—'} | ${fmtFigure(row.importMs)} | ${fmtFigure(row.baselineImportMs)} | ${fmtFigure(row.ratio, 2)} | ${fmtFigure(row.wallNetMs, 0)} |`,
   );
 }
 lines.push('');
@@ -555,18 +559,18 @@ lines.push(
   `| GET keepalive ≤ 20 KB | ${kb(keepaliveRow.bytes)} | ${verdict(keepaliveRow.bytes <= 20 * 1024)} |`,
 );
 lines.push(
-  `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} | ${verdict(largestApi.bytes <= 500 * 1024)} |`,
+  `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} (with splitting: ${kb(largestSplit.splitMainBytes)}, ${largestSplit.id}) | ${verdict(largestApi.bytes <= 500 * 1024)} |`,
 );
 lines.push('');
 lines.push('### 2. Warm overhead (through the local host vs raw SDK calls)', '');
 lines.push(
-  '| operation | raw SDK calls | service ms | raw ms | ratio | target ≤ 1.3 |',
-  '|---|---|---:|---:|---:|---|',
+  '| operation | raw SDK calls | service ms | raw ms | added ms | ratio | target ≤ 1.3 |',
+  '|---|---|---:|---:|---:|---:|---|',
 );
 for (const row of warm) {
   const floor = row.rawCalls === 'none';
   lines.push(
-    `| ${row.name} | ${row.rawCalls} | ${fmtFigure(row.service)} | ${floor ? '—' : fmtFigure(row.raw)} | ${floor ? '—' : fmtFigure(row.ratio, 2)} | ${floor ? '' : verdict(row.ratio.median <= 1.3)} |`,
+    `| ${row.name} | ${row.rawCalls} | ${fmtFigure(row.service)} | ${floor ? '—' : fmtFigure(row.raw)} | ${fmt(row.service.median - (floor ? 0 : row.raw.median))} | ${floor ? '—' : fmtFigure(row.ratio, 2)} | ${floor ? '' : verdict(row.ratio.median <= 1.3)} |`,
   );
 }
 lines.push('');
