@@ -530,7 +530,7 @@ lines.push('### 1. Cold start', '');
 lines.push(
   '| function | index.mjs (all loaded at start) | with splitting: at start + lazy | baseline bundle | baseline packages | import ms | baseline import ms | ratio (own / baseline) | process wall − empty ms |',
 );
-lines.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|');
+lines.push('|---|---:|---:|---:|---|---:|---:|---:|---:|');
 for (const row of cold) {
   lines.push(
     `| ${row.id} | ${kb(row.bytes + row.chunkBytes)} | ${kb(row.splitMainBytes)} + ${kb(row.splitChunkBytes)} | ${kb(row.baselineBytes)} | ${row.baselinePackages.join(', ') || '—'} | ${fmtFigure(row.importMs)} | ${fmtFigure(row.baselineImportMs)} | ${fmtFigure(row.ratio, 2)} | ${fmtFigure(row.wallNetMs, 0)} |`,
