@@ -1,7 +1,7 @@
 import './environment.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -624,8 +624,10 @@ const notes = readFileSync(join(import.meta.dirname, 'notes.md'), 'utf8');
 const report = lines.join('\n');
 process.stdout.write(`\n${report}\n`);
 const target = quick
-  ? join(host.dataDir, 'benchmarks-quick.md')
+  ? join(tmpdir(), 'svc-mail-benchmarks-quick.md')
   : join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 writeFileSync(target, `${header.join('\n')}\n${report}\n${notes}`);
 progress(`wrote ${target}`);
+rmSync(workDir, { recursive: true, force: true });
+if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });
 process.exit(0);
