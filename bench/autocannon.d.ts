@@ -8,6 +8,13 @@ declare module 'autocannon' {
       method?: 'GET' | 'POST';
       headers?: Record<string, string>;
       body?: string;
+      requests?: Array<{ setupRequest?: (request: Request) => Request }>;
+    }
+    interface Request {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
     }
     interface Histogram {
       average: number;

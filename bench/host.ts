@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -70,7 +71,7 @@ export async function benchHost(): Promise<BenchHost> {
     dataDir,
     ownHost: given === undefined,
     mint: (account) =>
-      new SignJWT({ scope: Object.keys(scopes).join(' ') })
+      new SignJWT({ scope: Object.keys(scopes).join(' '), jti: randomUUID() })
         .setProtectedHeader({ alg: 'RS256', kid: privateJwk.kid as string, typ: 'JWT' })
         .setIssuer(issuer)
         .setAudience(audience)

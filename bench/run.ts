@@ -68,7 +68,10 @@ const host = await benchHost();
 const account = `bench-${randomUUID().slice(0, 8)}`;
 const domain = `${account}.test`;
 await registerDomain(domain, account);
-const who: Caller = { url: host.url, token: await host.mint(account) };
+async function callerFor(name: string): Promise<Caller> {
+  return { url: host.url, tokens: await Promise.all(Array.from({ length: 8 }, () => host.mint(name))) };
+}
+const who: Caller = await callerFor(account);
 const sender = `noreply@${domain}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -187,14 +190,21 @@ interface ThroughputRow {
 }
 function load(url: string, connections: number, seconds: number, options: Partial<autocannon.Options>) {
   return new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, ...options }, (error, result) =>
-      error ? reject(error) : resolve(result),
+    const tokens = who.tokens;
+    let next = 0;
+    const rotate = (request: autocannon.Request) => ({
+      ...request,
+      headers: { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` },
+    });
+    autocannon(
+      { url, connections, duration: seconds, ...options, requests: [{ setupRequest: rotate }] },
+      (error, result) => (error ? reject(error) : resolve(result)),
     );
   });
 }
 const addRequest = {
   method: 'POST' as const,
-  headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' },
+  headers: { 'content-type': 'application/json' },
   body: JSON.stringify(addBody(sender)),
 };
 const throughput: ThroughputRow[] = [];
@@ -243,8 +253,8 @@ const smallAccount = `${account}-s`;
 const largeAccount = `${account}-l`;
 await seed(smallAccount, plan.small);
 await seed(largeAccount, plan.large);
-const smallWho: Caller = { url: host.url, token: await host.mint(smallAccount) };
-const largeWho: Caller = { url: host.url, token: await host.mint(largeAccount) };
+const smallWho: Caller = await callerFor(smallAccount);
+const largeWho: Caller = await callerFor(largeAccount);
 // One status over 30 days in the middle of the 90: a typical support query, and a full page of 50
 // for both accounts (≈ 83 matches with 1,000 stored), so both answers carry the same work.
 const filter = {
@@ -294,7 +304,7 @@ progress('5/6 delivery: add → delivered through sender, DKIM and the SMTP sink
 const edAccount = `${account}-ed`;
 const edDomain = `${edAccount}.test`;
 await registerDomain(edDomain, edAccount);
-const edWho: Caller = { url: host.url, token: await host.mint(edAccount) };
+const edWho: Caller = await callerFor(edAccount);
 const switched = await call(edWho, 'POST', '/domain/dkim/set-algorithm-1.0', {
   domain: edDomain,
   algorithm: 'ed25519-sha256',
@@ -451,7 +461,7 @@ for (const id of functionIds) {
       // One request at a time: a Lambda instance never runs two invocations at once.
       await load(`${url}${httpLoad.path}`, 1, plan.memorySeconds, {
         method: httpLoad.method,
-        headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
         body: httpLoad.body === undefined ? undefined : JSON.stringify(httpLoad.body),
       });
       label = `${httpLoad.label}, back to back for ${plan.memorySeconds} s`;
