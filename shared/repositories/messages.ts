@@ -11,7 +11,7 @@ import {
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
-import { bucketName, queueUrl, tableName } from '../config/storage.ts';
+import { queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { sortKeyOf } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
