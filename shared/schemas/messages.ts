@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { type Address, hasLineBreak, parseAddress } from '../domain/messages/addresses.ts';
+import { reservedHeaders } from '../domain/messages/headers.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
 
@@ -21,26 +22,6 @@ export const maxRecipients = 50;
 export const maxHeaders = 50;
 export const maxQueryLimit = 1000;
 export const maxDeleteBatch = 1000;
-
-/** Headers the service writes itself; a caller may not set them through `headers`. */
-export const reservedHeaders = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'reply-to',
-  'sender',
-  'subject',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'content-disposition',
-  'dkim-signature',
-  'return-path',
-  'received',
-]);
 
 const headerValue = (what: string, max: number) =>
   z.string({ error: `${what} must be a string` }).check(
