@@ -40,17 +40,24 @@ export function contractChecker(document: OpenApiDocument) {
   const pointer = (...parts: string[]) =>
     parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
-  function check(where: string[], expected: ResponseObject, response: CheckedResponse, label: string): string[] {
+  function check(
+    where: string[],
+    expected: ResponseObject,
+    response: CheckedResponse,
+    label: string,
+  ): string[] {
     const problems: string[] = [];
     if (expected.headers?.['x-request-id'] !== undefined && !response.headers.get('x-request-id'))
       problems.push(`${label}: header x-request-id is missing`);
     const media = expected.content?.['application/json'];
     if (media === undefined) {
-      if (response.text !== '') problems.push(`${label}: documented without a body, got ${response.text.slice(0, 80)}`);
+      if (response.text !== '')
+        problems.push(`${label}: documented without a body, got ${response.text.slice(0, 80)}`);
       return problems;
     }
     const type = response.headers.get('content-type') ?? '';
-    if (!type.startsWith('application/json')) problems.push(`${label}: content-type ${type || '(none)'}, not JSON`);
+    if (!type.startsWith('application/json'))
+      problems.push(`${label}: content-type ${type || '(none)'}, not JSON`);
     const key = pointer(...where, 'content', 'application/json', 'schema');
     let validate = validators.get(key);
     if (validate === undefined) {
@@ -59,7 +66,8 @@ export function contractChecker(document: OpenApiDocument) {
     }
     if (!validate(response.body)) {
       for (const error of validate.errors ?? []) {
-        const extra = error.params && Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
+        const extra =
+          error.params && Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
         problems.push(`${label}: ${error.instancePath || '(body)'} ${error.message ?? ''}${extra}`);
       }
     }
@@ -73,11 +81,14 @@ export function contractChecker(document: OpenApiDocument) {
     const operation = item?.[lower];
     const label = `${method} ${path} → ${response.status}`;
     if (operation === undefined) {
-      const kind = item === undefined ? 'unknown-path' : lower === 'options' ? 'preflight' : 'method-not-allowed';
+      const kind =
+        item === undefined ? 'unknown-path' : lower === 'options' ? 'preflight' : 'method-not-allowed';
       const gateway = document['x-gateway-responses'][kind];
       if (gateway === undefined) return [`${label}: no gateway answer '${kind}' in the document`];
       if (response.status !== gateway.status)
-        return [`${label}: ${method} ${path} is not an operation; the gateway answers ${gateway.status} (${kind})`];
+        return [
+          `${label}: ${method} ${path} is not an operation; the gateway answers ${gateway.status} (${kind})`,
+        ];
       return check(['x-gateway-responses', kind, 'response'], gateway.response, response, label);
     }
     const status = String(response.status);
