@@ -1565,7 +1565,7 @@ export interface operations {
                                 detail?: string;
                                 /**
                                  * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+00:00
+                                 * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 updated_at: string;
                             }[];
@@ -1584,7 +1584,7 @@ export interface operations {
                                 mode: string;
                                 /**
                                  * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+00:00
+                                 * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 send_at?: string;
                             };
@@ -1592,19 +1592,19 @@ export interface operations {
                                 status: string;
                                 /**
                                  * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+00:00
+                                 * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 at: string;
                                 detail?: string;
                             }[];
                             /**
                              * @description ISO 8601 with the server time zone offset
-                             * @example 2026-11-22T09:15:00.000+00:00
+                             * @example 2026-11-22T09:15:00.000+01:00
                              */
                             created_at: string;
                             /**
                              * @description ISO 8601 with the server time zone offset
-                             * @example 2026-11-22T09:15:00.000+00:00
+                             * @example 2026-11-22T09:15:00.000+01:00
                              */
                             updated_at: string;
                         } | {
@@ -1625,18 +1625,18 @@ export interface operations {
                                     mode: string;
                                     /**
                                      * @description ISO 8601 with the server time zone offset
-                                     * @example 2026-11-22T09:15:00.000+00:00
+                                     * @example 2026-11-22T09:15:00.000+01:00
                                      */
                                     send_at?: string;
                                 };
                                 /**
                                  * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+00:00
+                                 * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 created_at: string;
                                 /**
                                  * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+00:00
+                                 * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 updated_at: string;
                             }[];
@@ -2344,9 +2344,15 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 status: "active" | "retired";
-                                /** @description When the key was created (ISO 8601 with offset) */
+                                /**
+                                 * @description When the key was created (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 created_at: string;
-                                /** @description When the key was retired (ISO 8601 with offset) */
+                                /**
+                                 * @description When the key was retired (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 retired_at?: string;
                             }[];
                         };
@@ -3007,7 +3013,10 @@ export interface operations {
                              * @enum {string}
                              */
                             source: "cache" | "fresh";
-                            /** @description When `url` stops working; ask again after it */
+                            /**
+                             * @description When `url` stops working; ask again after it (ISO 8601 with offset)
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
                             expires_at: string;
                         };
                     };

@@ -1,17 +1,13 @@
 import * as z from 'zod/mini';
 import { avatarSizes, parseSize } from '../domain/avatars.ts';
 import { Code } from '../errors/catalogue.ts';
+import { serverDate } from './dates.ts';
 
 /**
  * Schemas of the avatar and keepalive routes: validation of the input, and the success bodies for the
  * OpenAPI document. `<route>Response` is the `data` member of the success body (the generator wraps it
  * in the envelope).
  */
-
-const dateWithOffset = z.string().register(z.globalRegistry, {
-  description: 'ISO 8601 with a numeric offset in the server time zone',
-  example: '2026-11-22T10:15:00.000+00:00',
-});
 
 /** Trimmed and lower-cased (the form Gravatar hashes), then checked; any failure is 10000001. */
 const emailParameter = z
@@ -64,9 +60,7 @@ export const avatarGetResponse = z.object({
       '`cache` when the service had the image already, `fresh` when it was looked up for this request. ' +
       'Never says whether the address has a Gravatar.',
   }),
-  expires_at: dateWithOffset.register(z.globalRegistry, {
-    description: 'When `url` stops working; ask again after it',
-  }),
+  expires_at: serverDate('When `url` stops working; ask again after it (ISO 8601 with offset)'),
 });
 
 /** POST /keepalive-1.0 takes no body; one sent is ignored. */

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { type Address, hasLineBreak, parseAddress } from '../domain/messages/addresses.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
+import { serverDate } from './dates.ts';
 
 /**
  * Request and response schemas of the three message routes (DESIGN.md section 3), the single
@@ -368,11 +369,7 @@ export const messageQueryRequest = describe(
 
 export type MessageQueryRequest = z.infer<typeof messageQueryRequest>;
 
-const isoDate = describe(
-  z.string(),
-  'ISO 8601 with the server time zone offset',
-  '2026-11-22T09:15:00.000+00:00',
-);
+const isoDate = serverDate('ISO 8601 with the server time zone offset');
 
 const addressOut = z.object({ email: z.string(), name: z.optional(z.string()) });
 
