@@ -17,10 +17,9 @@ export interface SvcMailClientOptions extends ClientOptions {
 }
 
 export function createSvcMailClient({ token, headers, ...options }: SvcMailClientOptions): SvcMailClient {
-  return createClient<paths>({
-    ...options,
-    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...headers },
-  });
+  const merged = new Headers(headers as ConstructorParameters<typeof Headers>[0]);
+  if (token !== undefined && !merged.has('authorization')) merged.set('authorization', `Bearer ${token}`);
+  return createClient<paths>({ ...options, headers: merged });
 }
 
 export type { components, operations, paths };
