@@ -1,4 +1,6 @@
+import { deadLetterWorker, dispatcherWorker, sendQueueWorker } from './delivery-workers.ts';
 import { scheduledRoutesWorker } from './scheduled-routes.ts';
+import { smtpSinkWorker } from './smtp-sink.ts';
 
 /**
  * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
@@ -16,4 +18,11 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-export const localWorkers: Array<() => LocalWorker> = [scheduledRoutesWorker];
+export const localWorkers: Array<() => LocalWorker> = [
+  // The SMTP sink first: it sets SMTP_URL for the sender.
+  smtpSinkWorker,
+  sendQueueWorker,
+  deadLetterWorker,
+  dispatcherWorker,
+  scheduledRoutesWorker,
+];

@@ -1,0 +1,13 @@
+import type { EventBridgeEvent } from 'aws-lambda';
+import { recordSesEvent } from '#shared/services/delivery/delivery-events.ts';
+
+/**
+ * SES delivery events from EventBridge (`source: aws.ses`; "Email Delivered", "Email Bounced",
+ * "Email Complaint Received", "Email Rejected", "Email Delivery Delayed", …). A thrown error makes
+ * EventBridge's asynchronous invocation retry it (e.g. an event that overtook the sender's write).
+ */
+export const handler = async (
+  event: EventBridgeEvent<string, unknown>,
+): Promise<{ result: 'recorded' | 'ignored' | 'unknown-message' }> => ({
+  result: await recordSesEvent(event),
+});

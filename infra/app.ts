@@ -1,0 +1,27 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { readConfig } from './config.ts';
+import { MailServiceStack } from './stack/service-stack.ts';
+
+/**
+ * The CDK app (`cdk.json` runs it): one environment-agnostic stack, configured from context,
+ * checked by cdk-nag's AWS Solutions rules on every synth.
+ */
+export function buildApp(app: App = new App()): { app: App; stack: MailServiceStack } {
+  const config = readConfig((key) => app.node.tryGetContext(key));
+  const stack = new MailServiceStack(app, app.node.tryGetContext('stackName') ?? 'SvcMail', {
+    config,
+    description: 'svc-mail: transactional e-mail API (API Gateway, Lambda, DynamoDB, SQS, S3, SES)',
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
+
+if (import.meta.main) {
+  try {
+    buildApp().app.synth();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The deployment's configuration, read from CDK context (`cdk.json` or `-c name=value`) and
+ * validated at synth time, so a bad value fails `cdk synth` with a message that names the key
+ * instead of failing a function at run time. Values from `-c` arrive as strings, values from
+ * cdk.json as JSON; both are accepted.
+ */
+
+export type MailTransport = 'ses' | 'smtp';
+
+export interface ServiceConfig {
+  authIssuer: string;
+  authAudience: string;
+  authJwksUrl: string;
+  authAccountClaim: string;
+  serverTimeZone: string;
+  /** IPv4 and IPv6 networks answered with 401 / code 103 by the WAF and the functions. */
+  blockedCidrs: string[];
+  /** Per-caller limit (requests per second) and burst: the WAF rate rule and the functions. */
+  rateLimitRps: number;
+  rateLimitBurst: number;
+  /** Whole-stage API Gateway throttling (all callers together). */
+  stageThrottleRps: number;
+  stageThrottleBurst: number;
+  /** SES identity (domain or address) the sender may send as; `*` for every identity in the account. */
+  sesIdentity: string;
+  /**
+   * Region whose SES identities and sending quota the service uses. SES is called in the stack's
+   * region, so when set the deployment fails unless the stack is deployed there (a CloudFormation rule).
+   */
+  sesRegion: string | undefined;
+  mailTransport: MailTransport;
+  /** Relay URL when mailTransport is `smtp` (a secret-free URL; credentials belong elsewhere). */
+  smtpUrl: string | undefined;
+  /** Days message bodies and attachments are kept in S3. */
+  retentionDays: number;
+  /** Days function and access logs are kept. */
+  logRetentionDays: number;
+  corsOrigins: string[];
+  gravatarBaseUrl: string;
+  avatarTtlSeconds: number;
+  /** Optional address subscribed to the alarm topic. */
+  alarmEmail: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(
+      `Invalid deployment configuration (cdk.json "context" or -c name=value):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** CloudWatch Logs accepts only these retention periods. */
+export const logRetentionChoices = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+type ContextReader = (key: string) => unknown;
+
+/** Reads and validates every setting; collects all problems before failing. */
+export function readConfig(context: ContextReader): ServiceConfig {
+  const problems: string[] = [];
+
+  const text = (key: string, fallback?: string): string | undefined => {
+    const raw = context(key);
+    if (raw === undefined || raw === null) return fallback;
+    if (typeof raw !== 'string' && typeof raw !== 'number') {
+      problems.push(`${key} must be a string, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    const value = String(raw).trim();
+    return value === '' ? fallback : value;
+  };
+  const required = (key: string): string => {
+    const value = text(key);
+    if (value === undefined) problems.push(`${key} is required`);
+    return value ?? '';
+  };
+  const list = (key: string): string[] => {
+    const raw = context(key);
+    if (raw === undefined || raw === null) return [];
+    const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+    if (items === undefined) {
+      problems.push(`${key} must be a list or a comma-separated string`);
+      return [];
+    }
+    return items.map((item) => String(item).trim()).filter((item) => item.length > 0);
+  };
+  const number = (key: string, fallback: number, { min, integer }: { min: number; integer?: boolean }) => {
+    const raw = context(key);
+    if (raw === undefined || raw === null || raw === '') return fallback;
+    const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(value) || value < min || (integer === true && !Number.isInteger(value))) {
+      problems.push(
+        `${key} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`,
+      );
+      return fallback;
+    }
+    return value;
+  };
+  const url = (key: string, value: string, { https }: { https: boolean }): void => {
+    if (value === '') return;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      problems.push(`${key} must be an absolute URL, got "${value}"`);
+      return;
+    }
+    if (https && parsed.protocol !== 'https:')
+      problems.push(`${key} must be an https:// URL, got "${value}"`);
+  };
+
+  const authIssuer = required('authIssuer');
+  const authAudience = required('authAudience');
+  const authJwksUrl = required('authJwksUrl');
+  url('authJwksUrl', authJwksUrl, { https: true });
+  const authAccountClaim = text('authAccountClaim', 'sub') as string;
+
+  const serverTimeZone = text('serverTimeZone', 'UTC') as string;
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: serverTimeZone });
+  } catch {
+    problems.push(
+      `serverTimeZone must be an IANA time zone such as "Europe/Berlin", got "${serverTimeZone}"`,
+    );
+  }
+
+  const blockedCidrs = list('blockedCidrs');
+  for (const cidr of blockedCidrs) {
+    if (cidrVersion(cidr) === undefined) {
+      problems.push(
+        `blockedCidrs: "${cidr}" is not an IPv4 or IPv6 network in CIDR notation (e.g. 203.0.113.0/24)`,
+      );
+    }
+  }
+
+  const rateLimitRps = number('rateLimitRps', 50, { min: 1 });
+  const rateLimitBurst = number('rateLimitBurst', 100, { min: 1, integer: true });
+  const stageThrottleRps = number('stageThrottleRps', 500, { min: 1 });
+  const stageThrottleBurst = number('stageThrottleBurst', 1000, { min: 1, integer: true });
+
+  const sesIdentity = text('sesIdentity', '*') as string;
+  if (sesIdentity !== '*' && !/^([^\s@]+@)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(sesIdentity)) {
+    problems.push(`sesIdentity must be "*", a domain or an e-mail address, got "${sesIdentity}"`);
+  }
+  const sesRegion = text('sesRegion');
+  if (sesRegion !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-\d$/.test(sesRegion)) {
+    problems.push(`sesRegion must be an AWS region such as "eu-west-1", got "${sesRegion}"`);
+  }
+  const mailTransport = text('mailTransport', 'ses') as string;
+  if (mailTransport !== 'ses' && mailTransport !== 'smtp') {
+    problems.push(`mailTransport must be "ses" or "smtp", got "${mailTransport}"`);
+  }
+  const smtpUrl = text('smtpUrl');
+  if (mailTransport === 'smtp') {
+    if (smtpUrl === undefined) problems.push('smtpUrl is required when mailTransport is "smtp"');
+    else if (!/^smtps?:\/\//.test(smtpUrl))
+      problems.push(`smtpUrl must start with smtp:// or smtps://, got "${smtpUrl}"`);
+  }
+
+  const retentionDays = number('retentionDays', 30, { min: 1, integer: true });
+  const logRetentionDays = number('logRetentionDays', 30, { min: 1, integer: true });
+  if (!(logRetentionChoices as readonly number[]).includes(logRetentionDays)) {
+    problems.push(
+      `logRetentionDays must be one of ${logRetentionChoices.join(', ')}, got ${logRetentionDays}`,
+    );
+  }
+
+  const corsOrigins = list('corsOrigins');
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      problems.push(
+        `corsOrigins: "${origin}" must be "*" or an origin such as https://app.example.com (no path)`,
+      );
+    }
+  }
+
+  const gravatarBaseUrl = text('gravatarBaseUrl', 'https://gravatar.com/avatar') as string;
+  url('gravatarBaseUrl', gravatarBaseUrl, { https: true });
+  const avatarTtlSeconds = number('avatarTtlSeconds', 86_400, { min: 60, integer: true });
+
+  const alarmEmail = text('alarmEmail');
+  if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
+    problems.push(`alarmEmail must be an e-mail address, got "${alarmEmail}"`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    authIssuer,
+    authAudience,
+    authJwksUrl,
+    authAccountClaim,
+    serverTimeZone,
+    blockedCidrs: [...new Set(blockedCidrs)],
+    rateLimitRps,
+    rateLimitBurst,
+    stageThrottleRps,
+    stageThrottleBurst,
+    sesIdentity,
+    sesRegion,
+    mailTransport: mailTransport as MailTransport,
+    smtpUrl,
+    retentionDays,
+    logRetentionDays,
+    // Unique: the OPTIONS mock may set the allow-origin override only once per request.
+    corsOrigins: corsOrigins.length > 0 ? [...new Set(corsOrigins)] : ['*'],
+    gravatarBaseUrl,
+    avatarTtlSeconds,
+    alarmEmail,
+  };
+}
+
+/** 4 or 6 for a valid CIDR, undefined otherwise. */
+export function cidrVersion(cidr: string): 4 | 6 | undefined {
+  const [address, prefix, ...rest] = cidr.split('/');
+  if (address === undefined || prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix))
+    return undefined;
+  const bits = Number(prefix);
+  const octets = address.split('.');
+  if (octets.length === 4) {
+    const valid = octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
+    return valid && bits <= 32 ? 4 : undefined;
+  }
+  if (address.includes(':') && !address.includes(':::') && /^[0-9a-f:]+$/i.test(address) && bits <= 128) {
+    const doubleColons = address.split('::').length - 1;
+    const groups = address.split(':').filter((group) => group !== '');
+    const validGroups = groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group));
+    if (doubleColons <= 1 && validGroups && (doubleColons === 1 ? groups.length < 8 : groups.length === 8))
+      return 6;
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import type { LocalWorker } from './workers.ts';
+
+/**
+ * The recipients' mail server of the local host. Every message it receives is written to
+ * `<DATA_DIR>/outbox/<message_uuid>.eml` (the uuid is the DSN envelope id the sender passes, else
+ * the `<uuid@…>` Message-ID); every transaction is also appended to `outbox/transactions.jsonl`, so
+ * tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
+ * `bounce` is refused with `550 5.1.1`; every other recipient is accepted.
+ */
+export const bounceReply = '5.1.1 Recipient address rejected: mailbox unavailable (local bounce simulator)';
+
+const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+export interface SmtpSink {
+  port: number;
+  outbox: string;
+  close(): Promise<void>;
+}
+
+export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink> {
+  const outbox = join(dataDir, 'outbox');
+  mkdirSync(outbox, { recursive: true });
+  const server = new SMTPServer({
+    name: 'mx.local.test',
+    banner: 'svc-mail local recipient MTA',
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: 64 * 1024 * 1024,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const local = address.address.split('@')[0] ?? '';
+      if (/^bounce/i.test(local)) {
+        const error = new Error(bounceReply) as Error & { responseCode: number };
+        error.responseCode = 550;
+        return callback(error);
+      }
+      return callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', (error) => callback(error));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
+        const uuid = uuidFrom(envelopeId) ?? uuidFrom(messageIdOf(raw)) ?? `unknown-${Date.now()}`;
+        writeFileSync(join(outbox, `${uuid}.eml`), raw);
+        appendFileSync(
+          join(outbox, 'transactions.jsonl'),
+          `${JSON.stringify({
+            message_uuid: uuid,
+            mail_from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+            recipients: session.envelope.rcptTo.map((entry) => entry.address),
+            bytes: raw.length,
+            at: new Date().toISOString(),
+          })}\n`,
+        );
+        callback(null, `2.0.0 Ok: queued as ${uuid}`);
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const address = server.server.address();
+  const actualPort = typeof address === 'object' && address !== null ? address.port : port;
+  return {
+    port: actualPort,
+    outbox,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function uuidFrom(text: string | undefined): string | undefined {
+  return text?.match(uuidPattern)?.[0]?.toLowerCase();
+}
+
+function messageIdOf(raw: Buffer): string | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  const head = raw.subarray(0, end === -1 ? raw.length : end).toString('utf8');
+  return head.match(/^message-id:\s*(.+)$/im)?.[1];
+}
+
+/** The local host's worker: starts the sink and points the sender's SMTP transport at it. */
+export function smtpSinkWorker(): LocalWorker {
+  let sink: SmtpSink | undefined;
+  return {
+    name: 'smtp-sink',
+    async start({ dataDir, env }) {
+      sink = await startSmtpSink(dataDir, Number(process.env.SMTP_SINK_PORT ?? 0));
+      env.MAIL_TRANSPORT = process.env.MAIL_TRANSPORT ?? 'smtp';
+      env.SMTP_URL = process.env.SMTP_URL ?? `smtp://127.0.0.1:${sink.port}`;
+      // The embedded server is the recipients' own MTA: accepted means delivered.
+      env.SMTP_FINAL_HOP =
+        process.env.SMTP_FINAL_HOP ?? (process.env.SMTP_URL === undefined ? 'true' : 'false');
+      env.OUTBOX_DIR = sink.outbox;
+    },
+    async stop() {
+      await sink?.close();
+    },
+  };
+}

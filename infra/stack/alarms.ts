@@ -1,0 +1,103 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface MonitoredFunction {
+  readonly id: string;
+  readonly function: IFunction;
+  /** What a user loses while this function is throttled. */
+  readonly impact: string;
+}
+
+export interface AlarmsProps {
+  readonly api: apigateway.RestApi;
+  readonly deadLetterQueue: IQueue;
+  readonly sender: IFunction;
+  readonly functions: readonly MonitoredFunction[];
+  readonly alarmEmail: string | undefined;
+  readonly maxReceiveCount: number;
+}
+
+/**
+ * Alarms whose descriptions say what a user loses when they fire, all notifying one SNS topic
+ * (subscribe an address with context `alarmEmail`, or anything else to the topic output).
+ */
+export class Alarms extends Construct {
+  readonly topic: sns.Topic;
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: AlarmsProps) {
+    super(scope, id);
+    this.topic = new sns.Topic(this, 'Topic', { displayName: 'svc-mail alarms', enforceSSL: true });
+    if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const period = Duration.minutes(5);
+
+    this.add(
+      'DeadLetterQueueNotEmpty',
+      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      {
+        threshold: 1,
+        description:
+          `Messages reached the dead-letter queue: the sender failed ${props.maxReceiveCount} times, so these ` +
+          'messages will not reach their recipients (the dead-letter function marks them failed). ' +
+          'Fix the cause, then redrive the queue.',
+      },
+    );
+    this.add('SenderErrors', props.sender.metricErrors({ period, statistic: 'Sum' }), {
+      threshold: 1,
+      evaluationPeriods: 2,
+      description:
+        'The sender function is failing: queued messages are delayed and retried, and after repeated ' +
+        'failures end in the dead-letter queue with status failed; recipients do not get them.',
+    });
+    const serverErrorRate = new cloudwatch.MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: {
+        errors: props.api.metricServerError({ period, statistic: 'Sum' }),
+        requests: props.api.metricCount({ period, statistic: 'Sum' }),
+      },
+      period,
+      label: 'API 5xx rate (%)',
+    });
+    this.add('Api5xxRate', serverErrorRate, {
+      threshold: 5,
+      evaluationPeriods: 2,
+      description:
+        'More than 5% of API requests end in a 5xx (codes 2-5): callers cannot submit, query or delete ' +
+        'messages, or manage domains, and must retry.',
+    });
+    for (const monitored of props.functions) {
+      this.add(
+        `Throttles-${monitored.id}`,
+        monitored.function.metric('Throttles', { period, statistic: 'Sum' }),
+        {
+          threshold: 1,
+          description: `Lambda is throttling ${monitored.id} (concurrency limit): ${monitored.impact}.`,
+        },
+      );
+    }
+  }
+
+  private add(
+    id: string,
+    metric: cloudwatch.IMetric,
+    options: { threshold: number; evaluationPeriods?: number; description: string },
+  ): void {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,127 @@
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { cidrVersion } from '../config.ts';
+import { envelope } from './api.ts';
+
+export interface FirewallProps {
+  /** ARN of the API Gateway stage the web ACL protects. */
+  readonly stageArn: string;
+  readonly blockedCidrs: readonly string[];
+  /** Per-caller requests per second, averaged over the one-minute evaluation window. */
+  readonly rateLimitRps: number;
+}
+
+/** WAF's evaluation window for the rate rules, and its smallest allowed limit. */
+export const rateWindowSeconds = 60;
+const minimumRateLimit = 10;
+
+/**
+ * AWS WAF in front of the stage, answering in the service's envelope:
+ * 1. callers from a blocked network → 401, code 103 (IPv4 and IPv6 sets from `blockedCidrs`);
+ * 2. more than `rateLimitRps` × 60 requests a minute with the same Authorization header → 429, code 115;
+ * 3. the same for requests without an Authorization header, keyed on the caller's address.
+ * WAF counts across every function instance; the functions' own token bucket only sees one instance.
+ */
+export class Firewall extends Construct {
+  readonly webAcl: wafv2.CfnWebACL;
+  readonly rateLimitPerWindow: number;
+
+  constructor(scope: Construct, id: string, props: FirewallProps) {
+    super(scope, id);
+    const v4 = props.blockedCidrs.filter((cidr) => cidrVersion(cidr) === 4);
+    const v6 = props.blockedCidrs.filter((cidr) => cidrVersion(cidr) === 6);
+    const blockedV4 = new wafv2.CfnIPSet(this, 'BlockedNetworksV4', {
+      scope: 'REGIONAL',
+      ipAddressVersion: 'IPV4',
+      addresses: v4,
+      description: 'Networks answered with 401 and code 103, from context blockedCidrs',
+    });
+    const blockedV6 = new wafv2.CfnIPSet(this, 'BlockedNetworksV6', {
+      scope: 'REGIONAL',
+      ipAddressVersion: 'IPV6',
+      addresses: v6,
+      description: 'Networks answered with 401 and code 103, from context blockedCidrs',
+    });
+    this.rateLimitPerWindow = Math.max(minimumRateLimit, Math.ceil(props.rateLimitRps * rateWindowSeconds));
+
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName,
+    });
+    const blockWith = (status: number, bodyKey: string) => ({
+      block: { customResponse: { responseCode: status, customResponseBodyKey: bodyKey } },
+    });
+    const hasAuthorization = {
+      sizeConstraintStatement: {
+        fieldToMatch: { singleHeader: { Name: 'authorization' } },
+        comparisonOperator: 'GT',
+        size: 0,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+
+    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      description: 'Network rule, code 103, and per-caller rate limit, code 115, for the e-mail API',
+      visibilityConfig: visibility('svc-mail-web-acl'),
+      customResponseBodies: {
+        'ip-blocked': { contentType: 'APPLICATION_JSON', content: envelope(103) },
+        'too-many-requests': { contentType: 'APPLICATION_JSON', content: envelope(115) },
+      },
+      rules: [
+        {
+          name: 'blocked-networks',
+          priority: 0,
+          statement: {
+            orStatement: {
+              statements: [
+                { ipSetReferenceStatement: { arn: blockedV4.attrArn } },
+                { ipSetReferenceStatement: { arn: blockedV6.attrArn } },
+              ],
+            },
+          },
+          action: blockWith(401, 'ip-blocked'),
+          visibilityConfig: visibility('svc-mail-blocked-networks'),
+        },
+        {
+          name: 'rate-per-token',
+          priority: 1,
+          statement: {
+            rateBasedStatement: {
+              limit: this.rateLimitPerWindow,
+              evaluationWindowSec: rateWindowSeconds,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              customKeys: [
+                { header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } },
+              ],
+            },
+          },
+          action: blockWith(429, 'too-many-requests'),
+          visibilityConfig: visibility('svc-mail-rate-per-token'),
+        },
+        {
+          // A rate rule with a custom key ignores requests that lack the key; these fall back to the address.
+          name: 'rate-per-address',
+          priority: 2,
+          statement: {
+            rateBasedStatement: {
+              limit: this.rateLimitPerWindow,
+              evaluationWindowSec: rateWindowSeconds,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { notStatement: { statement: hasAuthorization } },
+            },
+          },
+          action: blockWith(429, 'too-many-requests'),
+          visibilityConfig: visibility('svc-mail-rate-per-address'),
+        },
+      ],
+    });
+
+    new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+  }
+}

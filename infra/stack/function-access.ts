@@ -1,0 +1,77 @@
+import type { RouteId } from '../../shared/routes.ts';
+import type { workers } from '../../shared/workers.ts';
+
+/**
+ * What each function may touch, in one place. The stack turns every entry into environment
+ * variables plus IAM statements through the grant helpers of `ServiceFunction`, so a function
+ * that is not listed here for something can neither find it nor reach it.
+ *
+ * - table: `read` (GetItem, BatchGetItem, Query on the table and its indexes), `write` (read plus
+ *   PutItem, UpdateItem, ConditionCheckItem), `delete` (read plus DeleteItem; no Put or Update).
+ *   Every authenticated function reads the table: the chain checks that the caller's account is
+ *   active.
+ * - queue: `send` (SendMessage on the send queue). Consuming a queue comes from the worker's
+ *   trigger (event source mapping), not from here.
+ * - objects: per key prefix of the bucket, `read` (GetObject; also what a presigned GET needs,
+ *   plus ListBucket so that a missing key is a 404), `write` (PutObject), `delete` (DeleteObject).
+ * - dkimKey: `encrypt` (GenerateDataKey, Encrypt) or `decrypt` (Decrypt) with the DKIM KMS key.
+ * - mail: sends through SES with the configuration set.
+ * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
+ */
+export type TableAccess = 'read' | 'write' | 'delete';
+export type ObjectAccess = 'read' | 'write' | 'delete';
+export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/';
+
+export interface AccessNeeds {
+  readonly table?: TableAccess;
+  readonly queue?: 'send';
+  readonly objects?: Partial<Record<ObjectPrefix, readonly ObjectAccess[]>>;
+  readonly dkimKey?: 'encrypt' | 'decrypt';
+  readonly mail?: true;
+  readonly avatars?: true;
+}
+
+export type WorkerId = (typeof workers)[number]['id'];
+export type FunctionId = RouteId | WorkerId;
+
+export const functionAccess = {
+  // Public routes: nothing to touch.
+  health: {},
+  'keepalive-status': {},
+  openapi: {},
+  // Avatar housekeeping: lists and removes expired cache entries, only under avatars/, and keeps
+  // its resume cursor under housekeeping/ (docs/avatars.md).
+  'keepalive-run': {
+    table: 'read',
+    objects: { 'avatars/': ['read', 'delete'], 'housekeeping/': ['read', 'write'] },
+    avatars: true,
+  },
+  // Stores the bodies, writes the message and queues it (or releases / cancels a held one).
+  'message-add': { table: 'write', queue: 'send', objects: { 'messages/': ['write'] } },
+  // Reads only.
+  'message-query': { table: 'read' },
+  // The only function that deletes messages and their objects.
+  'message-delete': { table: 'delete', objects: { 'messages/': ['delete'] } },
+  // Reads keys and does DNS lookups; never sees private keys.
+  'dkim-status': { table: 'read' },
+  // Creates a key pair and stores the private key encrypted with the KMS key.
+  'dkim-set-algorithm': { table: 'write', dkimKey: 'encrypt' },
+  // Cache in S3 under avatars/, returns presigned GET URLs.
+  'avatar-get': { table: 'read', objects: { 'avatars/': ['read', 'write'] }, avatars: true },
+  // Claims, composes from the stored bodies, DKIM-signs (decrypts the key) and sends.
+  sender: { table: 'write', objects: { 'messages/': ['read'] }, dkimKey: 'decrypt', mail: true },
+  // Marks messages the queue gave up on as failed.
+  'dead-letter': { table: 'write' },
+  // Moves due scheduled messages to the queue; re-queues stranded ones.
+  dispatcher: { table: 'write', queue: 'send' },
+  // Records delivery, bounce and complaint events per recipient.
+  'delivery-events': { table: 'write' },
+} as const satisfies Record<FunctionId, AccessNeeds>;
+
+/** What a user loses when a worker stops working (for alarm descriptions). */
+export const workerImpact: Record<WorkerId, string> = {
+  sender: 'queued messages are not sent; they wait in the queue and, after repeated failures, end as failed',
+  'dead-letter': 'messages the queue gave up on stay in status queued/processing instead of failed',
+  dispatcher: 'scheduled messages are not sent at their send_at time and stranded messages are not re-queued',
+  'delivery-events': 'message and recipient statuses stop moving to delivered or bounced',
+};

@@ -1,0 +1,282 @@
+import { Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as ses from 'aws-cdk-lib/aws-ses';
+import type { Construct } from 'constructs';
+import { type Route, routes } from '../../shared/routes.ts';
+import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
+import type { ServiceConfig } from '../config.ts';
+import { queueDefinition } from '../resources/definitions.ts';
+import { Alarms } from './alarms.ts';
+import { ServiceApi } from './api.ts';
+import { Firewall } from './firewall.ts';
+import {
+  type AccessNeeds,
+  type FunctionId,
+  functionAccess,
+  type ObjectPrefix,
+  workerImpact,
+} from './function-access.ts';
+import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
+import { assertEntriesExist, ServiceFunction } from './service-function.ts';
+import { Storage } from './storage.ts';
+
+export interface MailServiceStackProps extends StackProps {
+  readonly config: ServiceConfig;
+}
+
+/** SES event types published to EventBridge for the delivery-events function. */
+export const sesEventTypes = [
+  ses.EmailSendingEvent.DELIVERY,
+  ses.EmailSendingEvent.BOUNCE,
+  ses.EmailSendingEvent.COMPLAINT,
+  ses.EmailSendingEvent.REJECT,
+  ses.EmailSendingEvent.DELIVERY_DELAY,
+  ses.EmailSendingEvent.RENDERING_FAILURE,
+];
+/** The matching EventBridge detail types. */
+export const sesDetailTypes = [
+  'Email Delivered',
+  'Email Bounced',
+  'Email Complaint Received',
+  'Email Rejected',
+  'Email Delivery Delayed',
+  'Email Rendering Failed',
+];
+
+const httpTimeout = Duration.seconds(25);
+/** Queue consumers run with the timeout the queues' visibility (6 ×) is sized for. */
+const queueConsumers = new Set<Worker['trigger']>(['send-queue', 'dead-letter-queue']);
+const workerTimeout = Duration.seconds(60);
+/** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
+const timeouts: Partial<Record<FunctionId, Duration>> = { 'keepalive-run': Duration.seconds(60) };
+const memory: Partial<Record<FunctionId, number>> = {
+  // RSA-2048 key generation and DKIM signing are CPU-bound; Lambda CPU scales with memory.
+  'dkim-set-algorithm': 1024,
+  sender: 1024,
+};
+
+/**
+ * The whole service on AWS: one Lambda per route and per worker (looping over shared/routes.ts
+ * and shared/workers.ts), the REST API with its gateway responses and WAF, the table, queues,
+ * bucket and DKIM key, the SES configuration set with events to EventBridge, the schedules and
+ * the alarms. Environment-agnostic: no lookups, so `cdk synth` needs no credentials.
+ */
+export class MailServiceStack extends Stack {
+  readonly functions = new Map<FunctionId, ServiceFunction>();
+  readonly storage: Storage;
+  readonly api: ServiceApi;
+  readonly firewall: Firewall;
+  readonly alarms: Alarms;
+  readonly configurationSet: ses.ConfigurationSet;
+  readonly acknowledgements: Acknowledgement[];
+
+  constructor(scope: Construct, id: string, props: MailServiceStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    assertEntriesExist([...routes.map((route) => route.id), ...workers.map((worker) => worker.id)]);
+    const logRetention = config.logRetentionDays as logs.RetentionDays;
+
+    this.storage = new Storage(this, 'Storage', {
+      retentionDays: config.retentionDays,
+      avatarTtlSeconds: config.avatarTtlSeconds,
+    });
+    this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
+      tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
+      reputationMetrics: true,
+    });
+    this.configurationSet.addEventDestination('ToEventBridge', {
+      destination: ses.EventDestination.eventBus(
+        events.EventBus.fromEventBusName(this, 'DefaultBus', 'default'),
+      ),
+      events: sesEventTypes,
+    });
+    if (config.sesRegion !== undefined) {
+      new CfnRule(this, 'DeployInSesRegion', {
+        assertions: [
+          {
+            assert: Fn.conditionEquals(Aws.REGION, config.sesRegion),
+            assertDescription: `Context sesRegion is ${config.sesRegion}: deploy this stack in that region (the SES configuration set and event publishing live in the stack's region).`,
+          },
+        ],
+      });
+    }
+
+    const common = { SERVER_TZ: config.serverTimeZone };
+    const http = {
+      ...common,
+      BLOCKED_CIDRS: config.blockedCidrs.join(','),
+      RATE_LIMIT_RPS: String(config.rateLimitRps),
+      RATE_LIMIT_BURST: String(config.rateLimitBurst),
+      CORS_ORIGINS: config.corsOrigins.join(','),
+    };
+    const auth = {
+      AUTH_ISSUER: config.authIssuer,
+      AUTH_AUDIENCE: config.authAudience,
+      AUTH_JWKS_URL: config.authJwksUrl,
+      AUTH_ACCOUNT_CLAIM: config.authAccountClaim,
+    };
+
+    for (const route of routes as readonly Route[]) {
+      const fn = new ServiceFunction(this, `Route-${route.id}`, {
+        functionId: route.id,
+        description: `${route.method} ${route.path}: ${route.summary}`,
+        timeout: timeouts[route.id as FunctionId] ?? httpTimeout,
+        memorySize: memory[route.id as FunctionId],
+        logRetention,
+        environment: route.public ? http : { ...http, ...auth },
+      });
+      this.grant(fn, functionAccess[route.id as FunctionId], config);
+      this.functions.set(route.id as FunctionId, fn);
+    }
+    for (const worker of workers as readonly Worker[]) {
+      const fn = new ServiceFunction(this, `Worker-${worker.id}`, {
+        functionId: worker.id,
+        description: `${worker.trigger}: ${worker.summary}`,
+        timeout: queueConsumers.has(worker.trigger)
+          ? Duration.seconds(queueDefinition.senderTimeoutSeconds)
+          : workerTimeout,
+        memorySize: memory[worker.id as FunctionId],
+        logRetention,
+        environment: common,
+      });
+      this.grant(fn, functionAccess[worker.id as FunctionId], config);
+      this.functions.set(worker.id as FunctionId, fn);
+      this.connectTrigger(worker, fn);
+    }
+    for (const scheduled of scheduledRoutes) {
+      this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
+    }
+
+    this.api = new ServiceApi(this, 'Http', {
+      routes,
+      functionFor: (route) => this.functionById(route.id as FunctionId).function,
+      corsOrigins: config.corsOrigins,
+      throttleRps: config.stageThrottleRps,
+      throttleBurst: config.stageThrottleBurst,
+      logRetention,
+    });
+    this.firewall = new Firewall(this, 'Firewall', {
+      stageArn: this.api.api.deploymentStage.stageArn,
+      blockedCidrs: config.blockedCidrs,
+      rateLimitRps: config.rateLimitRps,
+    });
+
+    this.alarms = new Alarms(this, 'Alarms', {
+      api: this.api.api,
+      deadLetterQueue: this.storage.deadLetterQueue,
+      sender: this.functionById('sender').function,
+      maxReceiveCount: queueDefinition.maxReceiveCount,
+      alarmEmail: config.alarmEmail,
+      functions: [
+        ...(routes as readonly Route[]).map((route) => ({
+          id: route.id,
+          function: this.functionById(route.id as FunctionId).function,
+          impact: `callers of ${route.method} ${route.path} get errors instead of: ${route.summary.toLowerCase()}`,
+        })),
+        ...(workers as readonly Worker[]).map((worker) => ({
+          id: worker.id,
+          function: this.functionById(worker.id as FunctionId).function,
+          impact: workerImpact[worker.id as keyof typeof workerImpact],
+        })),
+      ],
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', {
+      value: this.storage.table.tableName,
+      description: 'TABLE_NAME for npm run admin',
+    });
+    new CfnOutput(this, 'QueueUrl', { value: this.storage.queue.queueUrl });
+    new CfnOutput(this, 'QueueName', { value: this.storage.queue.queueName });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.storage.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
+    new CfnOutput(this, 'ConfigurationSetName', { value: this.configurationSet.configurationSetName });
+    new CfnOutput(this, 'DkimKeyArn', { value: this.storage.dkimKey.keyArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+
+    this.acknowledgements = acknowledgeFindings(this, config);
+  }
+
+  functionById(id: FunctionId): ServiceFunction {
+    const fn = this.functions.get(id);
+    if (fn === undefined) throw new Error(`No function ${id} in the stack`);
+    return fn;
+  }
+
+  /** Turns one row of the access table into environment variables and IAM statements. */
+  private grant(fn: ServiceFunction, needs: AccessNeeds, config: ServiceConfig): void {
+    const { table, queue, bucket, dkimKey } = this.storage;
+    if (needs.table !== undefined) fn.bindTable(table, needs.table, this.storage.indexNames);
+    if (needs.queue === 'send') fn.bindQueue(queue, 'QUEUE_URL', 'send');
+    for (const [prefix, access] of Object.entries(needs.objects ?? {})) {
+      fn.bindBucket(bucket, prefix as ObjectPrefix, access);
+    }
+    if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
+    if (needs.mail === true) {
+      if (config.mailTransport === 'ses') {
+        fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
+      } else {
+        fn.addEnvironment('MAIL_TRANSPORT', 'smtp');
+        fn.addEnvironment('SMTP_URL', config.smtpUrl as string);
+      }
+    }
+    if (needs.avatars === true) {
+      fn.addEnvironment('GRAVATAR_BASE_URL', config.gravatarBaseUrl);
+      fn.addEnvironment('AVATAR_TTL_SECONDS', String(config.avatarTtlSeconds));
+    }
+  }
+
+  /** An EventBridge rule invoking the function directly (a "Scheduled Event", not an API Gateway event). */
+  private schedule(fn: ServiceFunction, everyMinutes: number): void {
+    new events.Rule(this, `Schedule-${fn.functionId}`, {
+      description: `Runs ${fn.functionId} every ${everyMinutes} minute(s)`,
+      schedule: events.Schedule.rate(Duration.minutes(everyMinutes)),
+      targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2 })],
+    });
+  }
+
+  private connectTrigger(worker: Worker, fn: ServiceFunction): void {
+    const { queue, deadLetterQueue } = this.storage;
+    switch (worker.trigger) {
+      case 'send-queue':
+        fn.bindQueue(queue, 'QUEUE_URL', 'consume');
+        fn.function.addEventSource(
+          new SqsEventSource(queue, {
+            batchSize: queueDefinition.batchSize,
+            reportBatchItemFailures: true,
+            // Bounds the sending rate toward SES; raise with your SES sending quota.
+            maxConcurrency: 5,
+          }),
+        );
+        return;
+      case 'dead-letter-queue':
+        fn.bindQueue(deadLetterQueue, 'DEAD_LETTER_QUEUE_URL', 'consume');
+        fn.function.addEventSource(
+          new SqsEventSource(deadLetterQueue, {
+            batchSize: queueDefinition.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
+        return;
+      case 'schedule':
+        this.schedule(fn, worker.everyMinutes ?? 1);
+        return;
+      case 'ses-events':
+        new events.Rule(this, 'SesEvents', {
+          description: 'SES delivery, bounce and complaint events of this configuration set',
+          eventPattern: {
+            source: ['aws.ses'],
+            detailType: sesDetailTypes,
+            detail: {
+              mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } },
+            },
+          },
+          targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 8 })],
+        });
+        return;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { bucketDefinition, queueDefinition, tableDefinition } from '../resources/definitions.ts';
+
+export interface StorageProps {
+  /** Days message bodies and attachments stay in S3. */
+  readonly retentionDays: number;
+  /** Lifetime of a cached avatar; the bucket removes avatar objects a day after it. */
+  readonly avatarTtlSeconds: number;
+}
+
+/**
+ * The table, the send queue with its dead-letter queue, the object bucket (with its access-log
+ * bucket) and the DKIM KMS key. Shapes come from infra/resources/definitions.ts, which the local
+ * host provisions from too. Stateful resources are retained when the stack is deleted.
+ */
+export class Storage extends Construct {
+  readonly table: dynamodb.Table;
+  readonly indexNames: string[];
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+  readonly bucket: s3.Bucket;
+  readonly accessLogBucket: s3.Bucket;
+  readonly dkimKey: kms.Key;
+
+  constructor(scope: Construct, id: string, props: StorageProps) {
+    super(scope, id);
+    const attribute = (name: string) => ({ name, type: dynamodb.AttributeType.STRING });
+
+    this.table = new dynamodb.Table(this, 'Table', {
+      partitionKey: attribute(tableDefinition.partitionKey),
+      sortKey: attribute(tableDefinition.sortKey),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: tableDefinition.ttlAttribute,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.indexNames = [];
+    for (const index of tableDefinition.indexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: attribute(index.sortKey),
+        projectionType: dynamodb.ProjectionType.ALL,
+      });
+      this.indexNames.push(index.name);
+    }
+
+    if (queueDefinition.visibilityTimeoutSeconds < 6 * queueDefinition.senderTimeoutSeconds) {
+      throw new Error(
+        'queueDefinition.visibilityTimeoutSeconds must be at least 6 × senderTimeoutSeconds (Lambda event source rule)',
+      );
+    }
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(queueDefinition.deadLetterRetentionSeconds),
+      // The dead-letter function consumes it with the sender's timeout; same 6 × rule.
+      visibilityTimeout: Duration.seconds(queueDefinition.visibilityTimeoutSeconds),
+    });
+    this.queue = new sqs.Queue(this, 'SendQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(queueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(queueDefinition.retentionSeconds),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: queueDefinition.maxReceiveCount },
+    });
+
+    this.accessLogBucket = new s3.Bucket(this, 'AccessLogBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const avatarDays = Math.ceil(props.avatarTtlSeconds / 86_400) + 1;
+    this.bucket = new s3.Bucket(this, 'ObjectBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsPrefix: 'object-bucket/',
+      lifecycleRules: [
+        {
+          id: 'expire-message-objects',
+          prefix: bucketDefinition.messagePrefix,
+          expiration: Duration.days(props.retentionDays),
+        },
+        {
+          id: 'expire-avatar-cache',
+          prefix: bucketDefinition.avatarPrefix,
+          expiration: Duration.days(avatarDays),
+        },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.dkimKey = new kms.Key(this, 'DkimKey', {
+      description: 'Envelope encryption of DKIM private keys (svc-mail)',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+}

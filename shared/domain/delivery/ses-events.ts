@@ -1,0 +1,147 @@
+import type { HistoryEntry, RecipientUpdate } from './status.ts';
+
+/**
+ * Reads an Amazon SES event as EventBridge delivers it (`source: aws.ses`, `detail-type: "Email
+ * Delivered"`, "Email Bounced", "Email Complaint Received", "Email Rejected", "Email Delivery Delayed",
+ * …; `detail` is the SES event record with `eventType`, `mail` and one event object). Pure: it only
+ * says what the event means for the message it names.
+ */
+
+/** The SES message tag the sender sets on every SendEmail call (SES rewrites the Message-ID header). */
+export const messageUuidTag = 'message_uuid';
+
+export interface SesEventEffect {
+  messageUuid: string;
+  eventType: string;
+  /** Recipient status changes (delivered, bounced, failed). */
+  updates: RecipientUpdate[];
+  /** History entries that are not a recipient status change (complaint, delay). */
+  notes: HistoryEntry[];
+  /** When set, the whole message failed (SES rejected it). */
+  failure?: string;
+  at: string;
+}
+
+type Json = Record<string, unknown>;
+
+const asObject = (value: unknown): Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const asString = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value : undefined;
+
+/** The SES record inside an EventBridge event; also accepts a bare SES record (SNS, Firehose). */
+function sesRecord(event: unknown): Json {
+  const outer = asObject(event);
+  return outer.detail !== undefined ? asObject(outer.detail) : outer;
+}
+
+export function messageUuidOf(mail: Json): string | undefined {
+  const tags = asObject(mail.tags);
+  const tagged = asString(asArray(tags[messageUuidTag])[0]);
+  if (tagged !== undefined) return tagged;
+  // Without a configuration-set tag, fall back to our Message-ID `<uuid@tenant>` when SES kept it.
+  const messageId = asString(asObject(mail.commonHeaders).messageId);
+  const match = messageId?.match(/^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@/i);
+  return match?.[1]?.toLowerCase();
+}
+
+function timestampOf(record: Json, eventObject: Json): string {
+  const text = asString(eventObject.timestamp) ?? asString(asObject(record.mail).timestamp);
+  const time = text === undefined ? Number.NaN : Date.parse(text);
+  return Number.isNaN(time) ? new Date().toISOString() : new Date(time).toISOString();
+}
+
+function clip(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
+/** Undefined when the event names no message of ours or is of a kind that changes nothing. */
+export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
+  const record = sesRecord(event);
+  const eventType = asString(record.eventType) ?? asString(record.notificationType);
+  const mail = asObject(record.mail);
+  const messageUuid = messageUuidOf(mail);
+  if (eventType === undefined || messageUuid === undefined) return undefined;
+  switch (eventType) {
+    case 'Delivery': {
+      const delivery = asObject(record.delivery);
+      const response = asString(delivery.smtpResponse) ?? 'delivered';
+      const updates = asArray(delivery.recipients)
+        .map(asString)
+        .filter((email): email is string => email !== undefined)
+        .map((email) => ({ email, status: 'delivered' as const, detail: clip(response) }));
+      return { messageUuid, eventType, updates, notes: [], at: timestampOf(record, delivery) };
+    }
+    case 'Bounce': {
+      const bounce = asObject(record.bounce);
+      const kind = [asString(bounce.bounceType), asString(bounce.bounceSubType)].filter(Boolean).join('/');
+      const updates = asArray(bounce.bouncedRecipients).flatMap((entry) => {
+        const recipient = asObject(entry);
+        const email = asString(recipient.emailAddress);
+        if (email === undefined) return [];
+        const reason = asString(recipient.diagnosticCode) ?? asString(recipient.status) ?? 'bounced';
+        return [{ email, status: 'bounced' as const, detail: clip(`${kind || 'Bounce'}: ${reason}`) }];
+      });
+      return { messageUuid, eventType, updates, notes: [], at: timestampOf(record, bounce) };
+    }
+    case 'Complaint': {
+      const complaint = asObject(record.complaint);
+      const at = timestampOf(record, complaint);
+      const feedback = asString(complaint.complaintFeedbackType) ?? 'complaint';
+      const notes = asArray(complaint.complainedRecipients).flatMap((entry) => {
+        const email = asString(asObject(entry).emailAddress);
+        return email === undefined
+          ? []
+          : [{ status: 'complaint', at, recipient: email, detail: `${email}: ${feedback}` }];
+      });
+      return { messageUuid, eventType, updates: [], notes, at };
+    }
+    case 'DeliveryDelay': {
+      const delay = asObject(record.deliveryDelay);
+      const at = timestampOf(record, delay);
+      const delayType = asString(delay.delayType) ?? 'delayed';
+      const notes = asArray(delay.delayedRecipients).flatMap((entry) => {
+        const recipient = asObject(entry);
+        const email = asString(recipient.emailAddress);
+        const reason = asString(recipient.diagnosticCode) ?? asString(recipient.status);
+        if (email === undefined) return [];
+        return [
+          {
+            status: 'delayed',
+            at,
+            recipient: email,
+            detail: clip(`${email}: ${[delayType, reason].filter(Boolean).join(': ')}`),
+          },
+        ];
+      });
+      return { messageUuid, eventType, updates: [], notes, at };
+    }
+    case 'Reject': {
+      const reject = asObject(record.reject);
+      const reason = `Rejected by the relay: ${asString(reject.reason) ?? 'no reason given'}`;
+      return {
+        messageUuid,
+        eventType,
+        updates: [],
+        notes: [],
+        failure: reason,
+        at: timestampOf(record, reject),
+      };
+    }
+    case 'Rendering Failure': {
+      const failure = asObject(record.failure);
+      const reason = `Rendering failed: ${asString(failure.errorMessage) ?? 'no reason given'}`;
+      return {
+        messageUuid,
+        eventType,
+        updates: [],
+        notes: [],
+        failure: clip(reason),
+        at: timestampOf(record, failure),
+      };
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,64 @@
+import { envString } from '../config/env.ts';
+
+/**
+ * The one port every relay sits behind. `smtp` (nodemailer, any relay at SMTP_URL; locally the
+ * embedded server) or `ses` (Amazon SES v2 SendEmail with raw content). Each adapter is imported
+ * only when chosen, so the sender bundle carries one of them at run time.
+ */
+export interface OutgoingMail {
+  messageUuid: string;
+  envelope: { from: string; to: string[] };
+  raw: Buffer;
+}
+
+export interface RecipientResult {
+  email: string;
+  outcome: 'accepted' | 'rejected';
+  /** 5xx: the recipient is refused for good (a bounce); 4xx: only for now. */
+  permanent: boolean;
+  response?: string;
+}
+
+export interface TransportResult {
+  /** The relay's id for the message (SES MessageId, or the SMTP queue id in its reply). */
+  messageId?: string;
+  response?: string;
+  recipients: RecipientResult[];
+  /**
+   * True when the relay is the recipients' own mail server, so acceptance is delivery
+   * (SMTP_FINAL_HOP). Otherwise accepted recipients stay pending until delivery events arrive.
+   */
+  finalHop: boolean;
+}
+
+/** A send that did not happen. `permanent` failures are never retried. */
+export class TransportError extends Error {
+  readonly permanent: boolean;
+  constructor(message: string, permanent: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransportError';
+    this.permanent = permanent;
+  }
+}
+
+export interface MailTransport {
+  readonly name: 'smtp' | 'ses';
+  /** Header fields the relay rewrites; the DKIM signature must not cover them. */
+  readonly rewrittenHeaders: readonly string[];
+  send(mail: OutgoingMail): Promise<TransportResult>;
+}
+
+let chosen: Promise<MailTransport> | undefined;
+
+export function mailTransport(): Promise<MailTransport> {
+  chosen ??= (async () => {
+    const kind = (envString('MAIL_TRANSPORT') ?? 'smtp').toLowerCase();
+    if (kind === 'ses') return (await import('./ses-transport.ts')).createSesTransport();
+    if (kind === 'smtp') return (await import('./smtp-transport.ts')).createSmtpTransport();
+    throw new Error(`MAIL_TRANSPORT must be smtp or ses, got "${kind}"`);
+  })();
+  chosen.catch(() => {
+    chosen = undefined;
+  });
+  return chosen;
+}

@@ -1,0 +1,78 @@
+import { interpretSesEvent } from '../../domain/delivery/ses-events.ts';
+import {
+  applyRecipientUpdates,
+  type HistoryEntry,
+  type MessageStatus,
+  messageStatusFromRecipients,
+} from '../../domain/delivery/status.ts';
+import { log } from '../../observability/log.ts';
+import { updateWithRetry } from '../../repositories/message-delivery.ts';
+
+/** Statuses in which relay events may still change a message. */
+const afterRelay: ReadonlySet<MessageStatus> = new Set(['sent', 'delivered', 'bounced', 'failed']);
+
+export class MessageNotSettledError extends Error {
+  constructor() {
+    super('The message is still being sent; retry the event later');
+    this.name = 'MessageNotSettledError';
+  }
+}
+
+/**
+ * Records one SES event (Delivery, Bounce, Complaint, Reject, DeliveryDelay, Rendering Failure) in the
+ * message's recipients and history. Events may arrive out of order and more than once: a recipient
+ * never goes back to pending, and an event that changes nothing adds nothing.
+ */
+export async function recordSesEvent(event: unknown): Promise<'recorded' | 'ignored' | 'unknown-message'> {
+  const effect = interpretSesEvent(event);
+  if (effect === undefined) return 'ignored';
+  let notSettled = false;
+  const result = await updateWithRetry(effect.messageUuid, (message) => {
+    if (message.status === 'processing') {
+      notSettled = true;
+      return undefined;
+    }
+    if (!afterRelay.has(message.status)) return undefined;
+    const history: HistoryEntry[] = [];
+    let recipients = message.recipients;
+    if (effect.failure !== undefined) {
+      const pending = recipients
+        .filter((recipient) => recipient.status === 'pending')
+        .map((recipient) => ({ email: recipient.email, status: 'failed' as const, detail: effect.failure }));
+      recipients = applyRecipientUpdates(recipients, pending, effect.at).recipients;
+      history.push({ status: 'failed', at: effect.at, detail: effect.failure });
+      return { status: 'failed', recipients, history, at: effect.at };
+    }
+    const applied = applyRecipientUpdates(recipients, effect.updates, effect.at);
+    recipients = applied.recipients;
+    for (const update of applied.applied) {
+      history.push({
+        status: update.status,
+        at: effect.at,
+        recipient: update.email,
+        detail: `${update.email}: ${update.detail ?? update.status}`,
+      });
+    }
+    const seen = new Set(message.history.map((entry) => `${entry.status}|${entry.recipient}|${entry.at}`));
+    for (const note of effect.notes) {
+      if (!seen.has(`${note.status}|${note.recipient}|${note.at}`)) history.push(note);
+    }
+    if (history.length === 0) return undefined;
+    const status = message.status === 'failed' ? 'failed' : messageStatusFromRecipients(recipients);
+    if (status !== message.status) history.push({ status, at: effect.at });
+    return { status, recipients, history, at: effect.at };
+  });
+  if (notSettled) throw new MessageNotSettledError();
+  if (result === 'missing') {
+    log('info', 'delivery event for an unknown message', { message_uuid: effect.messageUuid });
+    return 'unknown-message';
+  }
+  if (result !== 'unchanged') {
+    log('info', 'message state change', {
+      message_uuid: effect.messageUuid,
+      status: result.status,
+      event: effect.eventType,
+    });
+  }
+  return result === 'unchanged' ? 'ignored' : 'recorded';
+}

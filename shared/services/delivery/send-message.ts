@@ -1,0 +1,299 @@
+import {
+  applyRecipientUpdates,
+  claimDecision,
+  type HistoryEntry,
+  messageStatusFromRecipients,
+  type Recipient,
+  type RecipientUpdate,
+} from '../../domain/delivery/status.ts';
+import { composeMime, messageIdFor, prepareEml } from '../../mail/compose.ts';
+import { SigningError, type SigningKey, signMessage } from '../../mail/dkim.ts';
+import {
+  type MailTransport,
+  mailTransport,
+  TransportError,
+  type TransportResult,
+} from '../../mail/transport.ts';
+import { describeError, log } from '../../observability/log.ts';
+import {
+  claimMessage,
+  type DeliveryMessage,
+  getDeliveryMessage,
+  MissingObjectError,
+  markFailed,
+  readMessageObject,
+  recordOutcome,
+  releaseClaim,
+} from '../../repositories/message-delivery.ts';
+import { deliverySettings } from './settings.ts';
+import { activeSigningKey } from './signing-keys.ts';
+
+/**
+ * One message from the send queue: claim it, compose it (or take the EML), sign it with the
+ * domain's active DKIM key, hand it to the relay, and record what the relay said.
+ *
+ * - `done`: nothing more to do for this queue entry (sent, failed for good, or skipped);
+ * - `retry`: leave the queue entry for redelivery (a transient failure, or another sender holds it).
+ */
+export type SendResult = { result: 'done'; status: string } | { result: 'retry'; reason: string };
+
+export interface SendDependencies {
+  transport?: () => Promise<MailTransport>;
+  signingKey?: (domain: string) => Promise<SigningKey | undefined>;
+  now?: () => number;
+  leaseMs?: number;
+}
+
+export async function sendQueuedMessage(
+  messageUuid: string,
+  deps: SendDependencies = {},
+): Promise<SendResult> {
+  const now = deps.now ?? Date.now;
+  const current = await getDeliveryMessage(messageUuid);
+  const decision = claimDecision(
+    current === undefined
+      ? undefined
+      : { status: current.status, lease_until: current.lease_until, send_at: current.scheduling?.send_at },
+    now(),
+  );
+  if (decision.action === 'skip') {
+    log('info', 'send skipped', { message_uuid: messageUuid, reason: decision.reason });
+    return { result: 'done', status: current?.status ?? 'missing' };
+  }
+  if (decision.action === 'retry-later' || current === undefined) {
+    return { result: 'retry', reason: decision.action === 'retry-later' ? decision.reason : 'missing' };
+  }
+  const claimed = await claimMessage(current, {
+    from: decision.from,
+    nowMs: now(),
+    leaseMs: deps.leaseMs ?? deliverySettings.leaseMs,
+    detail:
+      decision.from === 'processing'
+        ? `send attempt ${(current.attempts ?? 0) + 1} (the previous lease expired)`
+        : undefined,
+  });
+  if (claimed === undefined) return { result: 'retry', reason: 'another sender claimed it first' };
+  log('info', 'message state change', {
+    message_uuid: messageUuid,
+    status: 'processing',
+    attempt: claimed.attempts,
+  });
+
+  let transport: MailTransport;
+  let outcome: TransportResult;
+  let signed: boolean;
+  try {
+    transport = await (deps.transport ?? mailTransport)();
+    const built = await buildSignedMessage(claimed, transport, deps.signingKey ?? activeSigningKey);
+    signed = built.signed;
+    outcome = await transport.send({
+      messageUuid,
+      envelope: {
+        from: claimed.message_sender,
+        to: recipientsOf(claimed).map((recipient) => recipient.email),
+      },
+      raw: built.raw,
+    });
+  } catch (error) {
+    return handleFailure(claimed, error, now());
+  }
+  return recordRelayResult(claimed, outcome, signed, now());
+}
+
+/** The recipient list fixed at creation (to, cc, bcc in order), rebuilt from the address lists if absent. */
+function recipientsOf(message: DeliveryMessage): Recipient[] {
+  if (message.recipients.length > 0) return message.recipients;
+  const at = message.created_at;
+  return (['to', 'cc', 'bcc'] as const).flatMap((kind) =>
+    message[kind].map((address) => ({ ...address, kind, status: 'pending' as const, updated_at: at })),
+  );
+}
+
+async function buildSignedMessage(
+  message: DeliveryMessage,
+  transport: MailTransport,
+  signingKey: (domain: string) => Promise<SigningKey | undefined>,
+): Promise<{ raw: Buffer; signed: boolean }> {
+  const messageId = messageIdFor(message.message_uuid, message.tenant);
+  let raw: Buffer;
+  if (message.content_kind === 'eml') {
+    if (message.parts.eml === undefined)
+      throw new MissingObjectError(`messages/${message.message_uuid}/message.eml`);
+    raw = prepareEml(await readMessageObject(message.parts.eml), messageId);
+  } else {
+    const [text, html, attachments] = await Promise.all([
+      message.parts.text === undefined ? undefined : readMessageObject(message.parts.text),
+      message.parts.html === undefined ? undefined : readMessageObject(message.parts.html),
+      Promise.all(
+        message.attachments.map(async (attachment) => ({
+          filename: attachment.filename,
+          contentType: attachment.content_type,
+          content: await readMessageObject(attachment.key),
+        })),
+      ),
+    ]);
+    raw = await composeMime({
+      messageId,
+      sender: message.message_sender,
+      from: message.from,
+      to: message.to,
+      cc: message.cc,
+      replyTo: message.reply_to,
+      subject: message.subject,
+      headers: message.headers,
+      text: text?.toString('utf8'),
+      html: html?.toString('utf8'),
+      attachments,
+    });
+  }
+  const key = await signingKey(message.tenant);
+  if (key === undefined) {
+    log('warn', 'sending unsigned: the domain has no active DKIM key', {
+      message_uuid: message.message_uuid,
+      tenant: message.tenant,
+    });
+    return { raw, signed: false };
+  }
+  return { raw: await signMessage(raw, key, transport.rewrittenHeaders), signed: true };
+}
+
+function isPermanent(error: unknown): boolean {
+  if (error instanceof MissingObjectError || error instanceof SigningError) return true;
+  if (error instanceof TransportError) return error.permanent;
+  return false;
+}
+
+function reasonOf(error: unknown): string {
+  if (
+    error instanceof MissingObjectError ||
+    error instanceof SigningError ||
+    error instanceof TransportError
+  ) {
+    return error.message;
+  }
+  if (typeof (error as { code?: unknown })?.code === 'number') return 'A store was unavailable';
+  return 'Unexpected error while sending';
+}
+
+async function handleFailure(message: DeliveryMessage, error: unknown, nowMs: number): Promise<SendResult> {
+  const reason = reasonOf(error);
+  const attempts = message.attempts ?? 1;
+  if (isPermanent(error) || attempts >= deliverySettings.maxAttempts) {
+    const why = isPermanent(error) ? reason : `${reason} (gave up after ${attempts} attempts)`;
+    const failed = await markFailed(message, {
+      reason: why,
+      nowMs,
+      from: ['processing'],
+      heldLease: message.lease_until,
+    });
+    log('warn', 'message state change', {
+      message_uuid: message.message_uuid,
+      status: failed === undefined ? message.status : 'failed',
+      reason: why,
+      ...describeError(error),
+    });
+    return { result: 'done', status: 'failed' };
+  }
+  await releaseClaim(message, {
+    nowMs,
+    retryDueMs: nowMs + deliverySettings.retryTakeoverMs,
+    detail: `attempt ${attempts} failed: ${reason}; will retry`,
+  });
+  log('warn', 'send attempt failed; will retry', {
+    message_uuid: message.message_uuid,
+    attempt: attempts,
+    reason,
+    ...describeError(error),
+  });
+  return { result: 'retry', reason };
+}
+
+/**
+ * What the relay said, as statuses: accepted recipients are `delivered` when the relay is the final
+ * hop and stay `pending` (message `sent`) otherwise; refused ones are `bounced` (5xx) or `failed` (4xx).
+ */
+export function outcomeFromRelay(
+  message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at'>,
+  result: TransportResult,
+  at: string,
+  signed: boolean,
+): {
+  status: ReturnType<typeof messageStatusFromRecipients>;
+  recipients: Recipient[];
+  history: HistoryEntry[];
+} {
+  const updates: RecipientUpdate[] = result.recipients.flatMap((entry): RecipientUpdate[] => {
+    if (entry.outcome === 'accepted') {
+      return result.finalHop ? [{ email: entry.email, status: 'delivered', detail: entry.response }] : [];
+    }
+    return [
+      {
+        email: entry.email,
+        status: entry.permanent ? 'bounced' : 'failed',
+        detail: entry.permanent ? entry.response : `Temporarily refused: ${entry.response ?? ''}`.trim(),
+      },
+    ];
+  });
+  const { recipients, applied } = applyRecipientUpdates(
+    recipientsOf(message as DeliveryMessage),
+    updates,
+    at,
+  );
+  const history: HistoryEntry[] = [];
+  if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
+    const notes = [result.response, signed ? undefined : 'unsigned: no active DKIM key'].filter(Boolean);
+    history.push({ status: 'sent', at, detail: notes.join('; ') || 'accepted by the relay' });
+  }
+  for (const update of applied) {
+    history.push({
+      status: update.status,
+      at,
+      recipient: update.email,
+      detail: `${update.email}: ${update.detail ?? update.status}`,
+    });
+  }
+  const status = messageStatusFromRecipients(recipients);
+  if (status !== 'sent') history.push({ status, at });
+  return { status, recipients, history };
+}
+
+async function recordRelayResult(
+  message: DeliveryMessage,
+  result: TransportResult,
+  signed: boolean,
+  nowMs: number,
+): Promise<SendResult> {
+  const at = new Date(nowMs).toISOString();
+  const outcome = outcomeFromRelay(message, result, at, signed);
+  // The mail has left: losing this write would mean a second send after the lease expires, so a
+  // store hiccup is retried here a few times before giving up to the queue's redelivery.
+  const recorded = await withRetries(() =>
+    recordOutcome(message, {
+      ...outcome,
+      at,
+      relay: { message_id: result.messageId, response: result.response },
+    }),
+  );
+  log(recorded === undefined ? 'warn' : 'info', 'message state change', {
+    message_uuid: message.message_uuid,
+    status: outcome.status,
+    recorded: recorded !== undefined,
+    relay_message_id: result.messageId,
+  });
+  return { result: 'done', status: outcome.status };
+}
+
+async function withRetries<T>(
+  call: () => Promise<T>,
+  delaysMs: readonly number[] = [200, 1_000, 3_000],
+): Promise<T> {
+  for (const delay of delaysMs) {
+    try {
+      return await call();
+    } catch (error) {
+      log('warn', 'recording the relay outcome failed; retrying', describeError(error));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return call();
+}

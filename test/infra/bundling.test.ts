@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { esmRequireBanner } from '../../infra/stack/service-function.ts';
+import { routes } from '../../shared/routes.ts';
+import { workers } from '../../shared/workers.ts';
+import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
+
+// The one place the infra tests run esbuild: every function, once, as `cdk synth` does.
+const { app, template } = synthService({ bundle: true });
+const assemblyDir = app.synth().directory;
+const functions = resourcesOfType(template, 'AWS::Lambda::Function');
+const functionIds = [...routes.map((route) => route.id), ...workers.map((worker) => worker.id)];
+
+function bundleDir(functionId: string): string {
+  const fn = functions[functionLogicalId(template, functionId)];
+  return join(assemblyDir, fn?.Metadata['aws:asset:path'] as string);
+}
+
+describe('function bundles (local esbuild, no Docker)', () => {
+  for (const id of functionIds) {
+    it(`${id}: minified ESM with the createRequire banner, a source map and the AWS SDK inside`, (t) => {
+      const dir = bundleDir(id);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      assert.ok(code.startsWith(esmRequireBanner), 'banner missing');
+      assert.ok(existsSync(join(dir, 'index.mjs.map')), 'source map missing');
+      assert.match(code, /\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+      assert.doesNotMatch(code, /(from|import\()\s*["']@aws-sdk\//, 'imports the SDK from the runtime');
+      const fn = functions[functionLogicalId(template, id)];
+      assert.equal(fn?.Properties.Handler, 'index.handler');
+      assert.equal(fn?.Properties.Runtime, 'nodejs22.x');
+      assert.deepEqual(fn?.Properties.Architectures, ['arm64']);
+      t.diagnostic(`${id}: ${(statSync(join(dir, 'index.mjs')).size / 1024).toFixed(0)} KiB`);
+    });
+  }
+
+  it('the bundled health function runs as Lambda would load it', async () => {
+    const module = (await import(pathToFileURL(join(bundleDir('health'), 'index.mjs')).href)) as {
+      handler: (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>;
+    };
+    const response = await module.handler(
+      {
+        resource: '/health',
+        path: '/health',
+        httpMethod: 'GET',
+        headers: {},
+        multiValueHeaders: {},
+        queryStringParameters: null,
+        body: null,
+        isBase64Encoded: false,
+        requestContext: { requestId: 'bundle-test', identity: { sourceIp: '198.51.100.7' } },
+      },
+      { awsRequestId: 'bundle-test', functionName: 'health', getRemainingTimeInMillis: () => 10_000 },
+    );
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(JSON.parse(response.body), { data: { status: 'ok', caller_ip: '198.51.100.7' } });
+  });
+});

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type FunctionId, functionAccess } from '../../infra/stack/function-access.ts';
+import { routes } from '../../shared/routes.ts';
+import { workers } from '../../shared/workers.ts';
+import {
+  actionsOf,
+  allowedActions,
+  environmentOf,
+  resourcesOfType,
+  statementsOf,
+  synthService,
+} from '../support/infra.ts';
+
+const { template } = synthService();
+const functionIds = [
+  ...routes.map((route) => route.id),
+  ...workers.map((worker) => worker.id),
+] as FunctionId[];
+const logicalIdOf = (type: string, pattern: RegExp): string => {
+  const ids = Object.keys(resourcesOfType(template, type)).filter((id) => pattern.test(id));
+  assert.equal(ids.length, 1, `${type} ${pattern}: ${ids.join(', ')}`);
+  return ids[0] as string;
+};
+const tableId = logicalIdOf('AWS::DynamoDB::Table', /^StorageTable/);
+const bucketId = logicalIdOf('AWS::S3::Bucket', /^StorageObjectBucket/);
+const keyId = logicalIdOf('AWS::KMS::Key', /^StorageDkimKey/);
+const queueId = logicalIdOf('AWS::SQS::Queue', /^StorageSendQueue/);
+
+/** Functions whose role allows `action` (on any resource, or one mentioning `resourceText`). */
+function holders(action: string, resourceText?: string): string[] {
+  return functionIds.filter((id) => allowedActions(template, id, resourceText).has(action)).sort();
+}
+
+describe('IAM least privilege: named negative checks', () => {
+  it('the query function cannot write or delete anything', () => {
+    const actions = allowedActions(template, 'message-query');
+    for (const forbidden of [
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      's3:PutObject',
+      's3:DeleteObject',
+      'sqs:SendMessage',
+    ]) {
+      assert.ok(!actions.has(forbidden), `message-query may ${forbidden}`);
+    }
+    assert.ok(actions.has('dynamodb:Query'));
+  });
+
+  it('only the delete function may delete table items, and it cannot put or update', () => {
+    assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete']);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete']);
+    const actions = allowedActions(template, 'message-delete');
+    assert.ok(!actions.has('dynamodb:PutItem'));
+    assert.ok(!actions.has('dynamodb:UpdateItem'));
+  });
+
+  it('nobody may BatchWriteItem (it would bypass the put/delete split) or use a wildcard action', () => {
+    assert.deepEqual(holders('dynamodb:BatchWriteItem'), []);
+    for (const id of functionIds) {
+      for (const statement of statementsOf(template, id)) {
+        for (const action of actionsOf(statement)) assert.doesNotMatch(action, /\*/, `${id}: ${action}`);
+      }
+    }
+  });
+
+  it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
+    assert.deepEqual(holders('s3:DeleteObject'), ['keepalive-run', 'message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject', '/avatars/*'), ['keepalive-run']);
+    const keepaliveDeletes = statementsOf(template, 'keepalive-run').filter((s) =>
+      actionsOf(s).includes('s3:DeleteObject'),
+    );
+    assert.deepEqual(
+      keepaliveDeletes.map((s) => JSON.stringify(s.Resource)),
+      [JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/avatars/*']] })],
+    );
+  });
+
+  it('avatar objects are written only by avatar-get; housekeeping writes only its cursor under housekeeping/', () => {
+    assert.deepEqual(holders('s3:PutObject', '/avatars/*'), ['avatar-get']);
+    assert.deepEqual(holders('s3:PutObject', '/housekeeping/*'), ['keepalive-run']);
+    assert.deepEqual(holders('s3:PutObject', '/messages/*'), ['message-add']);
+  });
+
+  it('object actions stay under their prefixes; only readers may list (for 404 answers)', () => {
+    for (const id of functionIds) {
+      for (const statement of statementsOf(template, id)) {
+        const resource = JSON.stringify(statement.Resource);
+        if (!resource.includes(bucketId)) continue;
+        if (actionsOf(statement).includes('s3:ListBucket')) {
+          assert.deepEqual(actionsOf(statement), ['s3:ListBucket'], `${id} lists with other actions`);
+          assert.ok(allowedActions(template, id).has('s3:GetObject'), `${id} lists without reading`);
+        } else {
+          assert.match(resource, /\/(messages|avatars|housekeeping)\/\*"/, `${id}: ${resource}`);
+        }
+      }
+    }
+    assert.deepEqual(holders('s3:ListBucket'), ['avatar-get', 'keepalive-run', 'sender']);
+  });
+
+  it('only dkim-set-algorithm encrypts and only the sender decrypts with the DKIM key', () => {
+    assert.deepEqual(holders('kms:GenerateDataKey', keyId), ['dkim-set-algorithm']);
+    assert.deepEqual(holders('kms:Encrypt'), []);
+    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender']);
+    const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
+    assert.deepEqual(withKeyArn, ['dkim-set-algorithm', 'sender']);
+  });
+
+  it('only the sender sends mail, and only through the configuration set', () => {
+    assert.deepEqual(holders('ses:SendRawEmail'), ['sender']);
+    const [statement] = statementsOf(template, 'sender').filter((s) =>
+      actionsOf(s).includes('ses:SendRawEmail'),
+    );
+    assert.match(JSON.stringify(statement?.Resource), /configuration-set\/"?,?\{"Ref":"ConfigurationSet/);
+    assert.equal(environmentOf(template, 'sender').MAIL_TRANSPORT, 'ses');
+  });
+
+  it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
+    assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
+    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender']);
+    assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
+  });
+
+  it('public routes can reach nothing but their own logs', () => {
+    for (const id of routes.filter((route) => route.public).map((route) => route.id)) {
+      const statements = statementsOf(template, id);
+      assert.deepEqual(
+        statements.flatMap(actionsOf).sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        `${id} has more than log access`,
+      );
+      const env = environmentOf(template, id);
+      for (const name of ['TABLE_NAME', 'QUEUE_URL', 'BUCKET_NAME', 'AUTH_JWKS_URL'])
+        assert.ok(!(name in env), `${id}: ${name}`);
+    }
+  });
+
+  it('every role writes only to its own log group and has no managed policies', () => {
+    for (const id of functionIds) {
+      const logStatements = statementsOf(template, id).filter((s) =>
+        actionsOf(s).some((a) => a.startsWith('logs:')),
+      );
+      assert.equal(logStatements.length, 1, id);
+      assert.match(
+        JSON.stringify(logStatements[0]?.Resource),
+        /"(Route|Worker)[A-Za-z0-9]+Logs[0-9A-F]{8}","Arn"/,
+      );
+    }
+  });
+});
+
+describe('IAM matches the access table (infra/stack/function-access.ts)', () => {
+  for (const id of functionIds) {
+    const needs = functionAccess[id] as (typeof functionAccess)[FunctionId] & Record<string, unknown>;
+    it(`${id}: environment variables come with their permissions`, () => {
+      const env = environmentOf(template, id);
+      const actions = allowedActions(template, id);
+      const table = needs.table as string | undefined;
+      assert.equal('TABLE_NAME' in env, table !== undefined);
+      assert.equal(actions.has('dynamodb:GetItem'), table !== undefined);
+      assert.equal(actions.has('dynamodb:PutItem'), table === 'write');
+      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete');
+      assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
+      assert.equal(
+        actions.has('sqs:SendMessage'),
+        needs.queue === 'send',
+        `${id} SendMessage should be ${needs.queue === 'send'}`,
+      );
+      assert.equal('GRAVATAR_BASE_URL' in env, needs.avatars === true);
+      const isProtectedRoute = routes.some((route) => route.id === id && !route.public);
+      assert.equal('AUTH_ISSUER' in env, isProtectedRoute);
+      assert.equal(env.NODE_OPTIONS, '--enable-source-maps');
+    });
+  }
+});

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { synthService } from '../support/infra.ts';
+
+// The app as `cdk synth` builds it: cdk-nag's AwsSolutionsChecks and CDK's CloudFormation validation.
+// Synthesis throws on any unacknowledged finding; keep the error for the first test to report.
+let synthesized: ReturnType<typeof synthService> | undefined;
+let synthError: unknown;
+try {
+  synthesized = synthService({ cloudFormationValidation: true });
+} catch (error) {
+  synthError = error;
+}
+
+describe('cdk-nag AwsSolutionsChecks', () => {
+  it('is applied to the app and finds nothing unacknowledged (synthesis fails on any finding)', () => {
+    assert.equal(synthError, undefined, String(synthError));
+    assert.ok(synthesized);
+  });
+
+  it('does fail synthesis on a finding in this setup (so the check above can fail)', () => {
+    const probe = new App();
+    const probeStack = new Stack(probe, 'Probe');
+    new sqs.Queue(probeStack, 'PlainQueue', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    Validations.of(probe).addPlugins(new AwsSolutionsChecks(probe));
+    assert.throws(() => probe.synth(), /Validation failed|AwsSolutions/);
+  });
+
+  it('every acknowledgement names the rule, the resource and a reason', () => {
+    assert.ok(synthesized);
+    const { stack } = synthesized;
+    assert.ok(stack.acknowledgements.length > 0);
+    for (const acknowledgement of stack.acknowledgements) {
+      assert.match(acknowledgement.rule, /^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      assert.match(acknowledgement.resource, /^SvcMail\//);
+      assert.ok(acknowledgement.reason.length >= 60, `${acknowledgement.rule}: reason too short`);
+    }
+  });
+
+  it('acknowledges wildcards only for object prefixes and SES identities, never for actions', () => {
+    assert.ok(synthesized);
+    const wildcards = synthesized.stack.acknowledgements.filter((a) =>
+      a.rule.startsWith('AwsSolutions-IAM5'),
+    );
+    for (const { rule } of wildcards) {
+      assert.match(
+        rule,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
+      );
+    }
+  });
+});

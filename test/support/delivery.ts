@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { authenticate } from 'mailauth';
+import { dynamo, s3 } from '../../shared/aws/clients.ts';
+import { bucketName, tableName } from '../../shared/config/storage.ts';
+import type { Recipient } from '../../shared/domain/delivery/status.ts';
+import { keys } from '../../shared/repositories/keys.ts';
+import {
+  type DeliveryMessage,
+  dueKey,
+  getDeliveryMessage,
+} from '../../shared/repositories/message-delivery.ts';
+import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { publishTxt, testDnsServer } from './dns.ts';
+import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from './host.ts';
+
+/**
+ * Arranges messages exactly as docs/data-model.md stores them (item + S3 parts), for tests of the
+ * delivery pipeline that must inject states the API cannot produce on purpose (a write whose
+ * enqueue never happened, a claim that was abandoned, missing parts).
+ */
+export interface TestMessageOptions {
+  account: string;
+  domain: string;
+  to?: string[];
+  cc?: string[];
+  bcc?: string[];
+  kind?: 'text_only' | 'html_only' | 'mixed' | 'eml';
+  eml?: string;
+  attachments?: Array<{ filename: string; content_type: string; content: Buffer }>;
+  status?: 'queued' | 'scheduled' | 'waiting' | 'processing' | 'sent';
+  sendAt?: Date;
+  dueAtMs?: number;
+  leaseUntil?: number;
+  /** Leave out the S3 objects (a poison message). */
+  withoutParts?: boolean;
+  subject?: string;
+}
+
+export async function putTestMessage(options: TestMessageOptions): Promise<string> {
+  const uuid = randomUUID();
+  const now = new Date();
+  const kind = options.kind ?? 'text_only';
+  const prefix = `messages/${uuid}/`;
+  const parts: Record<string, string> = {};
+  const objects: Array<[string, Buffer]> = [];
+  if (kind === 'text_only' || kind === 'mixed') {
+    parts.text = `${prefix}text.txt`;
+    objects.push([parts.text, Buffer.from(`Hello from ${uuid}\nSecond line.\n`)]);
+  }
+  if (kind === 'html_only' || kind === 'mixed') {
+    parts.html = `${prefix}body.html`;
+    objects.push([parts.html, Buffer.from(`<p>Hello from <b>${uuid}</b></p>`)]);
+  }
+  if (kind === 'eml') {
+    parts.eml = `${prefix}message.eml`;
+    objects.push([parts.eml, Buffer.from(options.eml ?? '')]);
+  }
+  const attachments = (options.attachments ?? []).map((attachment, index) => {
+    const key = `${prefix}attachments/${index}`;
+    objects.push([key, attachment.content]);
+    return {
+      filename: attachment.filename,
+      content_type: attachment.content_type,
+      size: attachment.content.length,
+      key,
+    };
+  });
+  if (options.withoutParts !== true) {
+    for (const [key, body] of objects) {
+      await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body }));
+    }
+  }
+  const sender = `sender@${options.domain}`;
+  const address = (email: string) => ({ email });
+  const recipients: Recipient[] = (['to', 'cc', 'bcc'] as const).flatMap((kindOf) =>
+    (options[kindOf] ?? []).map((email) => ({
+      email,
+      kind: kindOf,
+      status: 'pending' as const,
+      updated_at: now.toISOString(),
+    })),
+  );
+  const status = options.status ?? 'queued';
+  const createdAt = now.toISOString();
+  const dueAtMs =
+    options.dueAtMs ??
+    (status === 'scheduled' ? (options.sendAt as Date).getTime() : now.getTime() + 300_000);
+  await dynamo().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.message(uuid),
+        message_uuid: uuid,
+        account_id: options.account,
+        tenant: options.domain,
+        message_sender: sender,
+        from: [{ email: sender, name: 'Test Sender' }],
+        to: (options.to ?? []).map(address),
+        cc: (options.cc ?? []).map(address),
+        bcc: (options.bcc ?? []).map(address),
+        reply_to: [{ email: `replies@${options.domain}` }],
+        subject: options.subject ?? `Test ${uuid}`,
+        content_kind: kind,
+        headers: { 'X-Campaign': 'delivery-tests' },
+        parts,
+        attachments,
+        scheduling:
+          status === 'scheduled'
+            ? { mode: 'scheduled', send_at: options.sendAt?.toISOString() }
+            : { mode: 'immediate' },
+        status,
+        recipients,
+        history: [{ status, at: createdAt }],
+        created_at: createdAt,
+        updated_at: createdAt,
+        attempts: 0,
+        ...(options.leaseUntil === undefined ? {} : { lease_until: options.leaseUntil }),
+        gsi1pk: keys.messagesOfAccount(options.account),
+        gsi1sk: `${createdAt}#${uuid}`,
+        gsi2pk: keys.messagesOfAccountByStatus(options.account, status),
+        gsi2sk: `${createdAt}#${uuid}`,
+        ...(status === 'waiting' || status === 'sent'
+          ? {}
+          : { gsi3pk: keys.due, gsi3sk: dueKey(dueAtMs, uuid) }),
+      },
+    }),
+  );
+  return uuid;
+}
+
+/** Polls the stored message until `done` holds, or fails after `timeoutMs` (generous: a loaded host). */
+export async function waitForMessage(
+  uuid: string,
+  done: (message: DeliveryMessage) => boolean,
+  timeoutMs = 120_000,
+): Promise<DeliveryMessage> {
+  const deadline = Date.now() + timeoutMs;
+  let last: DeliveryMessage | undefined;
+  while (Date.now() < deadline) {
+    last = await getDeliveryMessage(uuid);
+    if (last !== undefined && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`message ${uuid} did not reach the expected state; last status ${last?.status}`);
+}
+
+export const isSettled = (message: DeliveryMessage) =>
+  ['delivered', 'bounced', 'failed', 'cancelled'].includes(message.status);
+
+export function outboxDir(): string {
+  return join(hostInfo().dataDir, 'outbox');
+}
+
+export function outboxEml(uuid: string): Buffer | undefined {
+  const file = join(outboxDir(), `${uuid}.eml`);
+  return existsSync(file) ? readFileSync(file) : undefined;
+}
+
+/** SMTP transactions the local recipient MTA saw for one message. */
+export function smtpTransactions(uuid: string): Array<{ recipients: string[] }> {
+  const file = join(outboxDir(), 'transactions.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(uuid))
+    .map((line) => JSON.parse(line) as { message_uuid: string; recipients: string[] })
+    .filter((entry) => entry.message_uuid === uuid);
+}
+
+// ---- Through the API -------------------------------------------------------------------------
+
+export interface SendingDomain {
+  account: string;
+  domain: string;
+  token: string;
+  selector: string;
+  algorithm: 'rsa-sha256' | 'ed25519-sha256';
+}
+
+/**
+ * A fresh account and domain whose active DKIM key uses `algorithm`, with the key's TXT record (as
+ * GET /domain/dkim/status-1.0 publishes it) served by the test DNS server.
+ */
+export async function sendingDomain(algorithm: 'rsa-sha256' | 'ed25519-sha256'): Promise<SendingDomain> {
+  const account = uniqueAccount('dlv');
+  const domain = uniqueDomain('dlv');
+  await registerDomain(domain, account);
+  const token = await mintToken({ account });
+  const status = await call('GET', '/domain/dkim/status-1.0', { token, query: { domain } });
+  if (status.body?.data?.svc_config?.dkim_algorithm !== algorithm) {
+    const set = await call('POST', '/domain/dkim/set-algorithm-1.0', { token, body: { domain, algorithm } });
+    if (set.status !== 200) throw new Error(`set-algorithm failed: ${set.text}`);
+  }
+  const after = await call('GET', '/domain/dkim/status-1.0', { token, query: { domain } });
+  const active = (after.body.data.dkim_keys as Array<Record<string, any>>).find(
+    (key) => key.status === 'active',
+  );
+  if (active === undefined) throw new Error(`no active key: ${after.text}`);
+  publishTxt(active.dns_name, [active.dns_value_chunks ?? [active.dns_value]]);
+  return { account, domain, token, selector: active.selector, algorithm };
+}
+
+export async function addMessage(
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ uuid: string; status: string }> {
+  const response = await call('POST', '/message/add-1.0', { token, body });
+  if (response.status !== 200) throw new Error(`add failed: ${response.status} ${response.text}`);
+  return { uuid: response.body.data.message_uuid, status: response.body.data.status };
+}
+
+export async function queryMessage(token: string, uuid: string): Promise<Record<string, any>> {
+  const response = await call('POST', '/message/query-1.0', { token, body: { message_uuid: uuid } });
+  if (response.status !== 200) throw new Error(`query failed: ${response.status} ${response.text}`);
+  return response.body.data;
+}
+
+/** Polls the query endpoint until the message reaches one of `statuses` (generous deadline). */
+export async function waitForStatus(
+  token: string,
+  uuid: string,
+  statuses: readonly string[],
+  timeoutMs = 150_000,
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, any> | undefined;
+  while (Date.now() < deadline) {
+    last = await queryMessage(token, uuid);
+    if (statuses.includes(last.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`message ${uuid} stayed ${last?.status}, expected ${statuses.join('/')}`);
+}
+
+/** DKIM results of a received message, verified by mailauth against the test DNS server. */
+export async function verifyDkim(
+  raw: Buffer,
+): Promise<Array<{ result: string; algorithm?: string; domain?: string }>> {
+  const resolver = new Resolver();
+  const [host, port] = testDnsServer().split(':');
+  resolver.setServers([`${host}:${port}`]);
+  const result = await authenticate(raw, {
+    ip: '127.0.0.1',
+    helo: 'localhost',
+    mta: 'mx.local.test',
+    sender: 'nobody@invalid.test',
+    resolver: async (name: string, type: string) => (await resolver.resolve(name, type)) as string[][],
+  });
+  return result.dkim.results.map((entry: any) => ({
+    result: entry.status.result,
+    algorithm: entry.status.header?.a,
+    domain: entry.signingDomain,
+  }));
+}
+
+/** Runs the dispatcher once in this process, against the same emulators (as its schedule would). */
+export async function runDispatcher(): Promise<unknown> {
+  const { handler } = await import('../../functions/dispatcher/handler.ts');
+  return handler({});
+}

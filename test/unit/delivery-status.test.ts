@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { planDueEntry } from '../../shared/domain/delivery/dispatch-plan.ts';
+import {
+  applyRecipientUpdates,
+  claimDecision,
+  messageStatusFromRecipients,
+  type Recipient,
+} from '../../shared/domain/delivery/status.ts';
+
+const recipient = (email: string, status: Recipient['status']): Recipient => ({
+  email,
+  kind: 'to',
+  status,
+  updated_at: '2026-01-01T00:00:00.000Z',
+});
+
+describe('message status from recipient statuses', () => {
+  test('delivered only when every recipient is delivered', () => {
+    assert.equal(
+      messageStatusFromRecipients([recipient('a@x', 'delivered'), recipient('b@x', 'delivered')]),
+      'delivered',
+    );
+  });
+  test('sent while any recipient is pending, even next to a bounce', () => {
+    assert.equal(
+      messageStatusFromRecipients([recipient('a@x', 'bounced'), recipient('b@x', 'pending')]),
+      'sent',
+    );
+  });
+  test('bounced when one bounced and none is pending', () => {
+    assert.equal(
+      messageStatusFromRecipients([recipient('a@x', 'bounced'), recipient('b@x', 'delivered')]),
+      'bounced',
+    );
+  });
+  test('failed when recipients failed without a bounce', () => {
+    assert.equal(
+      messageStatusFromRecipients([recipient('a@x', 'failed'), recipient('b@x', 'delivered')]),
+      'failed',
+    );
+  });
+});
+
+describe('recipient updates', () => {
+  test('match addresses case-insensitively and never return to pending', () => {
+    const { recipients, applied } = applyRecipientUpdates(
+      [recipient('Ann@X.test', 'pending'), recipient('bob@x.test', 'delivered')],
+      [
+        { email: 'ann@x.test', status: 'delivered', detail: '250 ok' },
+        { email: 'bob@x.test', status: 'pending' },
+      ],
+      '2026-01-02T00:00:00.000Z',
+    );
+    assert.deepEqual(
+      recipients.map((entry) => entry.status),
+      ['delivered', 'delivered'],
+    );
+    assert.equal(recipients[0]?.detail, '250 ok');
+    assert.equal(applied.length, 1);
+  });
+  test('a late bounce overrides a delivery, a repeated event changes nothing', () => {
+    const first = applyRecipientUpdates(
+      [recipient('a@x', 'delivered')],
+      [{ email: 'a@x', status: 'bounced' }],
+      't',
+    );
+    assert.equal(first.recipients[0]?.status, 'bounced');
+    const again = applyRecipientUpdates(first.recipients, [{ email: 'a@x', status: 'bounced' }], 't');
+    assert.equal(again.applied.length, 0);
+    const back = applyRecipientUpdates(first.recipients, [{ email: 'a@x', status: 'delivered' }], 't');
+    assert.equal(back.recipients[0]?.status, 'bounced');
+  });
+});
+
+describe('claim decisions', () => {
+  const now = Date.parse('2026-05-01T12:00:00Z');
+  test('queued is claimed; a deleted or cancelled message is skipped', () => {
+    assert.deepEqual(claimDecision({ status: 'queued' }, now), { action: 'claim', from: 'queued' });
+    assert.equal(claimDecision(undefined, now).action, 'skip');
+    assert.equal(claimDecision({ status: 'cancelled' }, now).action, 'skip');
+    assert.equal(claimDecision({ status: 'delivered' }, now).action, 'skip');
+    assert.equal(claimDecision({ status: 'waiting' }, now).action, 'skip');
+  });
+  test('a live lease is left to its holder, an expired one is taken over', () => {
+    assert.equal(claimDecision({ status: 'processing', lease_until: now + 1 }, now).action, 'retry-later');
+    assert.equal(claimDecision({ status: 'processing' }, now).action, 'retry-later');
+    assert.deepEqual(claimDecision({ status: 'processing', lease_until: now }, now), {
+      action: 'claim',
+      from: 'processing',
+    });
+  });
+  test('a scheduled message is claimed only once send_at has passed', () => {
+    assert.equal(claimDecision({ status: 'scheduled', send_at: '2026-05-01T12:00:01Z' }, now).action, 'skip');
+    assert.equal(
+      claimDecision({ status: 'scheduled', send_at: '2026-05-01T11:59:59Z' }, now).action,
+      'claim',
+    );
+  });
+});
+
+describe('dispatch plan', () => {
+  const now = Date.parse('2026-05-01T12:00:00Z');
+  const settings = { maxAttempts: 3 };
+  test('scheduled within 15 minutes is released with a delay ending at send_at', () => {
+    const sendAt = new Date(now + 61_500).toISOString();
+    assert.deepEqual(planDueEntry({ status: 'scheduled', dueAtMs: now + 61_500, sendAt }, now, settings), {
+      action: 'release-scheduled',
+      delaySeconds: 62,
+    });
+  });
+  test('scheduled further ahead waits; past send_at is released without delay', () => {
+    const later = now + 16 * 60_000;
+    assert.equal(
+      planDueEntry(
+        { status: 'scheduled', dueAtMs: later, sendAt: new Date(later).toISOString() },
+        now,
+        settings,
+      ).action,
+      'none',
+    );
+    assert.deepEqual(
+      planDueEntry(
+        { status: 'scheduled', dueAtMs: now - 5000, sendAt: new Date(now - 5000).toISOString() },
+        now,
+        settings,
+      ),
+      { action: 'release-scheduled', delaySeconds: 0 },
+    );
+  });
+  test('stranded queued messages and expired leases are queued again; exhausted ones fail', () => {
+    assert.equal(
+      planDueEntry({ status: 'queued', dueAtMs: now - 1 }, now, settings).action,
+      're-enqueue-queued',
+    );
+    assert.equal(planDueEntry({ status: 'queued', dueAtMs: now + 1 }, now, settings).action, 'none');
+    assert.equal(
+      planDueEntry(
+        { status: 'processing', dueAtMs: now - 1, leaseUntil: now - 1, attempts: 1 },
+        now,
+        settings,
+      ).action,
+      're-enqueue-expired',
+    );
+    assert.equal(
+      planDueEntry(
+        { status: 'processing', dueAtMs: now - 1, leaseUntil: now + 10, attempts: 1 },
+        now,
+        settings,
+      ).action,
+      'none',
+    );
+    assert.equal(
+      planDueEntry(
+        { status: 'processing', dueAtMs: now - 1, leaseUntil: now - 1, attempts: 3 },
+        now,
+        settings,
+      ).action,
+      'fail',
+    );
+  });
+  test('waiting and cancelled messages are never dispatched', () => {
+    assert.equal(planDueEntry({ status: 'waiting', dueAtMs: now - 1 }, now, settings).action, 'none');
+    assert.equal(planDueEntry({ status: 'cancelled', dueAtMs: now - 1 }, now, settings).action, 'none');
+  });
+});

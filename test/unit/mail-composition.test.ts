@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { authenticate } from 'mailauth';
+import { composeMime, headerValue, messageIdFor, prepareEml } from '../../shared/mail/compose.ts';
+import { type SigningKey, signMessage } from '../../shared/mail/dkim.ts';
+
+const base = {
+  messageId: messageIdFor('0b7e0c52-45a7-4a0e-9d44-8f1f4f1f2c3d', 'shop.test'),
+  sender: 'orders@shop.test',
+  from: [{ email: 'orders@shop.test', name: 'Shop' }],
+  to: [{ email: 'ann@example.net', name: 'Ann' }],
+  cc: [{ email: 'carl@example.net' }],
+  replyTo: [{ email: 'help@shop.test' }],
+  subject: 'Your order',
+  attachments: [],
+};
+
+function keyPair(algorithm: SigningKey['algorithm']): { key: SigningKey; txt: string } {
+  const pair =
+    algorithm === 'rsa-sha256'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : generateKeyPairSync('ed25519');
+  const der = pair.publicKey.export({ type: 'spki', format: 'der' });
+  const p = algorithm === 'rsa-sha256' ? der.toString('base64') : der.subarray(-32).toString('base64');
+  return {
+    key: {
+      domain: 'shop.test',
+      selector: 's1',
+      algorithm,
+      privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    },
+    txt: `v=DKIM1; k=${algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519'}; p=${p}`,
+  };
+}
+
+async function dkimResult(raw: Buffer, txt: string) {
+  const result = await authenticate(raw, {
+    ip: '127.0.0.1',
+    helo: 'localhost',
+    sender: 'orders@shop.test',
+    mta: 'mx.test',
+    resolver: async (name: string, type: string) => {
+      if (type === 'TXT' && name === 's1._domainkey.shop.test') return [[txt]];
+      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+    },
+  });
+  return result.dkim.results;
+}
+
+describe('MIME composition', () => {
+  test('headers carry from, to, cc, reply-to and the Message-ID; bcc is nowhere', async () => {
+    const raw = await composeMime({
+      ...base,
+      text: 'hello',
+      html: '<p>hello</p>',
+      headers: { 'X-Tag': 'a' },
+    });
+    assert.equal(headerValue(raw, 'message-id'), '<0b7e0c52-45a7-4a0e-9d44-8f1f4f1f2c3d@shop.test>');
+    assert.equal(headerValue(raw, 'from'), 'Shop <orders@shop.test>');
+    assert.equal(headerValue(raw, 'cc'), 'carl@example.net');
+    assert.equal(headerValue(raw, 'reply-to'), 'help@shop.test');
+    assert.equal(headerValue(raw, 'x-tag'), 'a');
+    assert.equal(headerValue(raw, 'sender'), undefined);
+    assert.equal(headerValue(raw, 'bcc'), undefined);
+    assert.match(headerValue(raw, 'content-type') ?? '', /multipart\/alternative/);
+  });
+
+  test('a caller cannot replace structural headers; several authors get a Sender', async () => {
+    const raw = await composeMime({
+      ...base,
+      from: [{ email: 'a@shop.test' }, { email: 'b@shop.test' }],
+      text: 'x',
+      headers: { 'Message-ID': '<evil@x>', Bcc: 'spy@x' },
+    });
+    assert.equal(headerValue(raw, 'message-id'), base.messageId);
+    assert.equal(headerValue(raw, 'bcc'), undefined);
+    assert.equal(headerValue(raw, 'sender'), 'orders@shop.test');
+  });
+
+  test('an EML passes through unchanged when it has a Message-ID and no Bcc', () => {
+    const eml = Buffer.from(
+      'From: a@shop.test\r\nTo: b@x.test\r\nMessage-ID: <own@shop.test>\r\nSubject: hi\r\n\r\nbody\r\n',
+    );
+    assert.equal(prepareEml(eml, base.messageId), eml);
+  });
+
+  test('an EML loses its Bcc field (folded too) and gains a Message-ID only if it had none', () => {
+    const eml = Buffer.from(
+      'From: a@shop.test\r\nBcc: spy@x.test,\r\n other@x.test\r\nTo: b@x.test\r\n\r\nbody\r\n',
+    );
+    const prepared = prepareEml(eml, base.messageId).toString();
+    assert.equal(
+      prepared,
+      `Message-ID: ${base.messageId}\r\nFrom: a@shop.test\r\nTo: b@x.test\r\n\r\nbody\r\n`,
+    );
+    const last = prepareEml(
+      Buffer.from('From: a@shop.test\r\nBcc: spy@x.test\r\n\r\nbody'),
+      '<m@x>',
+    ).toString();
+    assert.equal(last, 'Message-ID: <m@x>\r\nFrom: a@shop.test\r\n\r\nbody');
+  });
+});
+
+describe('DKIM signing', () => {
+  for (const algorithm of ['rsa-sha256', 'ed25519-sha256'] as const) {
+    test(`${algorithm}: the signature verifies against the published key`, async () => {
+      const { key, txt } = keyPair(algorithm);
+      const signed = await signMessage(await composeMime({ ...base, text: 'signed body' }), key);
+      const results = await dkimResult(signed, txt);
+      assert.equal(results[0]?.status.result, 'pass');
+      assert.equal(results[0]?.status.header?.a, algorithm);
+    });
+  }
+
+  test('a tampered body fails verification', async () => {
+    const { key, txt } = keyPair('ed25519-sha256');
+    const signed = await signMessage(await composeMime({ ...base, text: 'original' }), key);
+    const tampered = Buffer.from(signed.toString().replace('original', 'changed!'));
+    assert.notEqual((await dkimResult(tampered, txt))[0]?.status.result, 'pass');
+  });
+
+  test('headers a relay rewrites are left out of the signature', async () => {
+    const { key } = keyPair('rsa-sha256');
+    const signed = await signMessage(await composeMime({ ...base, text: 'x' }), key, ['Message-ID', 'Date']);
+    const signature = (headerValue(signed, 'dkim-signature') ?? '').replace(/\s+/g, '');
+    const signedFields = (signature.match(/h=([^;]+)/)?.[1] ?? '').toLowerCase().split(':');
+    assert.ok(signedFields.includes('from'));
+    assert.ok(!signedFields.includes('message-id'));
+    assert.ok(!signedFields.includes('date'));
+  });
+});
