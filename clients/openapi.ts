@@ -192,6 +192,209 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Error_103: {
+            error: {
+                /**
+                 * @description 103: IP address blocked by network rule
+                 * @enum {integer}
+                 */
+                code: 103;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_114: {
+            error: {
+                /**
+                 * @description 114: Dry-run option not allowed
+                 * @enum {integer}
+                 */
+                code: 114;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_115: {
+            error: {
+                /**
+                 * @description 115: Too many requests
+                 * @enum {integer}
+                 */
+                code: 115;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_2: {
+            error: {
+                /**
+                 * @description 2: Internal and unknown server error
+                 * @enum {integer}
+                 */
+                code: 2;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_8: {
+            error: {
+                /**
+                 * @description 8: Action not present in endpoint mapping
+                 * @enum {integer}
+                 */
+                code: 8;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_103_104_105_110: {
+            error: {
+                /**
+                 * @description 103: IP address blocked by network rule
+                 *     104: Authorization header missing
+                 *     105: Session/token invalid or expired
+                 *     110: Token invalid/inactive
+                 * @enum {integer}
+                 */
+                code: 103 | 104 | 105 | 110;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_113: {
+            error: {
+                /**
+                 * @description 113: Access denied on required ACLs
+                 * @enum {integer}
+                 */
+                code: 113;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 * @enum {integer}
+                 */
+                code: 107;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_2_10020001: {
+            error: {
+                /**
+                 * @description 2: Internal and unknown server error
+                 *     10020001: Failure in avatar housekeeping
+                 * @enum {integer}
+                 */
+                code: 2 | 10020001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_3_4_7: {
+            error: {
+                /**
+                 * @description 3: Requested database not configured
+                 *     4: Failed to set up DB connection/transaction
+                 *     7: Internal action validation error
+                 * @enum {integer}
+                 */
+                code: 3 | 4 | 7;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_106: {
+            error: {
+                /**
+                 * @description 106: Input is not valid JSON
+                 * @enum {integer}
+                 */
+                code: 106;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_112: {
+            error: {
+                /**
+                 * @description 112: Requested resource does not exist
+                 * @enum {integer}
+                 */
+                code: 112;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_111_10000001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     111: Generic method-level validation error
+                 *     10000001: Invalid e-mail address
+                 * @enum {integer}
+                 */
+                code: 107 | 111 | 10000001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_8_9: {
+            error: {
+                /**
+                 * @description 8: Action not present in endpoint mapping
+                 *     9: Validator execution error
+                 * @enum {integer}
+                 */
+                code: 8 | 9;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_3_4_5_7: {
+            error: {
+                /**
+                 * @description 3: Requested database not configured
+                 *     4: Failed to set up DB connection/transaction
+                 *     5: Failed to finalise DB transaction/connection
+                 *     7: Internal action validation error
+                 * @enum {integer}
+                 */
+                code: 3 | 4 | 5 | 7;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_114: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
+                 * @enum {integer}
+                 */
+                code: 107 | 114;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_114_10000001_10010001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
+                 *     10000001: Invalid e-mail address
+                 *     10010001: Invalid avatar request
+                 * @enum {integer}
+                 */
+                code: 107 | 114 | 10000001 | 10010001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`
@@ -258,17 +461,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             * @enum {integer}
-                             */
-                            code: 103;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103"];
                 };
             };
             /** @description 114: Dry-run option not allowed */
@@ -287,17 +480,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -324,17 +507,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -353,17 +526,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping */
@@ -382,17 +545,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             * @enum {integer}
-                             */
-                            code: 8;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8"];
                 };
             };
         };
@@ -443,17 +596,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             * @enum {integer}
-                             */
-                            code: 103;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103"];
                 };
             };
             /** @description 114: Dry-run option not allowed */
@@ -472,17 +615,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -509,17 +642,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -538,17 +661,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping */
@@ -567,17 +680,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             * @enum {integer}
-                             */
-                            code: 8;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8"];
                 };
             };
         };
@@ -629,20 +732,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -661,17 +751,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 114: Dry-run option not allowed */
@@ -690,17 +770,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_114"];
                 };
             };
             /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
@@ -719,17 +789,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -756,17 +816,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error; 10020001: Failure in avatar housekeeping */
@@ -785,18 +835,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             *     10020001: Failure in avatar housekeeping
-                             * @enum {integer}
-                             */
-                            code: 2 | 10020001;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2_10020001"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping */
@@ -815,17 +854,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             * @enum {integer}
-                             */
-                            code: 8;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -844,19 +873,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };
@@ -910,17 +927,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             * @enum {integer}
-                             */
-                            code: 103;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103"];
                 };
             };
             /** @description 114: Dry-run option not allowed */
@@ -939,17 +946,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -976,17 +973,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -1005,17 +992,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping */
@@ -1034,17 +1011,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             * @enum {integer}
-                             */
-                            code: 8;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8"];
                 };
             };
         };
@@ -1205,17 +1172,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 106: Input is not valid JSON
-                             * @enum {integer}
-                             */
-                            code: 106;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -1234,20 +1191,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -1266,17 +1210,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 112: Requested resource does not exist */
@@ -1295,17 +1229,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 112: Requested resource does not exist
-                             * @enum {integer}
-                             */
-                            code: 112;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_112"];
                 };
             };
             /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address */
@@ -1324,19 +1248,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             *     111: Generic method-level validation error
-                             *     10000001: Invalid e-mail address
-                             * @enum {integer}
-                             */
-                            code: 107 | 111 | 10000001;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107_111_10000001"];
                 };
             };
             /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
@@ -1355,17 +1267,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1392,17 +1294,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -1421,17 +1313,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -1450,18 +1332,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
@@ -1480,20 +1351,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     5: Failed to finalise DB transaction/connection
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 5 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
                 };
             };
         };
@@ -1664,17 +1522,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 106: Input is not valid JSON
-                             * @enum {integer}
-                             */
-                            code: 106;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -1693,20 +1541,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -1725,17 +1560,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 112: Requested resource does not exist */
@@ -1754,17 +1579,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 112: Requested resource does not exist
-                             * @enum {integer}
-                             */
-                            code: 112;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_112"];
                 };
             };
             /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
@@ -1783,18 +1598,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             *     114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 107 | 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
@@ -1813,17 +1617,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1850,17 +1644,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -1879,17 +1663,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -1908,18 +1682,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -1938,19 +1701,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };
@@ -2011,17 +1762,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 106: Input is not valid JSON
-                             * @enum {integer}
-                             */
-                            code: 106;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -2040,20 +1781,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -2072,17 +1800,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 107: Input parameter errors */
@@ -2101,17 +1819,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
@@ -2130,17 +1838,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2167,17 +1865,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -2196,17 +1884,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -2225,18 +1903,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -2255,19 +1922,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };
@@ -2375,20 +2030,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -2407,17 +2049,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 112: Requested resource does not exist */
@@ -2436,17 +2068,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 112: Requested resource does not exist
-                             * @enum {integer}
-                             */
-                            code: 112;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_112"];
                 };
             };
             /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
@@ -2465,18 +2087,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             *     114: Dry-run option not allowed
-                             * @enum {integer}
-                             */
-                            code: 107 | 114;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2503,17 +2114,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -2532,17 +2133,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -2561,18 +2152,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -2591,19 +2171,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };
@@ -2678,17 +2246,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 106: Input is not valid JSON
-                             * @enum {integer}
-                             */
-                            code: 106;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -2707,20 +2265,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -2739,17 +2284,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 112: Requested resource does not exist */
@@ -2768,17 +2303,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 112: Requested resource does not exist
-                             * @enum {integer}
-                             */
-                            code: 112;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_112"];
                 };
             };
             /** @description 107: Input parameter errors */
@@ -2797,17 +2322,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
@@ -2826,17 +2341,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             * @enum {integer}
-                             */
-                            code: 107;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2863,17 +2368,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -2892,17 +2387,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -2921,18 +2406,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
@@ -2951,20 +2425,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     5: Failed to finalise DB transaction/connection
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 5 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
                 };
             };
         };
@@ -3038,20 +2499,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 103: IP address blocked by network rule
-                             *     104: Authorization header missing
-                             *     105: Session/token invalid or expired
-                             *     110: Token invalid/inactive
-                             * @enum {integer}
-                             */
-                            code: 103 | 104 | 105 | 110;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
                 };
             };
             /** @description 113: Access denied on required ACLs */
@@ -3070,17 +2518,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 113: Access denied on required ACLs
-                             * @enum {integer}
-                             */
-                            code: 113;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_113"];
                 };
             };
             /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address; 10010001: Invalid avatar request */
@@ -3099,20 +2537,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 107: Input parameter errors
-                             *     114: Dry-run option not allowed
-                             *     10000001: Invalid e-mail address
-                             *     10010001: Invalid avatar request
-                             * @enum {integer}
-                             */
-                            code: 107 | 114 | 10000001 | 10010001;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_107_114_10000001_10010001"];
                 };
             };
             /** @description 115: Too many requests */
@@ -3139,17 +2564,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 115: Too many requests
-                             * @enum {integer}
-                             */
-                            code: 115;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_115"];
                 };
             };
             /** @description 2: Internal and unknown server error */
@@ -3168,17 +2583,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 2: Internal and unknown server error
-                             * @enum {integer}
-                             */
-                            code: 2;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_2"];
                 };
             };
             /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
@@ -3197,18 +2602,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 8: Action not present in endpoint mapping
-                             *     9: Validator execution error
-                             * @enum {integer}
-                             */
-                            code: 8 | 9;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -3227,19 +2621,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        error: {
-                            /**
-                             * @description 3: Requested database not configured
-                             *     4: Failed to set up DB connection/transaction
-                             *     7: Internal action validation error
-                             * @enum {integer}
-                             */
-                            code: 3 | 4 | 7;
-                            message: string;
-                            details?: components["schemas"]["ErrorDetail"][];
-                        };
-                    };
+                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };

@@ -81,7 +81,11 @@ export function codesOf(route: Route, entry: RouteContract, request: Schema | un
 }
 
 /** One response per HTTP status; its schema is the Error envelope with `code` narrowed to the list. */
-function errorResponses(codes: readonly ErrorCode[], hasBody: boolean): Record<string, Schema> {
+function errorResponses(
+  codes: readonly ErrorCode[],
+  hasBody: boolean,
+  components: Record<string, Schema>,
+): Record<string, Schema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = catalogue[code].status;
@@ -102,7 +106,7 @@ function errorResponses(codes: readonly ErrorCode[], hasBody: boolean): Record<s
           : requestIdHeader,
       content: {
         'application/json': {
-          schema: errorWithCodes(list),
+          schema: errorWithCodes(list, components),
           example: { error: { code: first, message: catalogue[first].message } },
         },
       },
@@ -111,8 +115,17 @@ function errorResponses(codes: readonly ErrorCode[], hasBody: boolean): Record<s
   return responses;
 }
 
-/** The error envelope whose `code` is one of `codes` (the catalogue's message is the default). */
-function errorWithCodes(codes: readonly ErrorCode[]): Schema {
+/**
+ * The error envelope whose `code` is one of `codes` (the catalogue's message is the default), as a
+ * component named after the codes (`Error_104_105_110`), so operations with the same list share it.
+ */
+function errorWithCodes(codes: readonly ErrorCode[], components: Record<string, Schema>): Schema {
+  const name = `Error_${codes.join('_')}`;
+  components[name] ??= errorSchema(codes);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function errorSchema(codes: readonly ErrorCode[]): Schema {
   return {
     type: 'object',
     required: ['error'],
@@ -241,7 +254,7 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     ...(requestBody === undefined ? {} : { requestBody }),
     responses: {
       ...responses,
-      ...errorResponses(codesOf(route, entry, request), route.method === 'POST'),
+      ...errorResponses(codesOf(route, entry, request), route.method === 'POST', components),
     },
   };
 }
@@ -257,7 +270,7 @@ function gatewayResponses(): Record<string, Schema> {
     headers: { ...requestIdHeader, ...headers },
     content: {
       'application/json': {
-        schema: errorWithCodes([code]),
+        schema: errorSchema([code]),
         example: { error: { code, message: catalogue[code].message } },
       },
     },

@@ -35,9 +35,13 @@ describe('OpenAPI document', () => {
   });
 
   it('lists the codes each endpoint can answer, narrowed per HTTP status', () => {
-    const codes = (path: string, method: string, status: string): number[] =>
-      committed.paths[path][method].responses[status]?.content['application/json'].schema.properties.error
-        .properties.code.enum ?? [];
+    const codes = (path: string, method: string, status: string): number[] => {
+      const reference: string | undefined =
+        committed.paths[path][method].responses[status]?.content['application/json'].schema.$ref;
+      if (reference === undefined) return [];
+      const schema = committed.components.schemas[reference.replace('#/components/schemas/', '')];
+      return schema.properties.error.properties.code.enum;
+    };
     assert.deepEqual(codes('/message/add-1.0', 'post', '406'), [107, 111, 10000001]);
     assert.deepEqual(codes('/message/add-1.0', 'post', '401'), [103, 104, 105, 110]);
     assert.deepEqual(codes('/message/add-1.0', 'post', '503'), [3, 4, 5, 7]);
