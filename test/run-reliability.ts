@@ -20,7 +20,8 @@ const exit = process.exit.bind(process);
 // test/run.ts ends with process.exit(code): print the figures first.
 process.exit = ((code?: number) => {
   const file = process.env.RELIABILITY_SUMMARY as string;
-  if (existsSync(file)) process.stdout.write(`\nReliability figures (${file}):\n${readFileSync(file, 'utf8')}`);
+  if (existsSync(file))
+    process.stdout.write(`\nReliability figures (${file}):\n${readFileSync(file, 'utf8')}`);
   exit(code);
 }) as typeof process.exit;
 if (process.argv.length <= 2) process.argv.push('test/reliability');

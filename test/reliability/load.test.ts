@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { recordFigures } from '../support/figures.ts';
-import { call, hostInfo, mintToken } from '../support/host.ts';
+import { type ApiResponse, call, hostInfo, mintToken } from '../support/host.ts';
 import { mapLimit, newAccount } from '../support/messages.ts';
 import { transactionsByMessage } from '../support/remote-store.ts';
 
@@ -20,7 +20,9 @@ const perToken = 50;
 const nonFinal = ['queued', 'processing', 'sent', 'scheduled', 'waiting'];
 
 describe('load through the local host', () => {
-  it(`${total} messages at concurrency ${concurrency}: each final, each sent exactly once, no 5xx`, { timeout: 3_600_000 }, async () => {
+  it(`${total} messages at concurrency ${concurrency}: each final, each sent exactly once, no 5xx`, {
+    timeout: 3_600_000,
+  }, async () => {
     const who = await newAccount('load');
     const tokens: string[] = [];
     for (let index = 0; index < Math.ceil(total / perToken) + 400; index++)
@@ -69,7 +71,7 @@ describe('load through the local host', () => {
     let cursor: string | null = null;
     let queries = 0;
     do {
-      const page: Awaited<ReturnType<typeof call>> = await call('POST', '/message/query-1.0', {
+      const page: ApiResponse<any> = await call<any>('POST', '/message/query-1.0', {
         token: nextToken(),
         body: { filters: { limit: 1000 }, ...(cursor === null ? {} : { cursor }) },
       });

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { recordFigures } from '../support/figures.ts';
-import { type ApiResponse, call, hasNoInternals, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
+import {
+  type ApiResponse,
+  call,
+  hasNoInternals,
+  mintToken,
+  uniqueAccount,
+  uniqueDomain,
+} from '../support/host.ts';
 import { mapLimit } from '../support/messages.ts';
 import { type OutageProxy, startOutageProxy } from '../support/outage-proxy.ts';
 import {
@@ -37,7 +44,11 @@ const message = (label: string, attachment = false) => ({
   subject: `outage ${label}`,
   content: { kind: 'mixed', text: `text ${label}`, html: `<p>${label}</p>` },
   ...(attachment
-    ? { attachments: [{ filename: 'a.txt', content_type: 'text/plain', content: Buffer.from(label).toString('base64') }] }
+    ? {
+        attachments: [
+          { filename: 'a.txt', content_type: 'text/plain', content: Buffer.from(label).toString('base64') },
+        ],
+      }
     : {}),
 });
 
@@ -109,7 +120,7 @@ before(async () => {
   proxies.sqs.setTarget(host.sqsS3.endpoint);
   proxies.s3.setTarget(host.sqsS3.endpoint);
   store = remoteStore(host);
-  registerDomainOn(host, domain, account);
+  await registerDomainOn(host, domain, account);
   token = await mintToken({ account, signer: host });
 });
 
@@ -123,7 +134,9 @@ describe('store outages with recovery (secondary host C)', () => {
   it('SQS unavailable at add time: every message is accepted as queued and sent once when the queue returns', async () => {
     await proxies.sqs.stop();
     const count = Math.max(10, Math.round(faultRuns / 3));
-    const responses = await mapLimit(Array.from({ length: count }), 10, (_, index) => add(message(`sqs-${index}`)));
+    const responses = await mapLimit(Array.from({ length: count }), 10, (_, index) =>
+      add(message(`sqs-${index}`)),
+    );
     for (const response of responses) {
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.data.status, 'queued');
@@ -149,7 +162,9 @@ describe('store outages with recovery (secondary host C)', () => {
   it('S3 unavailable: a clear 503 (code 4), no message item without its content, and recovery when it returns', async () => {
     await proxies.s3.stop();
     const count = Math.max(5, Math.round(faultRuns / 6));
-    const refused = await mapLimit(Array.from({ length: count }), 5, (_, index) => add(message(`s3-${index}`, true)));
+    const refused = await mapLimit(Array.from({ length: count }), 5, (_, index) =>
+      add(message(`s3-${index}`, true)),
+    );
     for (const response of refused) assertUnavailable(response, 'object storage');
     const subjects = new Set(refused.map((_, index) => `outage s3-${index}`));
     const written = (await store.messagesOf(account)).filter((item) => subjects.has(item.subject));
@@ -200,7 +215,9 @@ describe('store outages with recovery (secondary host C)', () => {
     }
     assert.ok(unavailable > 0, 'the outage was seen');
     // After recovery, the service answers normally again without a restart.
-    const after = await mapLimit(Array.from({ length: 10 }), 5, (_, index) => add(message(`db-after-${index}`)));
+    const after = await mapLimit(Array.from({ length: 10 }), 5, (_, index) =>
+      add(message(`db-after-${index}`)),
+    );
     for (const response of after) assert.equal(response.status, 200, response.text);
 
     const acceptedUuids = [...outcomes, ...after]
@@ -215,8 +232,7 @@ describe('store outages with recovery (secondary host C)', () => {
     const ambiguous = (await store.messagesOf(account)).filter(
       (item) => subjects.get(item.subject)?.status === 503,
     );
-    if (ambiguous.length > 0)
-      await deliveredOnce(ambiguous.map((item) => item.message_uuid as string));
+    if (ambiguous.length > 0) await deliveredOnce(ambiguous.map((item) => item.message_uuid as string));
     await assertNothingHalfWritten();
     recordFigures('faults: DynamoDB stopped mid-run', {
       requests: total + after.length,

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -27,7 +27,12 @@ export function remoteStore(host: SecondaryHost): RemoteStore {
   const db = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: host.dynamo.endpoint, region: 'us-east-1', credentials }),
   );
-  const s3 = new S3Client({ endpoint: host.sqsS3.endpoint, region: 'us-east-1', credentials, forcePathStyle: true });
+  const s3 = new S3Client({
+    endpoint: host.sqsS3.endpoint,
+    region: 'us-east-1',
+    credentials,
+    forcePathStyle: true,
+  });
   return {
     async messagesOf(account) {
       const items: Array<Record<string, any>> = [];
@@ -58,7 +63,8 @@ export function remoteStore(host: SecondaryHost): RemoteStore {
         await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
         return true;
       } catch (error) {
-        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404)
+          return false;
         throw error;
       }
     },
@@ -76,13 +82,27 @@ export function partKeys(item: Record<string, any>): string[] {
   return [...parts, ...attachments];
 }
 
-/** `npm run admin -- domains add <domain> --account <account>` against the secondary host. */
-export function registerDomainOn(host: SecondaryHost, domain: string, account: string): void {
-  execFileSync(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'infra/admin/cli.ts', 'domains', 'add', domain, '--account', account],
-    { cwd: projectRoot, env: { ...process.env, ...host.env }, stdio: 'pipe' },
-  );
+/**
+ * `npm run admin -- domains add <domain> --account <account>` against the secondary host. Not
+ * synchronous: the host may reach its stores through proxies running in this very process.
+ */
+export function registerDomainOn(host: SecondaryHost, domain: string, account: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [
+        '--disable-warning=ExperimentalWarning',
+        'infra/admin/cli.ts',
+        'domains',
+        'add',
+        domain,
+        '--account',
+        account,
+      ],
+      { cwd: projectRoot, env: { ...process.env, ...host.env } },
+      (error, _stdout, stderr) => (error ? reject(new Error(`admin failed: ${stderr}`)) : resolve()),
+    );
+  });
 }
 
 /** SMTP transactions per message uuid at a host's local MTA (`<DATA_DIR>/outbox/transactions.jsonl`). */

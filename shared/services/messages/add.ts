@@ -133,7 +133,8 @@ async function actOnMessage(
       from,
       to,
       entry: { status: to, at, detail: mode },
-      dueAt: to === 'queued' ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString() : null,
+      dueAt:
+        to === 'queued' ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString() : null,
     },
     claim,
   );
@@ -246,7 +247,9 @@ async function createNewMessage(
     attempts: 0,
   };
   const dueAt =
-    status === 'queued' ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString() : sendAt?.toISOString();
+    status === 'queued'
+      ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString()
+      : sendAt?.toISOString();
 
   await putObjects(objects);
   let created: Awaited<ReturnType<typeof createMessage>>;
