@@ -27,7 +27,9 @@ import { type SecondaryHost, startSecondaryHost } from '../support/secondary-hos
  * emulator is stopped; the emulator keeps its data meanwhile, as an AWS store does through an outage
  * (restarting in-memory DynamoDB Local would lose everything, which no real outage does; a killed
  * emulator is covered by test/integration/faults.test.ts, code 4). The dispatcher runs every 2 s and
- * re-enqueues unclaimed queued messages after 3 s, so recovery takes seconds, not minutes.
+ * re-enqueues unclaimed queued messages after 3 s, and a lease lasts 10 s, so recovery takes
+ * seconds, not minutes. FAULT_MESSAGES (default 60; 150 in `npm run test:reliability`) sets the
+ * number of requests of the DynamoDB run; the SQS and S3 runs use a third and a sixth of it.
  */
 const faultRuns = Number(process.env.FAULT_MESSAGES ?? 60);
 
@@ -114,6 +116,8 @@ before(async () => {
     DISPATCHER_INTERVAL_SECONDS: '2',
     RECONCILE_AFTER_SECONDS: '3',
     RETRY_TAKEOVER_SECONDS: '3',
+    // A claim cut off by the outage holds its message until the lease ends (120 s by default).
+    SEND_LEASE_SECONDS: '10',
     SMTP_FINAL_HOP: 'true',
   });
   proxies.dynamo.setTarget(host.dynamo.endpoint);
