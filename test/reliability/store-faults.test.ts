@@ -189,6 +189,28 @@ describe('store outages with recovery (secondary host C)', () => {
     });
   });
 
+  it('DynamoDB hanging (accepts connections, never answers): 503 code 4 after the SDK timeouts, not a hung request', async () => {
+    proxies.dynamo.hang();
+    const started = Date.now();
+    const responses = await mapLimit(Array.from({ length: 4 }), 4, (_, index) =>
+      add(message(`hang-${index}`)),
+    );
+    const seconds = (Date.now() - started) / 1000;
+    for (const response of responses) assertUnavailable(response, 'database');
+    await proxies.dynamo.start();
+    const recovered = await add(message('hang-after'));
+    assert.equal(recovered.status, 200, recovered.text);
+    const { lost, duplicates } = await deliveredOnce([recovered.body.data.message_uuid]);
+    recordFigures('faults: DynamoDB hanging', {
+      requests: responses.length + 1,
+      refused_503_code_4: responses.length,
+      longest_answer_seconds: Math.round(seconds),
+      recovered: 1,
+      lost,
+      duplicates,
+    });
+  });
+
   it('DynamoDB stopped mid-run: 503 code 4 while down, service recovers when it returns, nothing half-written, nothing lost', async () => {
     const total = faultRuns;
     const stopAfter = Math.round(total / 3);

@@ -12,8 +12,10 @@ export interface OutageProxy {
   setTarget(endpoint: string): void;
   /** Closes the port and cuts every connection; resolves once the port refuses connections. */
   stop(): Promise<void>;
-  /** Listens on the same port again. */
+  /** Listens on the same port again and forwards. */
   start(): Promise<void>;
+  /** Keeps accepting connections but never answers (a hung store); `start()` ends it. */
+  hang(): void;
   close(): Promise<void>;
 }
 
@@ -22,9 +24,16 @@ export async function startOutageProxy(): Promise<OutageProxy> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let hanging = false;
 
   const open = async () => {
     const listening = createServer((incoming) => {
+      if (hanging) {
+        sockets.add(incoming);
+        incoming.on('error', () => sockets.delete(incoming)).on('close', () => sockets.delete(incoming));
+        incoming.resume();
+        return;
+      }
       if (target === undefined) {
         incoming.destroy();
         return;
@@ -70,7 +79,17 @@ export async function startOutageProxy(): Promise<OutageProxy> {
     },
     stop: shut,
     start: async () => {
+      if (hanging) {
+        hanging = false;
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }
       if (server === undefined) await open();
+    },
+    hang() {
+      hanging = true;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
     },
     close: shut,
   };
