@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { smtpTransactions, waitForMessage } from '../support/delivery.ts';
 import { recordFigures } from '../support/figures.ts';
-import { add, created, mapLimit, newAccount } from '../support/messages.ts';
+import { mintToken } from '../support/host.ts';
+import { add, created, mapLimit, newAccount, type TestAccount } from '../support/messages.ts';
 
 /*
  * Races on one held message through the shared host. (Deletes interleaved with claims and
@@ -15,6 +17,11 @@ const rounds = Number(process.env.RACE_ROUNDS ?? 5);
 const racers = 10;
 const held = { scheduling: { mode: 'manual-wait' } };
 
+/** The same account with a fresh token: the rate limit (burst 100) is per token. */
+async function freshToken(who: TestAccount): Promise<TestAccount> {
+  return { ...who, token: await mintToken({ account: who.account, claims: { jti: randomUUID() } }) };
+}
+
 describe('races on a held message', () => {
   it(`${racers} concurrent manual-send of one waiting message: one wins, sent exactly once (${rounds} rounds)`, async () => {
     const who = await newAccount('race');
@@ -23,9 +30,10 @@ describe('races on a held message', () => {
     let winners = 0;
     let refused = 0;
     await mapLimit(uuids, 2, async (uuid) => {
+      const caller = await freshToken(who);
       const answers = await Promise.all(
         Array.from({ length: racers }, () =>
-          add(who, { scheduling: { mode: 'manual-send', message_uuid: uuid } }),
+          add(caller, { scheduling: { mode: 'manual-send', message_uuid: uuid } }),
         ),
       );
       requests += answers.length;
@@ -67,9 +75,10 @@ describe('races on a held message', () => {
     let duplicates = 0;
     let requests = 0;
     await mapLimit(uuids, 2, async (uuid) => {
+      const caller = await freshToken(who);
       const answers = await Promise.all(
         Array.from({ length: 6 }, (_, index) =>
-          add(who, {
+          add(caller, {
             scheduling: { mode: index % 2 === 0 ? 'manual-send' : 'manual-cancel', message_uuid: uuid },
           }),
         ),
