@@ -10,7 +10,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
  */
 let documentClient: DynamoDBDocumentClient | undefined;
 
-export const sdkTimeouts = { connectionTimeout: 1_000, requestTimeout: 5_000 } as const;
+// Without throwOnRequestTimeout the SDK only logs a warning when requestTimeout passes and keeps
+// waiting: a store that accepts connections but never answers would hang the request.
+export const sdkTimeouts = {
+  connectionTimeout: 1_000,
+  requestTimeout: 5_000,
+  throwOnRequestTimeout: true,
+} as const;
 
 export function dynamo(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(
