@@ -162,7 +162,8 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 /**
  * What API Gateway does in front of the functions: route matching (unknown path → 100, wrong
  * method → 102, OPTIONS → 101 with CORS, all without invoking a function), the payload limit
- * (413 / 107), the event shape, and a 5xx envelope (code 2) when a function itself fails.
+ * (413 / 107) and the header limit (431 / 107), the event shape, and a 5xx envelope (code 2) when
+ * a function itself fails.
  */
 export async function handleGatewayRequest(
   request: IncomingMessage,
@@ -228,6 +229,25 @@ export async function startGateway(host: string, port: number): Promise<{ url: s
     });
   });
   server.keepAliveTimeout = 5_000;
+  // Headers beyond Node's limit (16 KB; API Gateway's is 10 KB) never reach a handler: answer in the
+  // envelope, like the payload limit (431 / 107), instead of Node's bare, empty 431.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code !== 'HPE_HEADER_OVERFLOW' || !socket.writable) return socket.destroy();
+    const requestId = randomUUID();
+    const result = gatewayError(Code.InvalidInput, 'Request headers are too large');
+    const body = Buffer.from(result.body, 'utf8');
+    const headers = {
+      ...result.headers,
+      'x-request-id': requestId,
+      'content-length': String(body.length),
+      connection: 'close',
+    };
+    socket.end(
+      `HTTP/1.1 431 Request Header Fields Too Large\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name.toLowerCase()}: ${value}`)
+        .join('\r\n')}\r\n\r\n${body.toString('utf8')}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -1,11 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
-import { type Route, routes, scopes } from '../../shared/routes.ts';
-import { contract, type RouteContract } from '../../shared/schemas/contract.ts';
+import { type Route, type RouteId, routes, scopes } from '../../shared/routes.ts';
+import { contract, type Example, type RouteContract } from '../../shared/schemas/contract.ts';
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
@@ -16,14 +16,15 @@ type Schema = Record<string, unknown>;
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 export const documentPath = join(projectRoot, 'docs', 'openapi.json');
+export const clientTypesPath = join(projectRoot, 'clients', 'openapi.ts');
 
-const errorRef = { $ref: '#/components/schemas/Error' };
 const requestIdHeader = {
   'x-request-id': {
     description: 'Identifies the request in logs and support questions',
     schema: { type: 'string' },
   },
 };
+const etagHeader = { description: 'Version of the document', schema: { type: 'string' } };
 const retryAfter = { description: 'Seconds to wait before retrying', schema: { type: 'integer' } };
 const rateLimitHeaders = {
   'RateLimit-Limit': { description: 'Requests allowed in a burst', schema: { type: 'integer' } },
@@ -79,31 +80,84 @@ export function codesOf(route: Route, entry: RouteContract, request: Schema | un
   return [...codes].sort((a, b) => a - b);
 }
 
-function errorResponses(codes: readonly ErrorCode[], hasBody: boolean): Record<string, Schema> {
+/** One response per HTTP status; its schema is the Error envelope with `code` narrowed to the list. */
+function errorResponses(
+  codes: readonly ErrorCode[],
+  hasBody: boolean,
+  components: Record<string, Schema>,
+): Record<string, Schema> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const status = catalogue[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
+  if (hasBody) byStatus.set(413, [Code.InvalidInput]);
   const responses: Record<string, Schema> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const first = list[0] as ErrorCode;
     responses[String(status)] = {
-      description: list.map((code) => `${code}: ${catalogue[code].message}`).join('; '),
+      description:
+        status === 413
+          ? `${Code.InvalidInput}: the body exceeds the 6 MB payload limit (answered by the gateway)`
+          : list.map((code) => `${code}: ${catalogue[code].message}`).join('; '),
       headers:
         status === 429
           ? { ...requestIdHeader, 'Retry-After': retryAfter, ...rateLimitHeaders }
           : requestIdHeader,
-      content: { 'application/json': { schema: errorRef } },
-    };
-  }
-  if (hasBody) {
-    responses['413'] = {
-      description: `${Code.InvalidInput}: the body exceeds the 6 MB payload limit`,
-      headers: requestIdHeader,
-      content: { 'application/json': { schema: errorRef } },
+      content: {
+        'application/json': {
+          schema: errorWithCodes(list, components),
+          example: { error: { code: first, message: catalogue[first].message } },
+        },
+      },
     };
   }
   return responses;
+}
+
+/**
+ * The error envelope whose `code` is one of `codes` (the catalogue's message is the default), as a
+ * component named after the codes (`Error_104_105_110`), so operations with the same list share it.
+ */
+function errorWithCodes(codes: readonly ErrorCode[], components: Record<string, Schema>): Schema {
+  const name = `Error_${codes.join('_')}`;
+  components[name] ??= errorSchema(codes);
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function errorSchema(codes: readonly ErrorCode[]): Schema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: {
+            type: 'integer',
+            enum: [...codes],
+            description: codes.map((code) => `${code}: ${catalogue[code].message}`).join('\n'),
+          },
+          message: { type: 'string' },
+          details: { type: 'array', items: { $ref: '#/components/schemas/ErrorDetail' } },
+        },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  };
+}
+
+/** Named examples → an OpenAPI `examples` map; `wrap` puts each value into the envelope. */
+function examplesOf(examples: Record<string, Example> | undefined, wrap: boolean): Schema | undefined {
+  if (examples === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(examples).map(([name, { summary, value }]) => [
+      name,
+      { summary, value: wrap ? { data: value } : value },
+    ]),
+  );
 }
 
 function operationId(id: string): string {
@@ -111,26 +165,35 @@ function operationId(id: string): string {
 }
 
 function operation(route: Route, components: Record<string, Schema>): Schema {
-  const entry: RouteContract = contract[route.id as keyof typeof contract] ?? {};
+  const entry: RouteContract = contract[route.id as RouteId];
   const request = entry.request === undefined ? undefined : toSchema(entry.request, 'input', components);
+  const requestExamples = entry.examples?.request;
+  const firstRequest = Object.values(requestExamples ?? {})[0]?.value as Record<string, unknown> | undefined;
   const parameters: Schema[] = [];
   let requestBody: Schema | undefined;
   if (request !== undefined && entry.requestIn === 'query') {
     const properties = (request.properties ?? {}) as Record<string, Schema>;
     const required = new Set((request.required ?? []) as string[]);
     for (const [name, schema] of Object.entries(properties)) {
-      const { description, ...rest } = schema;
+      const { description, example, ...rest } = schema;
+      const value = firstRequest?.[name] ?? example;
       parameters.push({
         name,
         in: 'query',
         required: required.has(name),
         ...(description === undefined ? {} : { description }),
         schema: rest,
+        ...(value === undefined ? {} : { example: value }),
       });
     }
   } else if (request !== undefined) {
-    requestBody = { required: true, content: { 'application/json': { schema: request } } };
+    const examples = examplesOf(requestExamples, false);
+    requestBody = {
+      required: true,
+      content: { 'application/json': { schema: request, ...(examples === undefined ? {} : { examples }) } },
+    };
   }
+  for (const header of entry.headers ?? []) parameters.push({ in: 'header', ...header });
   if (route.dryRun) {
     parameters.push({
       name: 'dry_run',
@@ -138,30 +201,44 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       required: false,
       description: 'Run every check and report what would happen, changing nothing',
       schema: { type: 'boolean', default: false },
+      example: true,
     });
   }
 
-  const success: Schema = entry.raw
-    ? { description: entry.raw.description, content: { 'application/json': { schema: { type: 'object' } } } }
-    : {
-        description: route.summary,
-        headers: requestIdHeader,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['data'],
-              properties: {
-                data:
-                  entry.response === undefined
-                    ? { type: 'object' }
-                    : toSchema(entry.response, 'output', components),
-              },
-              additionalProperties: false,
+  const successExamples = examplesOf(entry.examples?.response, true);
+  const responses: Record<string, Schema> = {};
+  if (entry.raw !== undefined) {
+    responses['200'] = {
+      description: entry.raw.description,
+      headers: { ...requestIdHeader, ETag: etagHeader },
+      content: { 'application/json': { schema: { type: 'object' } } },
+    };
+    responses['304'] = {
+      description: 'Not modified: the `If-None-Match` header named the current ETag (no body)',
+      headers: { ...requestIdHeader, ETag: etagHeader },
+    };
+  } else {
+    responses['200'] = {
+      description: route.summary,
+      headers: requestIdHeader,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data:
+                entry.response === undefined
+                  ? { type: 'object' }
+                  : toSchema(entry.response, 'output', components),
             },
+            additionalProperties: false,
           },
+          ...(successExamples === undefined ? {} : { examples: successExamples }),
         },
-      };
+      },
+    };
+  }
 
   const scopeText = route.public
     ? 'Public: no token needed.'
@@ -176,8 +253,45 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody === undefined ? {} : { requestBody }),
     responses: {
-      '200': success,
-      ...errorResponses(codesOf(route, entry, request), requestBody !== undefined),
+      ...responses,
+      ...errorResponses(codesOf(route, entry, request), route.method === 'POST', components),
+    },
+  };
+}
+
+/**
+ * What the gateway answers to requests outside the operations (no function runs): an unknown path,
+ * another method on a known path, a CORS preflight. OpenAPI has no place for "any other path", so
+ * they live in this extension; the tests' response validator checks such answers against it.
+ */
+function gatewayResponses(): Record<string, Schema> {
+  const answer = (code: ErrorCode, description: string, headers: Schema = {}): Schema => ({
+    description: `${code}: ${description}`,
+    headers: { ...requestIdHeader, ...headers },
+    content: {
+      'application/json': {
+        schema: errorSchema([code]),
+        example: { error: { code, message: catalogue[code].message } },
+      },
+    },
+  });
+  return {
+    'unknown-path': {
+      status: 404,
+      response: answer(Code.EndpointNotConfigured, 'no endpoint at this path'),
+    },
+    'method-not-allowed': {
+      status: 405,
+      response: answer(Code.MethodNotAllowed, 'the path exists with other methods', {
+        Allow: { description: 'The methods of the path', schema: { type: 'string' } },
+      }),
+    },
+    preflight: {
+      status: 202,
+      response: answer(Code.Options, 'CORS preflight (OPTIONS) on a known path', {
+        'Access-Control-Allow-Methods': { schema: { type: 'string' } },
+        'Access-Control-Allow-Headers': { schema: { type: 'string' } },
+      }),
     },
   };
 }
@@ -193,14 +307,16 @@ export function buildOpenApi(): Schema {
     item[route.method.toLowerCase()] = operation(route, components);
     paths[route.path] = item;
   }
-  const codes = Object.keys(catalogue).map(Number);
+  const codes = Object.keys(catalogue).map(Number) as ErrorCode[];
+  const codeTable = codes
+    .map((code) => `| ${code} | ${catalogue[code].status} | ${catalogue[code].message} |`)
+    .join('\n');
   return {
     openapi: '3.0.3',
     info: {
       title: 'svc-mail',
       version,
-      description:
-        'Transactional e-mail API. Every JSON response is `{"data": …}` on success or `{"error": {"code", "message", "details"}}` on failure, with the HTTP status the error catalogue gives for the code; every response carries `x-request-id`.',
+      description: `Transactional e-mail API. Every JSON response is \`{"data": …}\` on success or \`{"error": {"code", "message", "details"}}\` on failure, with the HTTP status the error catalogue gives for the code; every response carries \`x-request-id\`. Each operation lists, per HTTP status, the codes it can answer.\n\n| Code | HTTP | Meaning |\n|---|---|---|\n${codeTable}`,
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'Local host (`npm start`)' }],
@@ -211,6 +327,7 @@ export function buildOpenApi(): Schema {
       { name: 'service', description: 'Health, keepalive and this document' },
     ],
     paths,
+    'x-gateway-responses': gatewayResponses(),
     components: {
       securitySchemes: {
         bearer: {
@@ -235,29 +352,6 @@ export function buildOpenApi(): Schema {
           },
           additionalProperties: false,
         },
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: {
-                code: {
-                  type: 'integer',
-                  enum: codes,
-                  description: codes
-                    .map((code) => `${code}: ${catalogue[code as ErrorCode].message}`)
-                    .join('\n'),
-                },
-                message: { type: 'string' },
-                details: { type: 'array', items: { $ref: '#/components/schemas/ErrorDetail' } },
-              },
-              additionalProperties: false,
-            },
-          },
-          additionalProperties: false,
-        },
       },
     },
   };
@@ -267,7 +361,20 @@ export function renderOpenApi(): string {
   return `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
 }
 
+/**
+ * The TypeScript types of the document (openapi-typescript), for the typed client in clients/.
+ * Imported only here, so nothing else pays for the TypeScript compiler it loads.
+ */
+export async function renderClientTypes(document: Schema = buildOpenApi()): Promise<string> {
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
+  const ast = await openapiTS(document as never, { alphabetize: false, exportType: false });
+  return `/*\n * Generated by \`npm run openapi\` from docs/openapi.json (openapi-typescript). Do not edit.\n * A test fails when it is stale.\n */\n\n${astToString(ast)}`;
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   writeFileSync(documentPath, renderOpenApi());
   process.stdout.write(`wrote ${documentPath}\n`);
+  mkdirSync(dirname(clientTypesPath), { recursive: true });
+  writeFileSync(clientTypesPath, await renderClientTypes());
+  process.stdout.write(`wrote ${clientTypesPath}\n`);
 }

@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { reservedHeaders } from '../domain/messages/headers.ts';
 
 /**
  * MIME composition with nodemailer's composer. Bcc never reaches the headers: the composer is not
@@ -26,25 +27,6 @@ export interface ComposeInput {
 
 /** `<uuid@tenant>`: the Message-ID on the sender's domain. */
 export const messageIdFor = (messageUuid: string, tenant: string): string => `<${messageUuid}@${tenant}>`;
-
-/** Header fields the service writes itself; a caller's `headers` map cannot replace them. */
-const reservedHeaders = new Set([
-  'from',
-  'sender',
-  'to',
-  'cc',
-  'bcc',
-  'reply-to',
-  'subject',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'content-disposition',
-  'dkim-signature',
-  'return-path',
-]);
 
 const toAddress = (address: MailAddress) => ({ name: address.name ?? '', address: address.email });
 

@@ -5,6 +5,8 @@ import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
+import type { Address } from '../domain/messages/addresses.ts';
+import type { MessageItem, StoredAttachment } from '../domain/messages/message.ts';
 import { keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
@@ -13,34 +15,18 @@ import { getObjectBytes } from './message-objects.ts';
  * what the relay said, per-recipient statuses, history appends, and the due index (gsi3). Every
  * state change is a conditional update, so two workers never both move the same message.
  */
-export interface Address {
-  email: string;
-  name?: string;
-}
-
-export interface DeliveryMessage {
-  message_uuid: string;
-  account_id: string;
-  tenant: string;
-  message_sender: string;
-  from: Address[];
-  to: Address[];
-  cc: Address[];
-  bcc: Address[];
-  reply_to: Address[];
+/**
+ * The stored message (the messages API's item) plus what only the delivery pipeline writes.
+ * Optional fields are optional because items written before a field existed may lack it.
+ */
+export interface DeliveryMessage
+  extends Omit<MessageItem, 'subject' | 'headers' | 'scheduling' | 'attempts' | 'attachments'> {
   subject?: string;
-  content_kind: 'text_only' | 'html_only' | 'mixed' | 'eml';
   headers?: Record<string, string>;
-  parts: { text?: string; html?: string; eml?: string };
-  attachments: Array<{ filename: string; content_type: string; size?: number; key: string }>;
-  scheduling?: { mode: string; send_at?: string };
-  status: MessageStatus;
-  recipients: Recipient[];
-  history: HistoryEntry[];
-  created_at: string;
-  updated_at: string;
-  lease_until?: number;
+  scheduling?: MessageItem['scheduling'];
+  attachments: Array<Omit<StoredAttachment, 'size'> & { size?: number }>;
   attempts?: number;
+  lease_until?: number;
   relay?: { message_id?: string; response?: string };
   gsi3sk?: string;
 }

@@ -1,16 +1,13 @@
 import * as z from 'zod/mini';
 import { avatarSizes, parseSize } from '../domain/avatars.ts';
 import { Code } from '../errors/catalogue.ts';
+import { serverDate } from './dates.ts';
 
 /**
  * Schemas of the avatar and keepalive routes: validation of the input, and the success bodies for the
- * OpenAPI document. `<route>Response` is the whole success body, envelope included.
+ * OpenAPI document. `<route>Response` is the `data` member of the success body (the generator wraps it
+ * in the envelope).
  */
-
-const dateWithOffset = z.string().register(z.globalRegistry, {
-  description: 'ISO 8601 with a numeric offset in the server time zone',
-  example: '2026-11-22T10:15:00.000+00:00',
-});
 
 /** Trimmed and lower-cased (the form Gravatar hashes), then checked; any failure is 10000001. */
 const emailParameter = z
@@ -50,45 +47,34 @@ export const avatarGetRequest = z.object({ email: emailParameter, size: sizePara
 export type AvatarGetRequest = z.output<typeof avatarGetRequest>;
 
 export const avatarGetResponse = z.object({
-  data: z.object({
-    email: z.string().register(z.globalRegistry, { description: 'The address, trimmed and lower-cased' }),
-    content_type: z.string().register(z.globalRegistry, {
-      description: 'Media type of the image behind `url` (image/png, image/jpeg, image/gif or image/webp)',
-      example: 'image/png',
-    }),
-    url: z.string().register(z.globalRegistry, {
-      description: 'Presigned HTTPS GET URL of the image; needs no token; works until `expires_at`',
-    }),
-    source: z.enum(['cache', 'fresh']).register(z.globalRegistry, {
-      description:
-        '`cache` when the service had the image already, `fresh` when it was looked up for this request. ' +
-        'Never says whether the address has a Gravatar.',
-    }),
-    expires_at: dateWithOffset.register(z.globalRegistry, {
-      description: 'When `url` stops working; ask again after it',
-    }),
+  email: z.string().register(z.globalRegistry, { description: 'The address, trimmed and lower-cased' }),
+  content_type: z.string().register(z.globalRegistry, {
+    description: 'Media type of the image behind `url` (image/png, image/jpeg, image/gif or image/webp)',
+    example: 'image/png',
   }),
+  url: z.string().register(z.globalRegistry, {
+    description: 'Presigned HTTPS GET URL of the image; needs no token; works until `expires_at`',
+  }),
+  source: z.enum(['cache', 'fresh']).register(z.globalRegistry, {
+    description:
+      '`cache` when the service had the image already, `fresh` when it was looked up for this request. ' +
+      'Never says whether the address has a Gravatar.',
+  }),
+  expires_at: serverDate('When `url` stops working; ask again after it (ISO 8601 with offset)'),
 });
 
 /** POST /keepalive-1.0 takes no body; one sent is ignored. */
 export const keepaliveRunRequest = z.optional(z.object({}));
 
 export const keepaliveRunResponse = z.object({
-  data: z.object({
-    examined: z.number().register(z.globalRegistry, { description: 'Cache entries looked at in this run' }),
-    removed: z
-      .number()
-      .register(z.globalRegistry, { description: 'Expired cache entries deleted in this run' }),
-    remaining: z.boolean().register(z.globalRegistry, {
-      description: 'True when the run stopped for time; the next run resumes where it stopped',
-    }),
-    resumed: z.boolean().register(z.globalRegistry, {
-      description: 'True when this run continued where an earlier one stopped',
-    }),
+  examined: z.number().register(z.globalRegistry, { description: 'Cache entries looked at in this run' }),
+  removed: z
+    .number()
+    .register(z.globalRegistry, { description: 'Expired cache entries deleted in this run' }),
+  remaining: z.boolean().register(z.globalRegistry, {
+    description: 'True when the run stopped for time; the next run resumes where it stopped',
   }),
-});
-
-/** GET /keepalive-1.0. */
-export const keepaliveStatusResponse = z.object({
-  data: z.object({ status: z.literal('alive'), at: dateWithOffset }),
+  resumed: z.boolean().register(z.globalRegistry, {
+    description: 'True when this run continued where an earlier one stopped',
+  }),
 });

@@ -1,42 +1,316 @@
 import type { $ZodType } from 'zod/v4/core';
-import type { ErrorCode } from '../errors/catalogue.ts';
+import { Code, type ErrorCode } from '../errors/catalogue.ts';
 import type { RouteId } from '../routes.ts';
 import { avatarGetRequest, avatarGetResponse, keepaliveRunResponse } from './avatars.ts';
+import {
+  dkimSetAlgorithmRequest,
+  dkimSetAlgorithmResponse,
+  dkimStatusRequest,
+  dkimStatusResponse,
+} from './dkim.ts';
+import {
+  messageAddRequest,
+  messageAddResponse,
+  messageDeleteRequest,
+  messageDeleteResponse,
+  messageQueryRequest,
+  messageQueryResponse,
+} from './messages.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
 
 /**
  * The contract registry: route id → the zod schemas of its request and of its success response
- * (the `data` member of the envelope). The OpenAPI generator (infra/openapi/build.ts, `npm run
- * openapi`) reads it; no Lambda imports it, so it may import every area's schemas.
+ * (`<camelRouteId>Response` is the `data` member of the envelope; the generator wraps it). The
+ * OpenAPI generator (infra/openapi/build.ts, `npm run openapi`) reads it; no Lambda imports it, so
+ * it may import every area's schemas.
  *
  * To document a route: export `<camelRouteId>Request` / `<camelRouteId>Response` from
  * shared/schemas/<area>.ts and add one entry below, in the block of its area. `errors` lists the
- * route's own codes beyond those the chain derives (auth, scopes, dry run, JSON, validation).
- * A route without an entry is still documented, with an unspecified `data` object.
+ * route's own codes beyond those the chain derives (gateway, auth, scopes, dry run, JSON,
+ * validation); `examples` are checked against the schemas by test/integration/openapi.test.ts.
  */
+export interface Example {
+  summary: string;
+  /** A body (requestIn 'body'), the query parameters (requestIn 'query') or the `data` member. */
+  value: unknown;
+}
+
+export interface HeaderParameter {
+  name: string;
+  description: string;
+  required: boolean;
+  schema: Record<string, unknown>;
+  example: string;
+}
+
 export type RouteContract = {
   response?: $ZodType;
   errors?: readonly ErrorCode[];
+  /** Request headers the route reads besides Authorization. */
+  headers?: readonly HeaderParameter[];
+  examples?: { request?: Record<string, Example>; response?: Record<string, Example> };
   /** The success body is not the `{"data": …}` envelope (the OpenAPI document itself). */
   raw?: { description: string };
 } & ({ request?: undefined; requestIn?: undefined } | { request: $ZodType; requestIn: 'body' | 'query' });
 
-export const contract: Partial<Record<RouteId, RouteContract>> = {
+const uuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
+const otherUuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0f';
+const at = '2026-11-22T09:15:00.000+01:00';
+
+export const contract: Record<RouteId, RouteContract> = {
   // service (foundation)
-  health: { response: healthResponse },
-  'keepalive-status': { response: keepaliveStatusResponse },
+  health: {
+    response: healthResponse,
+    examples: { response: { ok: { summary: 'Healthy', value: { status: 'ok', caller_ip: '203.0.113.7' } } } },
+  },
+  'keepalive-status': {
+    response: keepaliveStatusResponse,
+    examples: { response: { alive: { summary: 'Alive', value: { status: 'alive', at } } } },
+  },
   openapi: { raw: { description: 'This API as an OpenAPI 3.0.3 document' } },
 
-  // messages: 'message-add', 'message-query', 'message-delete'
+  // messages
+  'message-add': {
+    request: messageAddRequest,
+    requestIn: 'body',
+    response: messageAddResponse,
+    // 113: a sender or From domain that is not the caller's; 112/111: manual-send/cancel target
+    // unknown or in the wrong status, or an Idempotency-Key reused with another body;
+    // 10000001: an invalid address (also inside an eml); 5: a conflicting write (transactions).
+    errors: [Code.CommitFailed, Code.MethodValidation, Code.NotFound, Code.AccessDenied, Code.InvalidEmail],
+    headers: [
+      {
+        name: 'Idempotency-Key',
+        description:
+          'Makes a retry safe: the same key with the same body within 24 hours answers the first result and creates nothing; with another body it is code 111. 1–255 printable ASCII characters (else 107). A dry run does not consume the key.',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$' },
+        example: 'order-4711-welcome',
+      },
+    ],
+    examples: {
+      request: {
+        immediate: {
+          summary: 'Send now, text and HTML',
+          value: {
+            message_sender: 'Shop <noreply@example.test>',
+            to: ['Ada Lovelace <ada@example.org>', { email: 'grace@example.org', name: 'Grace Hopper' }],
+            subject: 'Your order has shipped',
+            content: {
+              kind: 'mixed',
+              text: 'Your order 4711 is on its way.',
+              html: '<p>Your order <b>4711</b> is on its way.</p>',
+            },
+            headers: { 'X-Campaign': 'shipping' },
+          },
+        },
+        scheduled: {
+          summary: 'Send later, with an attachment',
+          value: {
+            message_sender: 'billing@example.test',
+            to: ['ada@example.org'],
+            subject: 'Invoice 2026-117',
+            content: { kind: 'text_only', text: 'Your invoice is attached.' },
+            attachments: [
+              { filename: 'invoice.pdf', content_type: 'application/pdf', content: 'JVBERi0xLjQK' },
+            ],
+            scheduling: { mode: 'scheduled', send_at: '2026-11-23T08:00:00+01:00' },
+          },
+        },
+        release: {
+          summary: 'Release a held (manual-wait) message',
+          value: { scheduling: { mode: 'manual-send', message_uuid: uuid } },
+        },
+      },
+      response: {
+        queued: { summary: 'Accepted', value: { message_uuid: uuid, status: 'queued' } },
+        dryRun: {
+          summary: 'Dry run: checked, nothing created',
+          value: { message_uuid: null, status: 'queued', dry_run: true },
+        },
+      },
+    },
+  },
+  'message-query': {
+    request: messageQueryRequest,
+    requestIn: 'body',
+    response: messageQueryResponse,
+    // 112: unknown message_uuid (or another account's); 107 also for a bad cursor.
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        filters: {
+          summary: 'A page of queued or failed messages',
+          value: {
+            filters: {
+              status: ['queued', 'failed'],
+              date_from: '2026-11-01T00:00:00+01:00',
+              date_to: '2026-11-30T23:59:59+01:00',
+              limit: 50,
+            },
+          },
+        },
+        one: { summary: 'One message in full', value: { message_uuid: uuid } },
+      },
+      response: {
+        page: {
+          summary: 'A page of messages',
+          value: {
+            messages: [
+              {
+                message_uuid: uuid,
+                status: 'queued',
+                message_sender: 'noreply@example.test',
+                subject: 'Your order has shipped',
+                content_kind: 'mixed',
+                recipients_count: 2,
+                scheduling: { mode: 'immediate' },
+                created_at: at,
+                updated_at: at,
+              },
+            ],
+            count: 1,
+            next_cursor: null,
+          },
+        },
+        details: {
+          summary: 'One message in full',
+          value: {
+            message_uuid: uuid,
+            status: 'queued',
+            message_sender: 'noreply@example.test',
+            tenant: 'example.test',
+            from: [{ email: 'noreply@example.test', name: 'Shop' }],
+            reply_to: [],
+            recipients: [
+              {
+                email: 'ada@example.org',
+                name: 'Ada Lovelace',
+                kind: 'to',
+                status: 'queued',
+                updated_at: at,
+              },
+            ],
+            subject: 'Your order has shipped',
+            content_kind: 'mixed',
+            headers: { 'X-Campaign': 'shipping' },
+            attachments: [],
+            scheduling: { mode: 'immediate' },
+            status_history: [{ status: 'queued', at }],
+            created_at: at,
+            updated_at: at,
+          },
+        },
+      },
+    },
+  },
+  'message-delete': {
+    request: messageDeleteRequest,
+    requestIn: 'body',
+    response: messageDeleteResponse,
+    examples: {
+      request: { two: { summary: 'Delete two messages', value: { message_uuids: [uuid, otherUuid] } } },
+      response: {
+        outcome: {
+          summary: 'One deleted, one already sent',
+          value: { deleted: [uuid], not_found: [], unauthorized: [], protected: [otherUuid] },
+        },
+      },
+    },
+  },
 
-  // domains: 'dkim-status', 'dkim-set-algorithm'
+  // domains
+  'dkim-status': {
+    request: dkimStatusRequest,
+    requestIn: 'query',
+    response: dkimStatusResponse,
+    // 112: the domain is not on the platform for this account (spec 7.3, rule 1).
+    errors: [Code.NotFound],
+    examples: {
+      request: { domain: { summary: 'A registered domain', value: { domain: 'example.test' } } },
+      response: {
+        active: {
+          summary: 'An active, published RSA key',
+          value: {
+            svc_config: {
+              dkim_enabled: true,
+              dkim_algorithm: 'rsa-sha256',
+              dkim_selector: 'rsa-20261122-3f9a1c',
+              dkim_dns_status: 'verified',
+            },
+            dkim_keys: [
+              {
+                selector: 'rsa-20261122-3f9a1c',
+                algorithm: 'rsa-sha256',
+                dns_name: 'rsa-20261122-3f9a1c._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+                dns_value_chunks: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'],
+                status: 'active',
+                created_at: at,
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  'dkim-set-algorithm': {
+    request: dkimSetAlgorithmRequest,
+    requestIn: 'body',
+    response: dkimSetAlgorithmResponse,
+    // 112: unknown domain; 5: the key switch is one transaction.
+    errors: [Code.CommitFailed, Code.NotFound],
+    examples: {
+      request: {
+        ed25519: {
+          summary: 'Rotate to an Ed25519 key',
+          value: { domain: 'example.test', algorithm: 'ed25519-sha256' },
+        },
+      },
+      response: {
+        rotated: {
+          summary: 'Rotated',
+          value: { svc_config: { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true } },
+        },
+      },
+    },
+  },
 
-  // avatars (their schemas wrap the envelope, so the entries take its `data` member)
+  // avatars
   'avatar-get': {
     request: avatarGetRequest,
     requestIn: 'query',
-    response: avatarGetResponse.shape.data,
-    errors: [10000001, 10010001],
+    response: avatarGetResponse,
+    errors: [Code.InvalidEmail, Code.InvalidAvatarRequest],
+    examples: {
+      request: {
+        sized: { summary: 'A 128-pixel avatar', value: { email: 'jane.doe@example.com', size: '128' } },
+      },
+      response: {
+        cached: {
+          summary: 'From the cache',
+          value: {
+            email: 'jane.doe@example.com',
+            content_type: 'image/png',
+            url: 'https://svc-mail-avatars.s3.eu-west-1.amazonaws.com/avatars/3f9a1c.png?X-Amz-Signature=…',
+            source: 'cache',
+            expires_at: at,
+          },
+        },
+      },
+    },
   },
-  'keepalive-run': { response: keepaliveRunResponse.shape.data, errors: [10020001] },
+  'keepalive-run': {
+    response: keepaliveRunResponse,
+    errors: [Code.HousekeepingFailed],
+    examples: {
+      response: {
+        done: {
+          summary: 'A complete run',
+          value: { examined: 120, removed: 7, remaining: false, resumed: false },
+        },
+      },
+    },
+  },
 };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { dkimAlgorithms } from '../domain/dkim.ts';
+import { serverDate } from './dates.ts';
 
 /**
  * Request and success-response schemas of the DKIM routes (`dkim-status`, `dkim-set-algorithm`).
@@ -53,8 +54,8 @@ export const dkimKeyRecord = z.object({
     z.enum(['active', 'retired']),
     'active: signs the mail now. retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it',
   ),
-  created_at: described(z.string(), 'When the key was created (ISO 8601 with offset)'),
-  retired_at: z.optional(described(z.string(), 'When the key was retired (ISO 8601 with offset)')),
+  created_at: serverDate('When the key was created (ISO 8601 with offset)'),
+  retired_at: z.optional(serverDate('When the key was retired (ISO 8601 with offset)')),
 });
 
 export const dkimStatusResponse = z.object({

@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
 import { type Address, hasLineBreak, parseAddress } from '../domain/messages/addresses.ts';
+import { reservedHeaders } from '../domain/messages/headers.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
+import { serverDate } from './dates.ts';
 
 /**
  * Request and response schemas of the three message routes (DESIGN.md section 3), the single
- * source for validation, types and the OpenAPI document. Response schemas describe the whole body,
- * envelope included. Unknown request fields are dropped (so `tenant_id` has no effect).
+ * source for validation, types and the OpenAPI document. Response schemas describe the `data` member
+ * of the success body (the generator wraps it in the envelope). Unknown request fields are dropped (so `tenant_id` has no effect).
  */
 
 function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
@@ -21,26 +23,6 @@ export const maxRecipients = 50;
 export const maxHeaders = 50;
 export const maxQueryLimit = 1000;
 export const maxDeleteBatch = 1000;
-
-/** Headers the service writes itself; a caller may not set them through `headers`. */
-export const reservedHeaders = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'reply-to',
-  'sender',
-  'subject',
-  'date',
-  'message-id',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-  'content-disposition',
-  'dkim-signature',
-  'return-path',
-  'received',
-]);
 
 const headerValue = (what: string, max: number) =>
   z.string({ error: `${what} must be a string` }).check(
@@ -280,14 +262,12 @@ const status = describe(
 );
 
 export const messageAddResponse = z.object({
-  data: z.object({
-    message_uuid: describe(
-      z.nullable(z.string()),
-      'The new message (or the target of manual-send/cancel); null in a dry run that would create one',
-    ),
-    status,
-    dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
-  }),
+  message_uuid: describe(
+    z.nullable(z.string()),
+    'The new message (or the target of manual-send/cancel); null in a dry run that would create one',
+  ),
+  status,
+  dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
 });
 
 const dateWithOffset = (what: string) =>
@@ -370,11 +350,7 @@ export const messageQueryRequest = describe(
 
 export type MessageQueryRequest = z.infer<typeof messageQueryRequest>;
 
-const isoDate = describe(
-  z.string(),
-  'ISO 8601 with the server time zone offset',
-  '2026-11-22T09:15:00.000+00:00',
-);
+const isoDate = serverDate('ISO 8601 with the server time zone offset');
 
 const addressOut = z.object({ email: z.string(), name: z.optional(z.string()) });
 
@@ -417,19 +393,17 @@ export const messageDetails = z.object({
   updated_at: isoDate,
 });
 
-export const messageQueryResponse = z.object({
-  data: z.union([
-    messageDetails,
-    z.object({
-      messages: z.array(messageSummary),
-      count: describe(z.number(), 'Number of messages in this page'),
-      next_cursor: describe(
-        z.nullable(z.string()),
-        'Pass as `cursor` (with the same filters) for the next page; null at the end',
-      ),
-    }),
-  ]),
-});
+export const messageQueryResponse = z.union([
+  messageDetails,
+  z.object({
+    messages: z.array(messageSummary),
+    count: describe(z.number(), 'Number of messages in this page'),
+    next_cursor: describe(
+      z.nullable(z.string()),
+      'Pass as `cursor` (with the same filters) for the next page; null at the end',
+    ),
+  }),
+]);
 
 export const messageDeleteRequest = describe(
   z.object({
@@ -446,11 +420,9 @@ export const messageDeleteRequest = describe(
 export type MessageDeleteRequest = z.infer<typeof messageDeleteRequest>;
 
 export const messageDeleteResponse = z.object({
-  data: z.object({
-    deleted: z.array(z.string()),
-    not_found: z.array(z.string()),
-    unauthorized: z.array(z.string()),
-    protected: z.array(z.string()),
-    dry_run: z.optional(z.boolean()),
-  }),
+  deleted: z.array(z.string()),
+  not_found: z.array(z.string()),
+  unauthorized: z.array(z.string()),
+  protected: z.array(z.string()),
+  dry_run: z.optional(z.boolean()),
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { serverDate } from './dates.ts';
 
 /*
  * Schemas of the service endpoints (health, keepalive status). The handlers do not import them
@@ -18,8 +19,5 @@ export const healthResponse = z.object({
 
 export const keepaliveStatusResponse = z.object({
   status: z.literal('alive'),
-  at: z.string().register(z.globalRegistry, {
-    description: 'Server time: ISO 8601 with the numeric offset of the server time zone (SERVER_TZ)',
-    example: '2026-11-22T09:15:00.000+01:00',
-  }),
+  at: serverDate('Server time: ISO 8601 with the numeric offset of the server time zone (SERVER_TZ)'),
 });

@@ -6,7 +6,7 @@ import {
   keyView,
 } from '../domain/dkim.ts';
 import { Code } from '../errors/catalogue.ts';
-import { ServiceError } from '../errors/service-error.ts';
+import { isServiceError, ServiceError } from '../errors/service-error.ts';
 import { listDkimKeys } from '../repositories/dkim-keys.ts';
 import { type DomainRecord, getDomain, normaliseDomain } from '../repositories/domains.ts';
 import { formatDate } from '../time/format.ts';
@@ -14,6 +14,9 @@ import { checkDkimDns } from './dkim-dns-check.ts';
 import { createActiveDkimKey } from './dkim-key-store.ts';
 
 /** The DKIM endpoints' use cases: read a domain's configuration, rotate to a new key. */
+
+/** Rotations of one domain racing each other: each loser retries from the winner's key. */
+const maxRotationAttempts = 5;
 
 export interface DkimStatus {
   svc_config: {
@@ -78,7 +81,18 @@ export async function setDkimAlgorithm(
   algorithm: DkimAlgorithm,
   dryRun: boolean,
 ): Promise<DkimAlgorithmChange> {
-  const record = await ownedDomain(domain, accountId);
-  if (!dryRun) await createActiveDkimKey(record.domain, accountId, algorithm, record.activeSelector);
+  // A concurrent rotation of the same domain makes the activation's transaction fail (code 5): the
+  // request lost a race, it did not fail. Read the domain again and rotate from the new active key.
+  for (let attempt = 1; ; attempt++) {
+    const record = await ownedDomain(domain, accountId);
+    if (dryRun) break;
+    try {
+      await createActiveDkimKey(record.domain, accountId, algorithm, record.activeSelector);
+      break;
+    } catch (error) {
+      if (!isServiceError(error) || error.code !== Code.CommitFailed || attempt >= maxRotationAttempts)
+        throw error;
+    }
+  }
   return { svc_config: { dkim_algorithm: algorithm, dkim_enabled: true } };
 }

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { createHmac, createPublicKey, type JsonWebKey as NodeJsonWebKey, randomUUID } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  createSign,
+  type JsonWebKey as NodeJsonWebKey,
+  randomUUID,
+} from 'node:crypto';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
@@ -138,6 +145,43 @@ describe('bearer authentication', () => {
     const jku = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/jwks.json`;
     expectRejected(await send(await signed(claims(), { kid: 'attacker', jku }, privateKey)), 401, 110);
     assert.equal(attackerHits, 0, 'the service never fetches a key URL named by the token');
+  });
+
+  it('answers 110 to x5u/x5c headers, an unknown crit header, a tampered payload and a swapped alg', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+    const address = attacker.address();
+    const x5u = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/cert.pem`;
+    const spki = Buffer.from(
+      createPublicKey({ key: (await exportJWK(publicKey)) as NodeJsonWebKey, format: 'jwk' }).export({
+        type: 'spki',
+        format: 'der',
+      }),
+    ).toString('base64');
+    expectRejected(await send(await signed(claims(), { kid: 'attacker', x5u }, privateKey)), 401, 110);
+    expectRejected(await send(await signed(claims(), { x5c: [spki] }, privateKey)), 401, 110);
+    assert.equal(attackerHits, 0, 'the service never fetches a certificate URL named by the token');
+    // RFC 7515 4.1.11: an extension the verifier does not understand must be refused.
+    // (jose will not sign it, so it is signed by hand with the identity provider's own key.)
+    const critInput = `${segment({ alg: 'RS256', typ: 'JWT', kid: info.privateJwk.kid, crit: ['x-unknown'], 'x-unknown': true })}.${segment(claims())}`;
+    const critSignature = createSign('RSA-SHA256')
+      .update(critInput)
+      .sign(createPrivateKey({ key: info.privateJwk as NodeJsonWebKey, format: 'jwk' }))
+      .toString('base64url');
+    expectRejected(await send(`${critInput}.${critSignature}`), 401, 110);
+    // A valid signature over other claims: the payload is swapped for one naming another account.
+    const [header, , signature] = (await signed(claims())).split('.');
+    const forged = `${header}.${segment(claims({ sub: 'someone-else', scope: 'keepalive:run messages:read' }))}.${signature}`;
+    expectRejected(await send(forged), 401, 110);
+    // The header claims another algorithm than the key's (RS256 signature labelled PS256 / RS512).
+    for (const alg of ['PS256', 'RS512']) {
+      const [, payload, rsSignature] = (await signed(claims())).split('.');
+      const relabelled = `${segment({ alg, typ: 'JWT', kid: info.privateJwk.kid })}.${payload}.${rsSignature}`;
+      expectRejected(await send(relabelled), 401, 110);
+    }
+    // A kid that tries a path or an injection is only a lookup key: unknown, 110.
+    for (const kid of ['../../../../etc/passwd', "' OR '1'='1", 'x'.repeat(5000)]) {
+      expectRejected(await send(await signed(claims(), { kid })), 401, 110);
+    }
   });
 
   it('answers 110 to the wrong issuer, the wrong audience, a missing exp or a missing account', async () => {

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { hasNoInternals, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
+import { call, hasNoInternals, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
 
 /**
  * Housekeeping with S3 unreachable. The shared host's S3 works, so this file runs a second gateway
  * in its own process — the same gateway code and handler modules — whose functions see an S3
  * endpoint that drops every connection. Everything else (identity provider, tokens) is the shared
- * host's. Requests still go over HTTP through the gateway and the full middleware chain.
+ * host's. Requests still go over HTTP through the gateway and the full middleware chain, and every
+ * answer is checked against docs/openapi.json by `call()`.
  */
 const info = useHostEnvironment();
 const deadS3 = createServer((socket) => socket.destroy());
@@ -33,24 +34,21 @@ after(async () => {
   await new Promise<void>((resolve) => deadS3.close(() => resolve()));
 });
 
-async function post(path: string, token: string): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(new URL(path, gatewayUrl), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-  });
-  const text = await response.text();
-  return { status: response.status, body: JSON.parse(text), text };
+function post(path: string, token?: string) {
+  return call('POST', path, { baseUrl: gatewayUrl, ...(token === undefined ? {} : { token }) });
 }
 
 describe('GET /avatar/get-1.0 when S3 is unreachable', () => {
   it('answers 503 with code 4 (storage unavailable), not a bare 500', async () => {
     const token = await mintToken({ account: uniqueAccount('avatar'), scopes: ['avatars:read'] });
-    const url = new URL('/avatar/get-1.0?email=someone%40example.com', gatewayUrl);
-    const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    const text = await response.text();
-    assert.equal(response.status, 503, text);
-    assert.equal(JSON.parse(text).error.code, 4);
-    assert.ok(hasNoInternals(text));
+    const response = await call('GET', '/avatar/get-1.0', {
+      baseUrl: gatewayUrl,
+      token,
+      query: { email: 'someone@example.com' },
+    });
+    assert.equal(response.status, 503, response.text);
+    assert.equal(response.body.error.code, 4);
+    assert.ok(hasNoInternals(response.text));
   });
 });
 
@@ -66,8 +64,8 @@ describe('POST /keepalive-1.0 when S3 is unreachable', () => {
   });
 
   it('still checks the token first (104)', async () => {
-    const response = await fetch(new URL('/keepalive-1.0', gatewayUrl), { method: 'POST' });
+    const response = await post('/keepalive-1.0');
     assert.equal(response.status, 401);
-    assert.equal(((await response.json()) as any).error.code, 104);
+    assert.equal(response.body.error.code, 104);
   });
 });

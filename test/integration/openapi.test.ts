@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { buildOpenApi, documentPath } from '../../infra/openapi/build.ts';
-import { routes } from '../../shared/routes.ts';
+import { buildOpenApi, clientTypesPath, documentPath, renderClientTypes } from '../../infra/openapi/build.ts';
+import { type RouteId, routes } from '../../shared/routes.ts';
+import { contract } from '../../shared/schemas/contract.ts';
 import { openApiProblems } from '../support/contract.ts';
 import { call } from '../support/host.ts';
 
@@ -31,7 +32,69 @@ describe('OpenAPI document', () => {
       if (!route.public) assert.match(operation.responses['401'].description, /104: .*105: .*110: /);
     }
     assert.equal(committed.components.securitySchemes.bearer.scheme, 'bearer');
-    assert.ok(committed.components.schemas.Error.properties.error.properties.code.enum.includes(10000001));
+  });
+
+  it('lists the codes each endpoint can answer, narrowed per HTTP status', () => {
+    const codes = (path: string, method: string, status: string): number[] => {
+      const reference: string | undefined =
+        committed.paths[path][method].responses[status]?.content['application/json'].schema.$ref;
+      if (reference === undefined) return [];
+      const schema = committed.components.schemas[reference.replace('#/components/schemas/', '')];
+      return schema.properties.error.properties.code.enum;
+    };
+    assert.deepEqual(codes('/message/add-1.0', 'post', '406'), [107, 111, 10000001]);
+    assert.deepEqual(codes('/message/add-1.0', 'post', '401'), [103, 104, 105, 110]);
+    assert.deepEqual(codes('/message/add-1.0', 'post', '503'), [3, 4, 5, 7]);
+    assert.deepEqual(codes('/message/query-1.0', 'post', '406'), [107, 114]);
+    assert.deepEqual(codes('/domain/dkim/status-1.0', 'get', '404'), [112]);
+    assert.deepEqual(codes('/domain/dkim/set-algorithm-1.0', 'post', '404'), [112]);
+    assert.deepEqual(codes('/avatar/get-1.0', 'get', '406'), [107, 114, 10000001, 10010001]);
+    assert.deepEqual(codes('/keepalive-1.0', 'post', '500'), [2, 10020001]);
+    assert.deepEqual(codes('/health', 'get', '401'), [103]);
+    assert.equal(committed.paths['/health'].get.responses['404'], undefined, 'health answers no 404');
+    const idempotency = committed.paths['/message/add-1.0'].post.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'Idempotency-Key',
+    );
+    assert.equal(idempotency?.in, 'header');
+  });
+
+  it('has a request and a success example for every operation, each valid against its schema', () => {
+    for (const route of routes) {
+      const entry = contract[route.id as RouteId];
+      const responseExamples = Object.values(entry.examples?.response ?? {});
+      if (entry.raw === undefined) assert.ok(responseExamples.length > 0, `${route.id}: a success example`);
+      for (const example of responseExamples) {
+        const forged = {
+          status: 200,
+          headers: new Headers({ 'content-type': 'application/json', 'x-request-id': 'example' }),
+          body: { data: example.value },
+          text: JSON.stringify({ data: example.value }),
+        };
+        assert.deepEqual(
+          openApiProblems(route.method, route.path, forged),
+          [],
+          `${route.id}: ${example.summary}`,
+        );
+      }
+      if (entry.request === undefined) continue;
+      const requestExamples = Object.values(entry.examples?.request ?? {});
+      assert.ok(requestExamples.length > 0, `${route.id}: a request example`);
+      for (const example of requestExamples) {
+        const parsed = entry.request['~standard'].validate(example.value);
+        assert.ok(
+          !(parsed instanceof Promise) && parsed.issues === undefined,
+          `${route.id}: ${example.summary}`,
+        );
+      }
+    }
+  });
+
+  it('the typed client types are up to date (else run `npm run openapi`)', async () => {
+    assert.equal(
+      readFileSync(clientTypesPath, 'utf8'),
+      await renderClientTypes(committed),
+      'clients/openapi.ts is stale: run `npm run openapi`',
+    );
   });
 
   it('is served at GET /openapi.json, public and cacheable, exactly as committed', async () => {
@@ -57,6 +120,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(openApiProblems('GET', '/health', dryRun), []);
 
     const forged = { ...(await call('GET', '/health')), body: { data: { status: 'ok' } } };
+    // (call() itself already failed the test if a real response did not match.)
     assert.notDeepEqual(openApiProblems('GET', '/health', forged), [], 'a body missing caller_ip is caught');
   });
 });

@@ -2,46 +2,109 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { ApiResponse } from './host.ts';
 
 /**
  * Checks a response against the committed OpenAPI document (docs/openapi.json): the status must be
- * documented for the operation and the body must match its schema. Use it on every response a test
- * sees, so the document and the service cannot drift apart.
+ * documented for the operation, the documented headers marked by the generator as always present
+ * (`x-request-id`) must be there, and the body must match the response's schema (or be empty when
+ * the response has no content). Requests outside the operations (unknown path, other method, CORS
+ * preflight) must get the gateway answers of `x-gateway-responses`.
+ *
+ * `call()` (test/support/host.ts) runs this on every response and fails the test on any problem,
+ * so the document and the service cannot drift apart.
  */
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+interface ResponseObject {
+  content?: Record<string, { schema: unknown }>;
+  headers?: Record<string, unknown>;
+}
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
+  'x-gateway-responses': Record<string, { status: number; response: ResponseObject }>;
+}
+
 const documentFile = join(import.meta.dirname, '..', '..', 'docs', 'openapi.json');
-const document = JSON.parse(readFileSync(documentFile, 'utf8')) as {
-  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-};
-const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
-addFormats.default(ajv);
-ajv.addSchema(document, 'openapi.json');
-const validators = new Map<string, ValidateFunction>();
 
-const pointer = (...parts: string[]) =>
-  parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+/** A validator for one document (the committed one by default; tests of the validator pass their own). */
+export function contractChecker(document: OpenApiDocument) {
+  const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv);
+  ajv.addSchema(document, 'openapi.json');
+  const validators = new Map<string, ValidateFunction>();
+  const pointer = (...parts: string[]) =>
+    parts.map((part) => part.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
-export function openApiProblems(method: string, path: string, response: ApiResponse): string[] {
-  const operation = document.paths[path]?.[method.toLowerCase()];
-  if (operation === undefined) return [`${method} ${path} is not in docs/openapi.json`];
-  const status = String(response.status);
-  if (operation.responses[status] === undefined)
-    return [`${method} ${path}: status ${status} is not documented`];
-  const key = pointer(
-    'paths',
-    path,
-    method.toLowerCase(),
-    'responses',
-    status,
-    'content',
-    'application/json',
-    'schema',
-  );
-  let validate = validators.get(key);
-  if (validate === undefined) {
-    validate = ajv.compile({ $ref: `openapi.json#/${key}` });
-    validators.set(key, validate);
+  function check(
+    where: string[],
+    expected: ResponseObject,
+    response: CheckedResponse,
+    label: string,
+  ): string[] {
+    const problems: string[] = [];
+    if (expected.headers?.['x-request-id'] !== undefined && !response.headers.get('x-request-id'))
+      problems.push(`${label}: header x-request-id is missing`);
+    const media = expected.content?.['application/json'];
+    if (media === undefined) {
+      if (response.text !== '')
+        problems.push(`${label}: documented without a body, got ${response.text.slice(0, 80)}`);
+      return problems;
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/json'))
+      problems.push(`${label}: content-type ${type || '(none)'}, not JSON`);
+    const key = pointer(...where, 'content', 'application/json', 'schema');
+    let validate = validators.get(key);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: `openapi.json#/${key}` });
+      validators.set(key, validate);
+    }
+    if (!validate(response.body)) {
+      for (const error of validate.errors ?? []) {
+        const extra =
+          error.params && Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
+        problems.push(`${label}: ${error.instancePath || '(body)'} ${error.message ?? ''}${extra}`);
+      }
+    }
+    return problems;
   }
-  if (validate(response.body)) return [];
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`);
+
+  /** Problems of one response to `method path` (path without the query string); [] when it conforms. */
+  return function problems(method: string, path: string, response: CheckedResponse): string[] {
+    const lower = method.toLowerCase();
+    const item = document.paths[path];
+    const operation = item?.[lower];
+    const label = `${method} ${path} → ${response.status}`;
+    if (operation === undefined) {
+      const kind =
+        item === undefined ? 'unknown-path' : lower === 'options' ? 'preflight' : 'method-not-allowed';
+      const gateway = document['x-gateway-responses'][kind];
+      if (gateway === undefined) return [`${label}: no gateway answer '${kind}' in the document`];
+      if (response.status !== gateway.status)
+        return [
+          `${label}: ${method} ${path} is not an operation; the gateway answers ${gateway.status} (${kind})`,
+        ];
+      return check(['x-gateway-responses', kind, 'response'], gateway.response, response, label);
+    }
+    const status = String(response.status);
+    const expected = operation.responses[status];
+    if (expected === undefined)
+      return [
+        `${label}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`,
+      ];
+    return check(['paths', path, lower, 'responses', status], expected, response, label);
+  };
+}
+
+let committed: ReturnType<typeof contractChecker> | undefined;
+
+/** Problems of a response against the committed docs/openapi.json. */
+export function openApiProblems(method: string, path: string, response: CheckedResponse): string[] {
+  committed ??= contractChecker(JSON.parse(readFileSync(documentFile, 'utf8')) as OpenApiDocument);
+  return committed(method, new URL(path, 'http://localhost').pathname, response);
 }

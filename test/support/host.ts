@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
 import { scopes as allScopes } from '../../shared/routes.ts';
+import { openApiProblems } from './contract.ts';
 import { type HostInfo, hostInfoVariable } from './host-info.ts';
 
 /** The local host the runner started (see test/run.ts). Test files run only through `npm test`. */
@@ -68,6 +69,22 @@ export interface CallOptions {
   query?: Record<string, string>;
   /** Another host's gateway (default: the host of this test run). */
   baseUrl?: string;
+  /**
+   * Every response is checked against docs/openapi.json (status, headers, body schema) and the call
+   * fails on any difference. Only a test that deliberately receives a non-conforming answer opts
+   * out, by giving the reason here.
+   */
+  skipContract?: string;
+}
+
+/** Thrown by `call()` when a response does not match the OpenAPI document. */
+export class ContractViolation extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Response does not match docs/openapi.json:\n${problems.join('\n')}`);
+    this.name = 'ContractViolation';
+    this.problems = problems;
+  }
 }
 
 /** One HTTP call to the local gateway; the body is parsed as JSON when it is JSON. */
@@ -93,7 +110,12 @@ export async function call<T = any>(
   } catch {
     parsed = text;
   }
-  return { status: response.status, headers: response.headers, body: parsed as T, text };
+  const result = { status: response.status, headers: response.headers, body: parsed as T, text };
+  if (options.skipContract === undefined || options.skipContract.trim() === '') {
+    const problems = openApiProblems(method, url.pathname, result);
+    if (problems.length > 0) throw new ContractViolation(problems);
+  }
+  return result;
 }
 
 /** Asserts nothing in a response body looks like a stack trace or an internal name. */

@@ -30,6 +30,8 @@ export interface SecondaryHost {
   privateJwk: JWK;
   /** Its own DynamoDB Local, whatever the handlers' environment points at. */
   dynamo: { endpoint: string; pid?: number };
+  /** Its own fauxqs (SQS + S3), whatever the handlers' environment points at. */
+  sqsS3: { endpoint: string };
   /** Kills its DynamoDB Local and waits until the port refuses connections. */
   killDynamo(): Promise<void>;
   stop(): Promise<void>;
@@ -98,6 +100,7 @@ export async function startSecondaryHost(
     audience: described.audience,
     privateJwk,
     dynamo,
+    sqsS3: described.emulators.sqsS3,
     killDynamo: async () => {
       if (dynamo.pid === undefined)
         throw new Error('the secondary host did not report its DynamoDB Local pid');

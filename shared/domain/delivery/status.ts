@@ -1,40 +1,12 @@
 /**
  * Pure status rules of the delivery pipeline (docs/data-model.md, docs/delivery.md). No AWS here.
  */
-export const messageStatuses = [
-  'queued',
-  'scheduled',
-  'waiting',
-  'cancelled',
-  'processing',
-  'sent',
-  'delivered',
-  'bounced',
-  'failed',
-] as const;
-export type MessageStatus = (typeof messageStatuses)[number];
+import type { HistoryEntry, StoredRecipient } from '../messages/message.ts';
+import type { MessageStatus, RecipientStatus } from '../messages/statuses.ts';
 
-export type RecipientStatus = 'pending' | 'delivered' | 'bounced' | 'failed';
-export type RecipientKind = 'to' | 'cc' | 'bcc';
+export type { HistoryEntry, MessageStatus, RecipientStatus };
+export type Recipient = StoredRecipient;
 
-export interface Recipient {
-  email: string;
-  name?: string;
-  kind: RecipientKind;
-  status: RecipientStatus;
-  detail?: string;
-  updated_at: string;
-}
-
-/** One entry of a message's status history; `recipient` is set when the change is about one recipient. */
-export interface HistoryEntry {
-  status: string;
-  at: string;
-  detail?: string;
-  recipient?: string;
-}
-
-/** Statuses after which nothing is ever sent again. */
 export const finalStatuses: ReadonlySet<MessageStatus> = new Set([
   'cancelled',
   'delivered',

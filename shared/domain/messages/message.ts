@@ -14,10 +14,12 @@ export interface StoredRecipient {
   updated_at: string;
 }
 
+/** One entry of a message's status history; `recipient` is set when the change is about one recipient. */
 export interface HistoryEntry {
   status: string;
   at: string;
   detail?: string;
+  recipient?: string;
 }
 
 export interface StoredAttachment {

@@ -1,12 +1,6 @@
 /** Scheduling rules of DESIGN.md section 3. */
 export const maxScheduleAheadMs = 30 * 24 * 3600 * 1000;
 
-/**
- * A queued message enters the due index (gsi3) this long after it was queued: if no sender has
- * claimed it by then (for example the SQS send failed after the write), the dispatcher re-enqueues it.
- */
-export const requeueAfterMs = 5 * 60 * 1000;
-
 /** Why a `send_at` is unacceptable, or undefined when it is fine. */
 export function sendAtProblem(sendAt: Date, now: Date): string | undefined {
   if (sendAt.getTime() <= now.getTime()) return 'send_at must be in the future';

@@ -8,10 +8,10 @@ import {
   recipientsOf,
   type StoredAttachment,
 } from '../../domain/messages/message.ts';
-import { requeueAfterMs, sendAtProblem } from '../../domain/messages/scheduling.ts';
+import { sendAtProblem } from '../../domain/messages/scheduling.ts';
 import { actionTransitions, type CreationMode, initialStatus } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
-import { type ErrorDetail, ServiceError } from '../../errors/service-error.ts';
+import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { getDomain } from '../../repositories/domains.ts';
 import {
@@ -27,6 +27,7 @@ import {
 } from '../../repositories/messages.ts';
 import { type MessageAddRequest, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
+import { deliverySettings } from '../delivery/settings.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
 
@@ -132,7 +133,8 @@ async function actOnMessage(
       from,
       to,
       entry: { status: to, at, detail: mode },
-      dueAt: to === 'queued' ? new Date(now.getTime() + requeueAfterMs).toISOString() : null,
+      dueAt:
+        to === 'queued' ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString() : null,
     },
     claim,
   );
@@ -245,14 +247,20 @@ async function createNewMessage(
     attempts: 0,
   };
   const dueAt =
-    status === 'queued' ? new Date(now.getTime() + requeueAfterMs).toISOString() : sendAt?.toISOString();
+    status === 'queued'
+      ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString()
+      : sendAt?.toISOString();
 
   await putObjects(objects);
   let created: Awaited<ReturnType<typeof createMessage>>;
   try {
     created = await createMessage(item, dueAt, claim);
   } catch (error) {
-    await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    // An unreachable database (code 4) may still have committed the write before the connection
+    // broke: keep the objects then, so a message that exists never lacks its content. Orphaned
+    // objects are harmless; a message without its parts would fail when sent.
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable))
+      await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
     throw error;
   }
   if (!created.created) {

@@ -1,0 +1,25 @@
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { components, operations, paths } from './openapi.ts';
+
+/**
+ * A typed client for the svc-mail API: openapi-fetch over the types that openapi-typescript
+ * generates from docs/openapi.json (`npm run openapi` writes clients/openapi.ts). Paths, query
+ * parameters, headers, bodies and both the `data` and the `error` answers are typed per operation.
+ *
+ *   const api = createSvcMailClient({ baseUrl: 'https://mail.example.com', token });
+ *   const { data, error } = await api.POST('/message/add-1.0', { body: { … } });
+ */
+export type SvcMailClient = Client<paths>;
+
+export interface SvcMailClientOptions extends ClientOptions {
+  /** A Bearer token (JWT); sent as `Authorization: Bearer <token>` on every request. */
+  token?: string;
+}
+
+export function createSvcMailClient({ token, headers, ...options }: SvcMailClientOptions): SvcMailClient {
+  const merged = new Headers(headers as ConstructorParameters<typeof Headers>[0]);
+  if (token !== undefined && !merged.has('authorization')) merged.set('authorization', `Bearer ${token}`);
+  return createClient<paths>({ ...options, headers: merged });
+}
+
+export type { components, operations, paths };

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { recordFigures } from '../support/figures.ts';
+import { type ApiResponse, call, hostInfo, mintToken } from '../support/host.ts';
+import { mapLimit, newAccount } from '../support/messages.ts';
+import { transactionsByMessage } from '../support/remote-store.ts';
+
+/*
+ * Load through the shared local host: LOAD_MESSAGES messages (default 500; 5,000 in
+ * `npm run test:reliability`) added at concurrency 50, then every one must reach a final status
+ * (seen through the query endpoint) with exactly one SMTP transaction at the local MTA
+ * (<DATA_DIR>/outbox/transactions.jsonl), and no request may answer a 5xx. The rate limit
+ * (RATE_LIMIT_BURST 100 per token) is respected by using a fresh token every 50 requests, as a
+ * fleet of clients would.
+ */
+const total = Number(process.env.LOAD_MESSAGES ?? 500);
+const concurrency = 50;
+const perToken = 50;
+const nonFinal = ['queued', 'processing', 'sent', 'scheduled', 'waiting'];
+
+describe('load through the local host', () => {
+  it(`${total} messages at concurrency ${concurrency}: each final, each sent exactly once, no 5xx`, {
+    timeout: 3_600_000,
+  }, async () => {
+    const who = await newAccount('load');
+    const tokens: string[] = [];
+    for (let index = 0; index < Math.ceil(total / perToken) + 400; index++)
+      tokens.push(await mintToken({ account: who.account, claims: { jti: randomUUID() } }));
+    let tokenUse = 0;
+    const nextToken = () => tokens[Math.floor(tokenUse++ / perToken) % tokens.length] as string;
+
+    const started = Date.now();
+    const statuses = new Map<number, number>();
+    const responses = await mapLimit(Array.from({ length: total }), concurrency, async (_, index) => {
+      const response = await call('POST', '/message/add-1.0', {
+        token: nextToken(),
+        body: {
+          message_sender: who.sender,
+          to: [`load-${index}@example.net`],
+          subject: `load ${index}`,
+          content: { kind: 'text_only', text: `message ${index}` },
+        },
+      });
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      return response;
+    });
+    const addSeconds = (Date.now() - started) / 1000;
+    const serverErrors = responses.filter((response) => response.status >= 500).length;
+    assert.equal(serverErrors, 0, `5xx answers: ${JSON.stringify([...statuses])}`);
+    for (const response of responses) assert.equal(response.status, 200, response.text);
+    const uuids = new Set(responses.map((response) => response.body.data.message_uuid as string));
+    assert.equal(uuids.size, total);
+
+    // Wait (through the query endpoint) until none of this account's messages is still on its way.
+    const deadline = Date.now() + Math.max(600_000, total * 300);
+    for (;;) {
+      const pending = await call('POST', '/message/query-1.0', {
+        token: nextToken(),
+        body: { filters: { status: nonFinal, limit: 1 } },
+      });
+      assert.equal(pending.status, 200, pending.text);
+      if (pending.body.data.count === 0) break;
+      if (Date.now() > deadline) assert.fail('messages did not all reach a final status in time');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    const settledSeconds = (Date.now() - started) / 1000;
+
+    // Every message, page by page through the query endpoint, with its final status.
+    const final = new Map<string, string>();
+    let cursor: string | null = null;
+    let queries = 0;
+    do {
+      const page: ApiResponse<any> = await call<any>('POST', '/message/query-1.0', {
+        token: nextToken(),
+        body: { filters: { limit: 1000 }, ...(cursor === null ? {} : { cursor }) },
+      });
+      queries += 1;
+      assert.equal(page.status, 200, page.text);
+      for (const entry of page.body.data.messages) final.set(entry.message_uuid, entry.status);
+      cursor = page.body.data.next_cursor;
+    } while (cursor !== null);
+
+    const sent = transactionsByMessage(hostInfo().dataDir);
+    let lost = 0;
+    let duplicates = 0;
+    let delivered = 0;
+    for (const uuid of uuids) {
+      const status = final.get(uuid);
+      if (status === 'delivered') delivered += 1;
+      const count = sent.get(uuid) ?? 0;
+      if (count === 0) lost += 1;
+      if (count > 1) duplicates += count - 1;
+    }
+    recordFigures('load', {
+      messages: total,
+      concurrency,
+      add_requests: total,
+      add_5xx: serverErrors,
+      add_non_200: responses.filter((response) => response.status !== 200).length,
+      delivered,
+      lost,
+      duplicates,
+      add_seconds: Math.round(addSeconds),
+      all_final_seconds: Math.round(settledSeconds),
+      query_pages: queries,
+    });
+    assert.equal(final.size, total, 'the query lists every message');
+    assert.equal(delivered, total);
+    assert.equal(lost, 0);
+    assert.equal(duplicates, 0);
+  });
+});
