@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../infra/local/lambda-context.ts';
 
 /**
  * One function's esbuild bundle alone in a Node process, as Lambda runs it, behind a minimal HTTP
@@ -12,21 +13,6 @@ const [bundle, functionId] = process.argv.slice(2) as [string, string];
 const { handler } = (await import(pathToFileURL(bundle).href)) as {
   handler: (event: unknown, context: unknown) => Promise<unknown>;
 };
-
-function context(requestId: string) {
-  const deadline = Date.now() + 30_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: functionId,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionId}`,
-    memoryLimitInMB: '128',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionId}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-  };
-}
 
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
@@ -41,7 +27,7 @@ const server = createServer((request, response) => {
     const body = Buffer.concat(chunks).toString('utf8');
     try {
       if (url.pathname === '/__invoke') {
-        const result = await handler(JSON.parse(body), context(requestId));
+        const result = await handler(JSON.parse(body), lambdaContext(functionId, requestId, 30_000, '128'));
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify(result ?? null));
         return;
@@ -76,7 +62,7 @@ const server = createServer((request, response) => {
             identity: { sourceIp: '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
           },
         },
-        context(requestId),
+        lambdaContext(functionId, requestId, 30_000, '128'),
       )) as { statusCode: number; headers?: Record<string, string>; body?: string };
       response.writeHead(result.statusCode, result.headers ?? {});
       response.end(result.body ?? '');

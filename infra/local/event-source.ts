@@ -8,7 +8,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext } from './gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
 
 /**
  * What Lambda's SQS event source mapping does, for the local host: long-poll a queue, hand the

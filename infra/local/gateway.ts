@@ -7,6 +7,7 @@ import { Code, type ErrorCode } from '../../shared/errors/catalogue.ts';
 import { errorResponse } from '../../shared/http/envelope.ts';
 import { corsHeaders } from '../../shared/middleware/http-envelope.ts';
 import { type Route, routes } from '../../shared/routes.ts';
+import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
 export const maxBodyBytes = 6 * 1024 * 1024;
@@ -31,24 +32,6 @@ function loadHandler(route: Route): Promise<Handler | undefined> {
     handlers.set(route.id, loaded);
   }
   return loaded;
-}
-
-export function lambdaContext(functionName: string, requestId: string, timeoutMs = 30_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 function toEvent(

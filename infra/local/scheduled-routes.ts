@@ -81,7 +81,7 @@ async function invoke(routeId: string): Promise<void> {
     const file = pathToFileURL(join(projectRoot, 'functions', routeId, 'handler.ts')).href;
     // Loaded on first use, like the gateway loads handlers: importing them at start would fix the
     // logger's destination before the host's caller has configured it.
-    const { lambdaContext } = await import('./gateway.ts');
+    const { lambdaContext } = await import('./lambda-context.ts');
     const { handler } = (await import(file)) as { handler: ScheduledHandler };
     await handler(scheduledEvent(routeId), lambdaContext(routeId, requestId, 60_000));
   } catch (error) {
