@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { SQSEvent } from 'aws-lambda';
 import { handler as sender } from '../../functions/sender/handler.ts';
 import { claimMessage, enqueueSend, getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
@@ -14,6 +13,7 @@ import {
   waitForMessage,
 } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
+import { sqsRecord } from '../support/sqs-record.ts';
 
 useHostEnvironment();
 
@@ -24,26 +24,6 @@ async function arrange(): Promise<{ account: string; domain: string }> {
   return { account, domain };
 }
 
-/** One SQS record as Lambda's event source mapping hands it over. */
-function sqsRecord(uuid: string, messageId: string, receiveCount: number): SQSEvent['Records'][number] {
-  return {
-    messageId,
-    receiptHandle: `handle-${messageId}-${receiveCount}`,
-    body: JSON.stringify({ message_uuid: uuid }),
-    attributes: {
-      ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: String(Date.now()),
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:svc-mail-send',
-    awsRegion: 'us-east-1',
-  };
-}
-
 describe('delivery under faults', () => {
   test('the same SQS message delivered twice, at once and again later, is one SMTP transaction', async () => {
     const { account, domain } = await arrange();
@@ -51,8 +31,8 @@ describe('delivery under faults', () => {
     const messageId = randomUUID();
     // Two deliveries of one queue message, handled concurrently (at-least-once delivery).
     const [first, second] = await Promise.all([
-      sender({ Records: [sqsRecord(uuid, messageId, 1)] }),
-      sender({ Records: [sqsRecord(uuid, messageId, 1)] }),
+      sender({ Records: [sqsRecord(uuid, { messageId, receiveCount: 1 })] }),
+      sender({ Records: [sqsRecord(uuid, { messageId, receiveCount: 1 })] }),
     ]);
     const message = await getDeliveryMessage(uuid);
     assert.equal(message?.status, 'delivered');
@@ -61,7 +41,7 @@ describe('delivery under faults', () => {
     const failures = [...first.batchItemFailures, ...second.batchItemFailures];
     assert.ok(failures.length <= 1);
     // Its redelivery, and two more copies through the real queue, change nothing.
-    const again = await sender({ Records: [sqsRecord(uuid, messageId, 2)] });
+    const again = await sender({ Records: [sqsRecord(uuid, { messageId, receiveCount: 2 })] });
     assert.deepEqual(again.batchItemFailures, []);
     await enqueueSend(uuid);
     await enqueueSend(uuid);
@@ -81,7 +61,7 @@ describe('delivery under faults', () => {
     const claimed = await claimMessage(current, { from: 'queued', nowMs: Date.now(), leaseMs: 5_000 });
     assert.equal(claimed?.status, 'processing');
     // A redelivery while the lease holds is left for later, not sent.
-    const early = await sender({ Records: [sqsRecord(uuid, randomUUID(), 2)] });
+    const early = await sender({ Records: [sqsRecord(uuid, { receiveCount: 2 })] });
     assert.equal(early.batchItemFailures.length, 1);
     assert.equal(smtpTransactions(uuid).length, 0);
 
@@ -132,7 +112,7 @@ describe('delivery under faults', () => {
     assert.deepEqual(removal.body.data?.deleted, [deleted], removal.text);
 
     const result = await sender({
-      Records: [sqsRecord(cancelled, randomUUID(), 1), sqsRecord(deleted, randomUUID(), 1)],
+      Records: [sqsRecord(cancelled), sqsRecord(deleted)],
     });
     assert.deepEqual(result.batchItemFailures, []);
     assert.equal((await getDeliveryMessage(cancelled))?.status, 'cancelled');

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import { sqsRecord } from './sqs-record.ts';
 
 /**
  * A sender function instance in its own process, so a test can kill it mid-batch (SIGKILL, as when
@@ -8,23 +8,6 @@ import type { SQSEvent } from 'aws-lambda';
  */
 const uuids = process.argv.slice(2);
 const { handler } = await import('../../functions/sender/handler.ts');
-const event: SQSEvent = {
-  Records: uuids.map((uuid) => ({
-    messageId: randomUUID(),
-    receiptHandle: `handle-${uuid}`,
-    body: JSON.stringify({ message_uuid: uuid }),
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: String(Date.now()),
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:svc-mail-send',
-    awsRegion: 'us-east-1',
-  })),
-};
+const event: SQSEvent = { Records: uuids.map((uuid) => sqsRecord(uuid)) };
 const result = await handler(event);
 process.stdout.write(`${JSON.stringify(result)}\n`);
