@@ -12,16 +12,25 @@ const report = (what: string) => (error: unknown) => {
   process.stderr.write(`${what}: ${error instanceof Error ? error.message : String(error)}\n`);
 };
 
-export function sendQueueWorker(): LocalWorker {
+interface QueueMapping {
+  name: string;
+  /** The variable that holds the queue's URL. */
+  queueVariable: 'QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL';
+  functionId: string;
+  pollers?: number;
+}
+
+/** Like a Lambda event source mapping: long-polls one queue and feeds batches to one function. */
+function queueWorker({ name, queueVariable, functionId, pollers }: QueueMapping): LocalWorker {
   let source: EventSource | undefined;
   return {
-    name: 'send-queue → sender',
+    name,
     async start({ env }) {
       source = startEventSource({
-        queueUrl: env.QUEUE_URL as string,
-        functionId: 'sender',
-        pollers: 2,
-        onError: report('sender event source'),
+        queueUrl: env[queueVariable] as string,
+        functionId,
+        pollers,
+        onError: report(`${functionId} event source`),
       });
     },
     async stop() {
@@ -30,22 +39,15 @@ export function sendQueueWorker(): LocalWorker {
   };
 }
 
-export function deadLetterWorker(): LocalWorker {
-  let source: EventSource | undefined;
-  return {
+export const sendQueueWorker = (): LocalWorker =>
+  queueWorker({ name: 'send-queue → sender', queueVariable: 'QUEUE_URL', functionId: 'sender', pollers: 2 });
+
+export const deadLetterWorker = (): LocalWorker =>
+  queueWorker({
     name: 'dead-letter-queue → dead-letter',
-    async start({ env }) {
-      source = startEventSource({
-        queueUrl: env.DEAD_LETTER_QUEUE_URL as string,
-        functionId: 'dead-letter',
-        onError: report('dead-letter event source'),
-      });
-    },
-    async stop() {
-      await source?.stop();
-    },
-  };
-}
+    queueVariable: 'DEAD_LETTER_QUEUE_URL',
+    functionId: 'dead-letter',
+  });
 
 export function dispatcherWorker(): LocalWorker {
   let timer: NodeJS.Timeout | undefined;
