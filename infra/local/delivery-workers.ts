@@ -1,11 +1,9 @@
-import type { ScheduledEvent } from 'aws-lambda';
-import { type EventSource, loadFunction, startEventSource } from './event-source.ts';
+import { type EventSource, startEventSource } from './event-source.ts';
 import type { LocalWorker } from './workers.ts';
 
 /**
- * The delivery pipeline's stand-ins for AWS event sources: the send queue → sender mapping, the
- * dead-letter queue → dead-letter mapping, and the dispatcher's one-minute schedule
- * (DISPATCHER_INTERVAL_SECONDS, default 60).
+ * The delivery pipeline's stand-ins for AWS event sources: the send queue → sender mapping and the
+ * dead-letter queue → dead-letter mapping. The dispatcher's schedule is in scheduled-routes.ts.
  */
 const report = (what: string) => (error: unknown) => {
   if ((error as { name?: string }).name === 'AbortError') return;
@@ -48,37 +46,3 @@ export const deadLetterWorker = (): LocalWorker =>
     queueVariable: 'DEAD_LETTER_QUEUE_URL',
     functionId: 'dead-letter',
   });
-
-export function dispatcherWorker(): LocalWorker {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  return {
-    name: 'dispatcher schedule',
-    async start() {
-      const seconds = Number(process.env.DISPATCHER_INTERVAL_SECONDS ?? 60);
-      const interval = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
-      timer = setInterval(() => {
-        if (running !== undefined) return;
-        running = (async () => {
-          const handler =
-            await loadFunction<(event: Partial<ScheduledEvent>) => Promise<unknown>>('dispatcher');
-          await handler({
-            source: 'aws.events',
-            'detail-type': 'Scheduled Event',
-            time: new Date().toISOString(),
-            detail: {},
-          });
-        })()
-          .catch(report('dispatcher'))
-          .finally(() => {
-            running = undefined;
-          });
-      }, interval);
-      timer.unref();
-    },
-    async stop() {
-      if (timer !== undefined) clearInterval(timer);
-      await running;
-    },
-  };
-}

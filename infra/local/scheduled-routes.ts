@@ -2,14 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { scheduledRoutes } from '../../shared/workers.ts';
+import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { LocalWorker } from './workers.ts';
 
 type ScheduledHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
-/** The interval of a scheduled route: `<ROUTE>_INTERVAL_SECONDS` wins (e.g. KEEPALIVE_INTERVAL_SECONDS). */
+/** Every function that runs on a schedule on AWS: the scheduled routes and the scheduled workers. */
+export const schedules: ReadonlyArray<{ functionId: string; everyMinutes: number }> = [
+  ...scheduledRoutes.map(({ routeId, everyMinutes }) => ({ functionId: routeId, everyMinutes })),
+  ...workers.flatMap((worker) =>
+    worker.trigger === 'schedule' ? [{ functionId: worker.id, everyMinutes: worker.everyMinutes }] : [],
+  ),
+];
+
+/**
+ * The local interval of a scheduled function: `<FIRST WORD>_INTERVAL_SECONDS` wins
+ * (KEEPALIVE_INTERVAL_SECONDS, DISPATCHER_INTERVAL_SECONDS).
+ */
 export function intervalSeconds(routeId: string, everyMinutes: number): number {
   const name = `${routeId.split('-')[0]?.toUpperCase()}_INTERVAL_SECONDS`;
   const raw = process.env[name];
@@ -36,12 +47,12 @@ export function scheduledEvent(routeId: string): Record<string, unknown> {
 }
 
 /**
- * Stands in for EventBridge in front of the routes that also run on a schedule (shared/workers.ts
- * `scheduledRoutes`): every interval it invokes the route's handler module directly with a scheduled
- * event, as EventBridge invokes the Lambda, with no token. Like a rate schedule, the first run comes
+ * Stands in for EventBridge in front of every scheduled function (`schedules`: the keepalive route
+ * and the dispatcher): every interval it invokes the function's handler module directly with a
+ * scheduled event, as EventBridge invokes the Lambda, with no token. Like a rate schedule, the first run comes
  * one interval after start; runs of one route never overlap; a failed run is logged, not fatal.
  */
-export function scheduledRoutesWorker(): LocalWorker {
+export function schedulesWorker(): LocalWorker {
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   let stopped = false;
@@ -62,8 +73,8 @@ export function scheduledRoutesWorker(): LocalWorker {
   return {
     name: 'schedules (EventBridge stand-in)',
     start: async () => {
-      for (const { routeId, everyMinutes } of scheduledRoutes) {
-        schedule(routeId, intervalSeconds(routeId, everyMinutes));
+      for (const { functionId, everyMinutes } of schedules) {
+        schedule(functionId, intervalSeconds(functionId, everyMinutes));
       }
     },
     stop: async () => {

@@ -1,5 +1,5 @@
-import { deadLetterWorker, dispatcherWorker, sendQueueWorker } from './delivery-workers.ts';
-import { scheduledRoutesWorker } from './scheduled-routes.ts';
+import { deadLetterWorker, sendQueueWorker } from './delivery-workers.ts';
+import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
 
 /**
@@ -23,6 +23,5 @@ export const localWorkers: Array<() => LocalWorker> = [
   smtpSinkWorker,
   sendQueueWorker,
   deadLetterWorker,
-  dispatcherWorker,
-  scheduledRoutesWorker,
+  schedulesWorker,
 ];

@@ -24,7 +24,7 @@ const { s3 } = await import('../../shared/aws/clients.ts');
 const { addressHash, cacheKey } = await import('../../shared/domain/avatars.ts');
 const { putAvatar } = await import('../../shared/repositories/avatar-cache.ts');
 const { handler } = await import('../../functions/keepalive-run/handler.ts');
-const { scheduledEvent, scheduledRoutesWorker } = await import('../../infra/local/scheduled-routes.ts');
+const { scheduledEvent, schedulesWorker } = await import('../../infra/local/scheduled-routes.ts');
 
 /** A Lambda context whose remaining time follows `budget` (one value per call, the last repeats). */
 function contextWith(budget: number[]): Context {
@@ -111,7 +111,7 @@ describe('scheduled avatar housekeeping', () => {
 
   it('runs on its own from the local schedule worker, as EventBridge runs it on AWS', async () => {
     const key = await putEntry(-1);
-    const worker = scheduledRoutesWorker();
+    const worker = schedulesWorker();
     await worker.start({ dataDir: '', env: {} });
     try {
       const deadline = Date.now() + 60_000;
