@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import nodemailer from 'nodemailer';
-import { keys } from '../shared/repositories/keys.ts';
-import { queryMessages } from '../shared/repositories/messages.ts';
+import { keys, messageIndexAttributes } from '../shared/repositories/keys.ts';
 import { routes } from '../shared/routes.ts';
 import { registerDomain } from '../shared/services/domain-registry.ts';
+import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
@@ -278,15 +278,7 @@ for (let round = -2; round < plan.scaleRounds; round++) {
   scaleTimes.ratio.push((t2 - t1) / (t1 - t0));
 }
 const scanned = async (scaleAccount: string) =>
-  (
-    await queryMessages({
-      account: scaleAccount,
-      status: 'delivered',
-      createdFrom: '2026-01-15T00:00:00.000Z',
-      createdTo: '2026-02-14T00:00:00.000Z',
-      limit: 50,
-    })
-  ).scannedCount;
+  (await listMessages(scaleAccount, filter as never, undefined)).scannedCount;
 const scaling = {
   small: figure(scaleTimes.small),
   large: figure(scaleTimes.large),
@@ -475,12 +467,17 @@ for (const id of functionIds) {
           new UpdateCommand({
             TableName: table(),
             Key: keys.message(uuid),
-            UpdateExpression: 'SET #s = :q, gsi2pk = :g',
+            UpdateExpression: 'SET #s = :q, gsi3pk = :w, gsi3sk = :ws REMOVE gsi2pk',
             ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: {
-              ':q': 'queued',
-              ':g': keys.messagesOfAccountByStatus(account, 'queued'),
-            },
+            ExpressionAttributeValues: (() => {
+              const index = messageIndexAttributes({
+                message_uuid: uuid,
+                account_id: account,
+                created_at: new Date().toISOString(),
+                status: 'queued',
+              });
+              return { ':q': 'queued', ':w': index.gsi3pk, ':ws': index.gsi3sk };
+            })(),
           }),
         );
       }

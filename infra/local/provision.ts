@@ -109,7 +109,10 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection:
+            index.projection === 'INCLUDE'
+              ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
+              : { ProjectionType: index.projection },
         })),
       }),
     );

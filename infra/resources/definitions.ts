@@ -7,10 +7,22 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB TTL removes idempotency records and expired data. */
   ttlAttribute: 'expires_at',
+  /**
+   * Projections carry only what the queries read (docs/data-model.md): message queries read index
+   * keys and then the page's items, so an update that changes no index key writes nothing to an
+   * index. gsi1 also includes the never-changing attributes an account's domain list needs.
+   * gsi2 sorts by gsi1's sort key attribute (creation time), so the item stores it once.
+   */
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    {
+      name: 'gsi1',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+      projection: 'INCLUDE',
+      nonKeyAttributes: ['domain', 'account_id', 'created_at', 'active_selector'],
+    },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi1sk', projection: 'KEYS_ONLY' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
   ],
 } as const;
 

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
+import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
+
+/**
+ * No request-path or delivery-path write may use a partition key shared by every message (a hot
+ * partition such as a constant `DUE`): DynamoDB takes at most 1,000 write units per second per
+ * partition key, so such a key caps the whole service. The index attributes are generated from the
+ * key builders themselves, for many accounts and items, and their partition keys are counted.
+ *
+ * Adding an item type (suppression entries, webhook endpoints and events …): add one entry to
+ * `writers` that returns the index attributes one write of that type produces.
+ */
+interface Writer {
+  name: string;
+  /**
+   * `message`: written on the request or delivery path of messages (at up to the service's rate);
+   * `admin`: written by operators or rarely (domains), checked only across accounts.
+   */
+  path: 'message' | 'admin';
+  /** The index attributes (`gsi<N>pk`, …) that item number `n` of `account` is written with. */
+  write(account: string, n: number): Array<Record<string, string | undefined>>;
+}
+
+const sendAt = '2026-12-01T10:00:00.000Z';
+const createdAt = (n: number) => new Date(Date.UTC(2026, 10, 23, 10) + n * 7).toISOString();
+
+const writers: Writer[] = [
+  {
+    // Every status a message passes through is written once (add, sender, dispatcher, events).
+    name: 'message (every status)',
+    path: 'message',
+    write: (account, n) => {
+      const uuid = randomUUID();
+      return messageStatuses.map((status) => ({
+        ...messageIndexAttributes({
+          message_uuid: uuid,
+          account_id: account,
+          created_at: createdAt(n),
+          status,
+          send_at: sendAt,
+        }),
+      }));
+    },
+  },
+  {
+    name: 'domain',
+    path: 'admin',
+    write: (account, n) => [{ gsi1pk: keys.domainsOfAccount(account), gsi1sk: `d${n}.example` }],
+  },
+];
+
+/** Counts, per index partition-key attribute, how many writes each key value receives. */
+function partitionCounts(accounts: string[], perAccount: number, writer: Writer) {
+  const counts = new Map<string, Map<string, number>>();
+  let writes = 0;
+  for (const account of accounts) {
+    for (let n = 0; n < perAccount; n++) {
+      for (const attributes of writer.write(account, n)) {
+        writes += 1;
+        for (const [name, value] of Object.entries(attributes)) {
+          if (!/^gsi\d+pk$/.test(name) || value === undefined) continue;
+          const perKey = counts.get(name) ?? new Map<string, number>();
+          perKey.set(value, (perKey.get(value) ?? 0) + 1);
+          counts.set(name, perKey);
+        }
+      }
+    }
+  }
+  return { counts, writes };
+}
+
+const busiest = (perKey: Map<string, number>) => Math.max(...perKey.values());
+
+describe('partition keys of every write', () => {
+  for (const writer of writers) {
+    it(`${writer.name}: no index partition key is shared by the writes of many accounts`, () => {
+      const accounts = Array.from(
+        { length: 400 },
+        (_, index) => `account-${index}-${randomUUID().slice(0, 6)}`,
+      );
+      const { counts, writes } = partitionCounts(accounts, 5, writer);
+      for (const [attribute, perKey] of counts) {
+        const top = busiest(perKey);
+        // A constant key would take every write; sharded keys take about 1/shards of them.
+        assert.ok(
+          top <= writes * 0.1,
+          `${attribute}: one key takes ${top} of ${writes} writes (${[...perKey].sort((a, b) => b[1] - a[1])[0]?.[0]})`,
+        );
+        assert.ok(perKey.size > 1, `${attribute}: a single key for every write`);
+      }
+    });
+
+    if (writer.path !== 'message') continue;
+    it(`${writer.name}: one account's writes spread over ${shardCount.account} shards or more`, () => {
+      const { counts, writes } = partitionCounts([`busy-${randomUUID()}`], 2000, writer);
+      for (const [attribute, perKey] of counts) {
+        const top = busiest(perKey);
+        const share = top / writes;
+        assert.ok(
+          share <= 1 / shardCount.account + 0.05,
+          `${attribute}: one key takes ${(share * 100).toFixed(1)} % of one account's writes`,
+        );
+      }
+    });
+  }
+
+  it('a message is on every index under keys of its own account or a shard, never a constant', () => {
+    const uuid = randomUUID();
+    for (const status of messageStatuses) {
+      const attributes = messageIndexAttributes({
+        message_uuid: uuid,
+        account_id: 'acct',
+        created_at: createdAt(0),
+        status,
+        send_at: sendAt,
+      });
+      for (const [name, value] of Object.entries(attributes)) {
+        if (!name.endsWith('pk') || value === undefined) continue;
+        assert.match(value, /#(acct#.*\d|\d+)$/, `${status}: ${name} = ${value}`);
+      }
+    }
+  });
+});
