@@ -77,7 +77,6 @@ export const rawDynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
 
-
 export function table(): string {
   return process.env.TABLE_NAME as string;
 }

@@ -40,6 +40,8 @@ export const keys = {
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
+  /** A small message's bodies, beside its item (never on an index). */
+  messageContent: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'CONTENT' }),
   /** gsi1: every message of an account, one partition per account shard. */
   messagesOfAccount: (accountId: string, shard: number) => `MESSAGES#${accountId}#${shard}`,
   /** gsi2: an account's messages in one status (never `queued` or `processing`), per account shard. */

@@ -6,7 +6,7 @@ import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
-import type { MessageItem, StoredAttachment } from '../domain/messages/message.ts';
+import type { ContentBodies, MessageItem, StoredAttachment } from '../domain/messages/message.ts';
 import { indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
@@ -44,7 +44,7 @@ function toMessage(item: Record<string, unknown>): DeliveryMessage {
     cc: list<Address>(item.cc),
     bcc: list<Address>(item.bcc),
     reply_to: list<Address>(item.reply_to),
-    content: (item.content as DeliveryMessage['content'] | undefined) ?? { store: 'inline' },
+    content: (item.content as DeliveryMessage['content'] | undefined) ?? { store: 'item' },
     attachments: list(item.attachments),
     recipients: list<Recipient>(item.recipients),
     history: list<HistoryEntry>(item.history),
@@ -182,9 +182,9 @@ export async function claimMessage(
       lease_until: leaseUntil,
       attempts: attempt,
       updated_at: new Date(options.nowMs).toISOString(),
-      due_at: dueAtIso(leaseUntil),
     },
-    remove: index.remove,
+    // While processing, the lease is the due time (no copy of it in `due_at`: fewer bytes per write).
+    remove: [...index.remove, 'due_at'],
     history: [
       {
         status: 'processing',
@@ -315,13 +315,19 @@ export async function releaseScheduled(
  * meanwhile (same status, same due time).
  */
 export async function postponeDue(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at'>,
+  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at' | 'lease_until'>,
   options: { nowMs: number; nextDueMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
   return change(message.message_uuid, {
-    condition: '#status = :status AND due_at = :due',
-    values: { ':status': message.status, ':due': message.due_at ?? '' },
+    condition:
+      message.due_at === undefined
+        ? '#status = :status AND attribute_not_exists(due_at) AND lease_until = :lease'
+        : '#status = :status AND due_at = :due',
+    values:
+      message.due_at === undefined
+        ? { ':status': message.status, ':lease': message.lease_until ?? 0 }
+        : { ':status': message.status, ':due': message.due_at },
     set: { due_at: dueAtIso(options.nextDueMs), updated_at: at },
     history: [{ status: message.status, at, detail: options.detail }],
   });
@@ -435,10 +441,21 @@ export async function readMessageContent(message: DeliveryMessage): Promise<{
 }> {
   const content = message.content;
   if (content.store !== 's3') {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.messageContent(message.message_uuid),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const bodies = result.Item as ContentBodies | undefined;
+    if (bodies === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
     return {
-      ...(content.text === undefined ? {} : { text: Buffer.from(content.text, 'utf8') }),
-      ...(content.html === undefined ? {} : { html: Buffer.from(content.html, 'utf8') }),
-      ...(content.eml === undefined ? {} : { eml: Buffer.from(content.eml) }),
+      ...(bodies.text === undefined ? {} : { text: Buffer.from(bodies.text, 'utf8') }),
+      ...(bodies.html === undefined ? {} : { html: Buffer.from(bodies.html, 'utf8') }),
+      ...(bodies.eml === undefined ? {} : { eml: Buffer.from(bodies.eml) }),
       attachments: [],
     };
   }

@@ -12,7 +12,7 @@ import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
-import type { HistoryEntry, MessageItem } from '../domain/messages/message.ts';
+import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
 
@@ -45,9 +45,34 @@ function indexAttributes(item: MessageItem): MessageIndexAttributes {
   });
 }
 
+/**
+ * Empty lists and maps are not stored (readers default them): every byte of the message item is
+ * paid again at each of its writes, in 1 KB write units (docs/data-model.md, "Write units").
+ */
+const optionalWhenEmpty = ['cc', 'bcc', 'reply_to', 'attachments', 'headers'] as const;
+function compact(item: MessageItem): Partial<MessageItem> {
+  const stored: Partial<MessageItem> = { ...item };
+  for (const name of optionalWhenEmpty) {
+    const value = stored[name] as unknown;
+    if (Array.isArray(value) ? value.length === 0 : Object.keys((value ?? {}) as object).length === 0)
+      delete stored[name];
+  }
+  // Defaults, restored on read: bodies in the content item, immediate sending, no attempt yet.
+  if (stored.content?.store === 'item') delete stored.content;
+  if (stored.scheduling?.mode === 'immediate' && stored.scheduling.send_at === undefined)
+    delete stored.scheduling;
+  if (stored.attempts === 0) delete stored.attempts;
+  return stored;
+}
+
 const stripKeys = (item: Record<string, unknown>): MessageItem => {
   const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi3pk, gsi3sk, ...rest } = item;
-  return rest as unknown as MessageItem;
+  return {
+    content: { store: 'item' },
+    scheduling: { mode: 'immediate' },
+    attempts: 0,
+    ...rest,
+  } as unknown as MessageItem;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -179,7 +204,7 @@ export async function createMessage(
     Item: {
       ...keys.message(item.message_uuid),
       ...indexAttributes(item),
-      ...item,
+      ...compact(item),
       ...(dueAt === undefined ? {} : { due_at: dueAt }),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
@@ -202,6 +227,27 @@ export async function createMessage(
   if (result.outcome === 'replay') return { created: false, replay: result.stored };
   if (result.outcome === 'failed') throw new Error('message uuid collision');
   return { created: true };
+}
+
+/**
+ * A small message's bodies, beside its item (docs/data-model.md, "Bodies"): written once, before
+ * the message item, so a message never exists without them. It carries no `message_uuid` or
+ * `account_id`, and no index attribute: nothing lists it but its message.
+ */
+export async function putContentItem(uuid: string, bodies: ContentBodies): Promise<void> {
+  await guarded('database', () =>
+    dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: { ...keys.messageContent(uuid), ...bodies } }),
+    ),
+  );
+}
+
+export async function deleteContentItems(uuids: readonly string[]): Promise<void> {
+  for (const uuid of uuids) {
+    await guarded('database', () =>
+      dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.messageContent(uuid) })),
+    );
+  }
 }
 
 /** One message, read consistently. */

@@ -34,21 +34,30 @@ export interface StoredAttachment {
 export type ByteRange = [number, number];
 
 /**
- * Where a message's bodies are (docs/data-model.md, "Bodies"): inline in the item when text, HTML
- * and EML together take at most `inlineContentLimit` bytes and there is no attachment; otherwise
- * one S3 object per message holding every part and attachment back to back.
+ * Where a message's bodies are (docs/data-model.md, "Bodies"): in a content item beside the
+ * message item (`sk = CONTENT`, written once) when text, HTML and EML together take at most
+ * `contentItemLimit` bytes and there is no attachment; otherwise one S3 object per message
+ * holding every part and attachment back to back, at the byte ranges recorded here.
  */
 export type StoredContent =
-  | { store: 'inline'; text?: string; html?: string; eml?: Uint8Array }
+  | { store: 'item' }
   | { store: 's3'; key: string; text?: ByteRange; html?: ByteRange; eml?: ByteRange };
 
+/** The bodies as the content item holds them. */
+export interface ContentBodies {
+  text?: string;
+  html?: string;
+  eml?: Uint8Array;
+}
+
 /**
- * Bodies up to this many bytes stay in the item. An S3 PUT costs as much as 8 DynamoDB write
- * units and its GET as 3 read units; 2 KB inline adds at most 2 write units to each of the three
- * writes of a lifecycle, so it is never dearer than the object, and keeps the item far below
- * DynamoDB's 400 KB (docs/decisions.md).
+ * Bodies up to this many bytes go to the content item. It is written once (1 write unit per KB)
+ * and read once; an S3 PUT costs as much as 8 write units and its GET as 3 read units, so up to
+ * 6 KB the item is the cheaper store, and it keeps every item far below DynamoDB's 400 KB
+ * (docs/decisions.md). Bodies are never inline in the message item, which is rewritten at every
+ * status change and would pay for them each time.
  */
-export const inlineContentLimit = 2048;
+export const contentItemLimit = 6 * 1024;
 
 export interface MessageItem {
   message_uuid: string;
@@ -98,22 +107,27 @@ export interface ContentInput {
 
 /**
  * Decides where a new message's bodies go and lays out its content object: the item's `content`
- * and `attachments`, and the object to store (undefined when everything fits inline).
+ * and `attachments`, the content item's bodies or the object to store.
  */
 export function planContent(
   uuid: string,
   input: ContentInput,
-): { content: StoredContent; attachments: StoredAttachment[]; object?: Uint8Array } {
+): {
+  content: StoredContent;
+  attachments: StoredAttachment[];
+  bodies?: ContentBodies;
+  object?: Uint8Array;
+} {
   const text = input.text === undefined ? undefined : Buffer.from(input.text, 'utf8');
   const html = input.html === undefined ? undefined : Buffer.from(input.html, 'utf8');
   const eml = input.eml === undefined ? undefined : Buffer.from(input.eml);
-  const inlineBytes = (text?.length ?? 0) + (html?.length ?? 0) + (eml?.length ?? 0);
-  if (input.forceObject !== true && input.attachments.length === 0 && inlineBytes <= inlineContentLimit) {
-    const content: StoredContent = { store: 'inline' };
-    if (input.text !== undefined) content.text = input.text;
-    if (input.html !== undefined) content.html = input.html;
-    if (eml !== undefined) content.eml = eml;
-    return { content, attachments: [] };
+  const bodyBytes = (text?.length ?? 0) + (html?.length ?? 0) + (eml?.length ?? 0);
+  if (input.forceObject !== true && input.attachments.length === 0 && bodyBytes <= contentItemLimit) {
+    const bodies: ContentBodies = {};
+    if (input.text !== undefined) bodies.text = input.text;
+    if (input.html !== undefined) bodies.html = input.html;
+    if (eml !== undefined) bodies.eml = eml;
+    return { content: { store: 'item' }, attachments: [], bodies };
   }
   const chunks: Buffer[] = [];
   let offset = 0;

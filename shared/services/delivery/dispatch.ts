@@ -73,7 +73,11 @@ async function dispatchShard(
       const action = planDueEntry(
         {
           status: message.status,
-          dueAtMs: dueAtOf(message.due_at),
+          // A processing message's due time is its lease, unless a failed attempt set one.
+          dueAtMs:
+            message.due_at === undefined && message.lease_until !== undefined
+              ? message.lease_until
+              : dueAtOf(message.due_at),
           sendAt: message.scheduling?.send_at,
           leaseUntil: message.lease_until,
           attempts: message.attempts,

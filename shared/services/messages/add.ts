@@ -14,11 +14,13 @@ import { describeError, log } from '../../observability/log.ts';
 import { getDomain } from '../../repositories/domains.ts';
 import {
   createMessage,
+  deleteContentItems,
   deleteObjects,
   enqueueForSending,
   getIdempotencyRecord,
   getMessage,
   type IdempotencyClaim,
+  putContentItem,
   putObjects,
   type StoredObject,
   transitionMessage,
@@ -243,21 +245,26 @@ async function createNewMessage(
       ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString()
       : sendAt?.toISOString();
 
+  // The content first (object or content item), then the message: a message never lacks its bodies.
   if (objects.length > 0) await putObjects(objects);
+  if (planned.bodies !== undefined) await putContentItem(uuid, planned.bodies);
+  const dropContent = async () => {
+    if (objects.length > 0) await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    if (planned.bodies !== undefined) await deleteContentItems([uuid]).catch(() => undefined);
+  };
   let created: Awaited<ReturnType<typeof createMessage>>;
   try {
     created = await createMessage(item, dueAt, claim);
   } catch (error) {
     // An unreachable database (code 4) may still have committed the write before the connection
-    // broke: keep the objects then, so a message that exists never lacks its content. Orphaned
-    // objects are harmless; a message without its parts would fail when sent.
-    if (objects.length > 0 && !(isServiceError(error) && error.code === Code.DatabaseUnavailable))
-      await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    // broke: keep the content then, so a message that exists never lacks it. Orphaned content is
+    // harmless; a message without its bodies would fail when sent.
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable)) await dropContent();
     throw error;
   }
   if (!created.created) {
-    // A concurrent request with the same key won: drop this one's objects, answer as the first did.
-    if (objects.length > 0) await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    // A concurrent request with the same key won: drop this one's content, answer as the first did.
+    await dropContent();
     return replayOf(created.replay, claim as IdempotencyClaim);
   }
   log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });
