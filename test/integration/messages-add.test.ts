@@ -226,9 +226,10 @@ describe('POST /message/add-1.0', () => {
       details.recipients.map((r: any) => `${r.kind}:${r.email}`),
       ['to:bob@recipient.test', 'to:carol@recipient.test', 'cc:dave@recipient.test'],
     );
-    // A small EML goes to the content item beside the message: no S3 object at all.
+    // A small EML goes to the content item beside the message (the item's `content` is then left
+    // out as the default): no S3 object at all.
     const emlItem = await rawItem(response.body.data.message_uuid);
-    assert.equal(emlItem?.content.store, 'item');
+    assert.equal(emlItem?.content, undefined);
     assert.equal(await objectExists(`messages/${response.body.data.message_uuid}/content`), false);
 
     const noHeaders = await add(who, {
