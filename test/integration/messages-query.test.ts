@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { chunkSize } from '../../shared/domain/messages/merge.ts';
 import { shardCount } from '../../shared/repositories/keys.ts';
 import { listMessages } from '../../shared/services/messages/query.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
 import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
 
