@@ -102,10 +102,14 @@ if (only === 'scale') {
   const current = quick ? '' : readFileSync(target, 'utf8');
   const start = current.indexOf(scaleMarkers[0]);
   const end = current.indexOf(scaleMarkers[1]);
+  // In place of the previous section 7, else after section 6 (before the notes), else at the end.
+  const notesAt = current.indexOf('\n## How to run');
   const updated =
     start !== -1 && end !== -1
       ? `${current.slice(0, start)}${text}${current.slice(end + scaleMarkers[1].length)}`
-      : `${current.trimEnd()}\n\n${text}\n`;
+      : notesAt !== -1
+        ? `${current.slice(0, notesAt).trimEnd()}\n\n${text}\n${current.slice(notesAt)}`
+        : `${current.trimEnd()}\n\n${text}\n`;
   writeFileSync(target, updated);
   progress(`wrote ${target}`);
   if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });
