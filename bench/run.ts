@@ -149,7 +149,7 @@ const warmOps: Array<{
   },
   {
     name: 'add (manual-wait)',
-    rawCalls: 'GetItem domain + S3 PutObject (text) + conditional PutItem',
+    rawCalls: 'GetItem domain + PutItem (content item) + conditional PutItem',
     service: () => addMessage(who, sender),
     raw: () => raw.add(domain, cloneItem(template, account, 'waiting', new Date())),
   },
@@ -161,7 +161,7 @@ const warmOps: Array<{
   },
   {
     name: 'query with filters',
-    rawCalls: 'Query gsi2 (status, date range), limit 50',
+    rawCalls: 'Query gsi2 × 4 shards (status, date range) + BatchGetItem of the page, limit 50',
     service: () =>
       call(who, 'POST', '/message/query-1.0', {
         filters: { status: 'waiting', date_from: window.from, date_to: window.to, limit: 50 },
@@ -170,7 +170,7 @@ const warmOps: Array<{
   },
   {
     name: 'delete',
-    rawCalls: 'BatchGetItem + conditional DeleteItem + S3 DeleteObjects',
+    rawCalls: 'BatchGetItem + conditional DeleteItem + DeleteItem (content item)',
     service: async () => undefined,
     raw: async () => undefined,
   },

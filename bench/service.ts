@@ -151,9 +151,15 @@ export async function statusesOf(uuids: readonly string[]): Promise<Map<string, 
 
 // The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
 export const raw = {
-  /** add: the sending domain's owner, then the conditional put of the message (a small body is inline). */
+  /** add: the sending domain's owner, the content item (small body), then the conditional put of the message. */
   async add(domain: string, item: Record<string, unknown>): Promise<void> {
     await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
+    await rawDynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...keys.messageContent(String(item.message_uuid)), text: 'Hello from the benchmark.' },
+      }),
+    );
     await rawDynamo.send(
       new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
     );
@@ -195,7 +201,7 @@ export const raw = {
       );
     return pages.reduce((sum, page) => sum + (page.ScannedCount ?? 0), 0);
   },
-  /** delete: read the message (its object keys), the conditional DeleteItem, then its objects. */
+  /** delete: read the message, the conditional DeleteItem, then its content item. */
   async delete(uuid: string, account: string): Promise<void> {
     await rawDynamo.send(
       new BatchGetCommand({ RequestItems: { [table()]: { Keys: [keys.message(uuid)] } } }),
@@ -208,6 +214,7 @@ export const raw = {
         ExpressionAttributeValues: { ':a': account },
       }),
     );
+    await rawDynamo.send(new DeleteCommand({ TableName: table(), Key: keys.messageContent(uuid) }));
   },
   /** DKIM status: the domain's owner, then its keys. */
   async dkimStatus(domain: string): Promise<void> {
