@@ -58,6 +58,8 @@ export async function mergeStreams(
         state.more = page.more;
         const last = page.last ?? page.keys[page.keys.length - 1];
         if (last !== undefined) state.readAfter = last;
+        // A read that moved nowhere cannot be repeated usefully: treat the stream as ended.
+        else state.more = false;
       }),
     );
     // A filtering stream may have read only keys it dropped: read it again before choosing.
