@@ -80,7 +80,8 @@ export async function textFromHtml(html: string): Promise<string> {
         selector,
         options: { uppercase: false },
       })),
-      { selector: 'table', options: { uppercaseHeaderCells: false } },
+      // Tables as aligned columns rather than run-together cell text.
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
     ],
   });
 }
@@ -103,6 +104,13 @@ export function attachmentContentType(contentType: string, content: Buffer): str
 }
 
 /**
+ * Line breaks as CRLF (RFC 5322 2.3: CR and LF occur only together). The composer passes 7bit text
+ * through as it is, and a bare LF on the wire is refused by strict receivers (or repaired by a relay
+ * after signing).
+ */
+const crlf = (text: string) => text.replace(/\r?\n|\r/g, '\r\n');
+
+/**
  * The MIME message. nodemailer's composer encodes non-ASCII subjects and display names as RFC 2047
  * encoded-words, non-ASCII file names as RFC 2231 parameters (and encoded-words for the `name`
  * that older clients read), declares `charset=utf-8` on the text and HTML parts and picks
@@ -120,8 +128,9 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'feedback-id') delete headers[name];
     headers['Feedback-ID'] = input.feedbackId;
   }
-  const html = input.html === undefined ? undefined : completeHtmlDocument(input.html, input.subject);
-  const text = input.text ?? (input.html === undefined ? undefined : await textFromHtml(input.html));
+  const html = input.html === undefined ? undefined : crlf(completeHtmlDocument(input.html, input.subject));
+  const plain = input.text ?? (input.html === undefined ? undefined : await textFromHtml(input.html));
+  const text = plain === undefined ? undefined : crlf(plain);
   const composer = new MailComposer({
     from: from.length === 1 ? toAddress(from[0] as MailAddress) : from.map(toAddress),
     // RFC 5322 3.6.2: several authors, or an author other than the sending address, need a Sender.

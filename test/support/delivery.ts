@@ -161,6 +161,14 @@ export function outboxEml(uuid: string): Buffer | undefined {
   return existsSync(file) ? readFileSync(file) : undefined;
 }
 
+/** The envelope the local recipient MTA recorded beside the message (`<uuid>.envelope.json`). */
+export function outboxEnvelope(
+  uuid: string,
+): { message_uuid: string; mail_from: string | null; recipients: string[] } | undefined {
+  const file = join(outboxDir(), `${uuid}.envelope.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
 /** SMTP transactions the local recipient MTA saw for one message. */
 export function smtpTransactions(uuid: string): Array<{ recipients: string[] }> {
   const file = join(outboxDir(), 'transactions.jsonl');
