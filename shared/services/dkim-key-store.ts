@@ -63,7 +63,7 @@ async function sealedKey(
 /**
  * Generates a key pair (and, for Ed25519, an RSA-2048 companion pair), encrypts the private keys
  * and makes the key the domain's active one, retiring `previousSelector` and its companion in the
- * same transaction. Retired keys whose retention has passed are then removed.
+ * same transaction. Outside Lambda, retired keys whose retention has passed are then removed.
  */
 export async function createActiveDkimKey(
   domain: string,
@@ -95,14 +95,17 @@ export async function createActiveDkimKey(
     companion_selector: companion?.selector,
     previousSelector,
   });
-  await pruneRetiredKeys(domain, now.getTime());
+  // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
+  // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
   return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
 }
 
 /**
- * Removes the domain's retired keys whose retention has passed. On AWS the table's TTL does this
- * too (within days); doing it at each rotation keeps the list bounded where no TTL runs (DynamoDB
- * Local). A failure here is logged, never an error of the rotation that already happened.
+ * Removes the domain's retired keys whose retention has passed: what the table's TTL does on AWS
+ * (typically within two days of `expires_at`), done at each rotation where no TTL runs (DynamoDB
+ * Local, under the local host and the admin command). A failure here is logged, never an error of
+ * the rotation that already happened.
  */
 export async function pruneRetiredKeys(domain: string, nowMs: number = Date.now()): Promise<number> {
   try {
