@@ -8,7 +8,8 @@ import type { LocalWorker } from './workers.ts';
  * `<DATA_DIR>/outbox/<message_uuid>.eml` (the uuid is the DSN envelope id the sender passes, else
  * the `<uuid@…>` Message-ID); every transaction is also appended to `outbox/transactions.jsonl`, so
  * tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
- * `bounce` is refused with `550 5.1.1`; every other recipient is accepted.
+ * `bounce` is refused with `550 5.1.1` (and logged in `outbox/refusals.jsonl`); every other
+ * recipient is accepted.
  */
 export const bounceReply = '5.1.1 Recipient address rejected: mailbox unavailable (local bounce simulator)';
 
@@ -28,11 +29,25 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
     banner: 'svc-mail local recipient MTA',
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
+    // Offer DSN (smtp-server hides it by default), so the sender's ENVID (the message uuid) arrives
+    // with MAIL FROM and names the message even when every recipient is refused.
+    hideDSN: false,
     size: 64 * 1024 * 1024,
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       const local = address.address.split('@')[0] ?? '';
       if (/^bounce/i.test(local)) {
+        // Refusals are logged too (outbox/refusals.jsonl), so a test can tell "refused" from "never tried".
+        const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
+        appendFileSync(
+          join(outbox, 'refusals.jsonl'),
+          `${JSON.stringify({
+            message_uuid: uuidFrom(envelopeId) ?? null,
+            recipient: address.address,
+            response: `550 ${bounceReply}`,
+            at: new Date().toISOString(),
+          })}\n`,
+        );
         const error = new Error(bounceReply) as Error & { responseCode: number };
         error.responseCode = 550;
         return callback(error);
