@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { tableDefinition } from '../../infra/resources/definitions.ts';
 import { reputationThresholds } from '../../infra/stack/reputation.ts';
 import { resourcesOfType, synthService } from '../support/infra.ts';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { suppressAutomatically } from '../../shared/services/suppressions.ts';
 import { mintToken, useHostEnvironment } from '../support/host.ts';
 import { newAccount } from '../support/messages.ts';
