@@ -46,3 +46,18 @@ export function smtpRefusals(uuid: string): string[] {
     .filter((entry) => entry.message_uuid === uuid)
     .map((entry) => entry.recipient);
 }
+
+/** The recipients of every SMTP transaction the local MTA accepted, by message (lower-cased). */
+export function smtpRecipientsByMessage(dataDir: string): Map<string, string[]> {
+  const recipients = new Map<string, string[]>();
+  const file = join(dataDir, 'outbox', 'transactions.jsonl');
+  if (!existsSync(file)) return recipients;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const entry = JSON.parse(line) as { message_uuid: string; recipients: string[] };
+    const list = recipients.get(entry.message_uuid) ?? [];
+    list.push(...entry.recipients.map((email) => email.toLowerCase()));
+    recipients.set(entry.message_uuid, list);
+  }
+  return recipients;
+}
