@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { parseAddress } from './messages/addresses.ts';
 import type { Positions } from './messages/cursor.ts';
+import type { HistoryEntry, StoredRecipient } from './messages/message.ts';
 
 export const suppressionReasons = ['hard_bounce', 'complaint', 'manual'] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
@@ -135,20 +136,6 @@ export const positionOf = (entry: Pick<Suppression, 'created_at' | 'email'>): st
 
 // ---- At send time ------------------------------------------------------------------------------
 
-interface RecipientLike {
-  email: string;
-  status: string;
-  detail?: string;
-  updated_at: string;
-}
-
-interface HistoryLike {
-  status: string;
-  at: string;
-  detail?: string;
-  recipient?: string;
-}
-
 /** Why a recipient was skipped, as its detail and history say. */
 export function suppressedDetail(entry: Suppression): string {
   const cause =
@@ -165,12 +152,12 @@ export function suppressedDetail(entry: Suppression): string {
  * history entry saying why); the others stay pending and go out. `allSuppressed` when nobody is
  * left to send to, so the message ends `suppressed` without a relay call.
  */
-export function applySuppressions<R extends RecipientLike>(
-  recipients: readonly R[],
+export function applySuppressions(
+  recipients: readonly StoredRecipient[],
   listed: ReadonlyMap<string, Suppression>,
   at: string,
-): { recipients: R[]; history: HistoryLike[]; sendTo: string[]; allSuppressed: boolean } {
-  const history: HistoryLike[] = [];
+): { recipients: StoredRecipient[]; history: HistoryEntry[]; sendTo: string[]; allSuppressed: boolean } {
+  const history: HistoryEntry[] = [];
   const noted = new Set<string>();
   const next = recipients.map((recipient) => {
     const entry = recipient.status === 'pending' ? listed.get(normaliseEmail(recipient.email)) : undefined;
@@ -186,7 +173,7 @@ export function applySuppressions<R extends RecipientLike>(
         detail: `${recipient.email}: ${detail}`,
       });
     }
-    return { ...recipient, status: 'suppressed', detail, updated_at: at };
+    return { ...recipient, status: 'suppressed' as const, detail, updated_at: at };
   });
   const sendTo = next
     .filter((recipient) => recipient.status === 'pending')

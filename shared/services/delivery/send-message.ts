@@ -86,7 +86,7 @@ export async function sendQueuedMessage(
   let transport: MailTransport;
   let outcome: TransportResult;
   let signed: boolean;
-  let checked: ReturnType<typeof applySuppressions<Recipient>>;
+  let checked: ReturnType<typeof applySuppressions>;
   try {
     // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
     const recipients = recipientsOf(claimed);
