@@ -7,7 +7,7 @@ import { describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { addMessage, putTestMessage, smtpTransactions, waitForStatus } from '../support/delivery.ts';
-import { useHostEnvironment } from '../support/host.ts';
+import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
 import { lookup, smtpRefusals, suppressionCall, waitForSuppression } from '../support/suppressions.ts';
 
@@ -73,6 +73,16 @@ describe('automatic suppression through the local SMTP relay', () => {
       true,
     );
     assert.match(history[3]?.detail ?? '', /Every recipient is on the suppression list/);
+
+    // The status is a query filter like any other.
+    const bySuppressed = await call('POST', '/message/query-1.0', {
+      token: owner.token,
+      body: { filters: { status: 'suppressed' } },
+    });
+    assert.deepEqual(
+      bySuppressed.body.data.messages.map((entry: { message_uuid: string }) => entry.message_uuid),
+      [second.message_uuid],
+    );
 
     // Another account's list is its own: its message to the address is attempted (and bounces).
     const foreign = await send(other, { to: [address] });
