@@ -50,6 +50,24 @@ function itemOf(accountId: string, entry: Suppression): Item {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Batch requests in flight at once (long lists: the pre-send check has at most one batch). */
+const batchConcurrency = 4;
+
+/** Runs `work` on each chunk of `size` items, `batchConcurrency` chunks at a time. */
+async function inChunks<T>(
+  items: readonly T[],
+  size: number,
+  work: (chunk: T[]) => Promise<void>,
+): Promise<void> {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(batchConcurrency, chunks.length) }, async () => {
+      while (next < chunks.length) await work(chunks[next++] as T[]);
+    }),
+  );
+}
 
 /** One entry of an account, or undefined. */
 export async function getSuppression(accountId: string, email: string): Promise<Suppression | undefined> {
@@ -74,11 +92,11 @@ export async function findSuppressions(
   emails: readonly string[],
 ): Promise<Map<string, Suppression>> {
   const found = new Map<string, Suppression>();
-  for (let start = 0; start < emails.length; start += batchGetSize) {
+  await inChunks(emails, batchGetSize, async (chunk) => {
     type Request = Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }>;
     let request: Request | undefined = {
       [tableName()]: {
-        Keys: emails.slice(start, start + batchGetSize).map((email) => keys.suppression(accountId, email)),
+        Keys: chunk.map((email) => keys.suppression(accountId, email)),
         ConsistentRead: true,
       },
     };
@@ -96,7 +114,7 @@ export async function findSuppressions(
         await pause(25 * 2 ** attempt);
       }
     }
-  }
+  });
   return found;
 }
 
@@ -127,12 +145,10 @@ export async function addSuppressionIfAbsent(accountId: string, entry: Suppressi
  * with backoff. Unconditional, so the caller leaves out the addresses already listed.
  */
 export async function putSuppressions(accountId: string, entries: readonly Suppression[]): Promise<void> {
-  for (let start = 0; start < entries.length; start += batchWriteSize) {
+  await inChunks(entries, batchWriteSize, async (chunk) => {
     type Request = Record<string, Array<{ PutRequest: { Item: Item } }>>;
     let request: Request | undefined = {
-      [tableName()]: entries
-        .slice(start, start + batchWriteSize)
-        .map((entry) => ({ PutRequest: { Item: itemOf(accountId, entry) } })),
+      [tableName()]: chunk.map((entry) => ({ PutRequest: { Item: itemOf(accountId, entry) } })),
     };
     for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
       const batch: Request = request;
@@ -145,7 +161,7 @@ export async function putSuppressions(accountId: string, entries: readonly Suppr
         await pause(25 * 2 ** attempt);
       }
     }
-  }
+  });
 }
 
 /** Removes an entry of the account; true when there was one. */
