@@ -23,6 +23,14 @@ export const tableDefinition = {
     },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi1sk', projection: 'KEYS_ONLY' },
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+    // Sparse: only suppression items carry these attributes (docs/data-model.md). Written on a
+    // bounce or complaint, not on every message; the list query reads whole entries from it.
+    {
+      name: 'suppressions',
+      partitionKey: 'suppressions_pk',
+      sortKey: 'suppressions_sk',
+      projection: 'ALL',
+    },
   ],
 } as const;
 

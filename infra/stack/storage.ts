@@ -48,7 +48,10 @@ export class Storage extends Construct {
         sortKey: attribute(index.sortKey),
         ...(index.projection === 'INCLUDE'
           ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
-          : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
+          : {
+              projectionType:
+                index.projection === 'ALL' ? dynamodb.ProjectionType.ALL : dynamodb.ProjectionType.KEYS_ONLY,
+            }),
       });
       this.indexNames.push(index.name);
     }

@@ -2,9 +2,11 @@
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
  * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first; an account's domains),
  * `gsi2pk/gsi1sk` (an account's messages by status; sparse: not while in flight) and
- * `gsi3pk/gsi3sk` (the dispatcher's work: in-flight and scheduled messages). No partition key is
- * written by every message: per-account keys are spread over `shardCount.account` shards by the
- * message uuid, and the work index over `shardCount.work` shards (docs/data-model.md, "Scale").
+ * `gsi3pk/gsi3sk` (the dispatcher's work: in-flight and scheduled messages); the sparse
+ * `suppressions` index uses `suppressions_pk/suppressions_sk` (an account's suppression list, by
+ * reason, newest first), carried only by suppression items. No partition key is written by every
+ * message: per-account message keys are spread over `shardCount.account` shards by the message
+ * uuid, and the work index over `shardCount.work` shards (docs/data-model.md, "Scale").
  */
 
 /** Shards per account (gsi1, gsi2, in flight) and for the service-wide work index (gsi3). */
@@ -55,6 +57,19 @@ export const keys = {
     pk: `IDEMPOTENCY#${accountId}#${key}`,
     sk: 'IDEMPOTENCY',
   }),
+  /**
+   * One suppressed address of one account. The partition is the address (so lookups and imports
+   * spread over partitions), the sort key the account: neither part can spill into the other.
+   */
+  suppression: (accountId: string, email: string) => ({
+    pk: `SUPPRESSION#${email}`,
+    sk: `ACCOUNT#${accountId}`,
+  }),
+  /** Partition of the `suppressions` index: one account's list. */
+  suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
+  /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
+  suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
+    `${reason}#${createdAt}#${email}`,
 } as const;
 
 /** Statuses during which a message lives on the work index instead of the status index. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
+import { tableDefinition } from '../../infra/resources/definitions.ts';
 import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
 import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
 
@@ -16,10 +17,12 @@ import { keys, messageIndexAttributes, shardCount } from '../../shared/repositor
 interface Writer {
   name: string;
   /**
-   * `message`: written on the request or delivery path of messages (at up to the service's rate);
-   * `admin`: written by operators or rarely (domains), checked only across accounts.
+   * `message`: written for every message on the request or delivery path (at up to the service's
+   * rate), checked across accounts and within one account; `occasional`: written by operators or
+   * for a fraction of messages (domains, suppression entries on a bounce or complaint), checked
+   * across accounts only.
    */
-  path: 'message' | 'admin';
+  path: 'message' | 'occasional';
   /** The index attributes (`gsi<N>pk`, …) that item number `n` of `account` is written with. */
   write(account: string, n: number): Array<Record<string, string | undefined>>;
 }
@@ -47,10 +50,24 @@ const writers: Writer[] = [
   },
   {
     name: 'domain',
-    path: 'admin',
+    path: 'occasional',
     write: (account, n) => [{ gsi1pk: keys.domainsOfAccount(account), gsi1sk: `d${n}.example` }],
   },
+  {
+    // A hard bounce, a complaint or an add puts one address on the account's list.
+    name: 'suppression entry',
+    path: 'occasional',
+    write: (account, n) => [
+      {
+        suppressions_pk: keys.suppressionsOfAccount(account),
+        suppressions_sk: keys.suppressionsSortKey('hard_bounce', createdAt(n), `r${n}@example.net`),
+      },
+    ],
+  },
 ];
+
+/** Every index's partition-key attribute, from the table definition the stack and the host use. */
+const indexPartitionKeys = new Set<string>(tableDefinition.indexes.map((index) => index.partitionKey));
 
 /**
  * Counts, per index partition-key attribute, how many writes each key value receives, and how many
@@ -63,7 +80,7 @@ function partitionCounts(accounts: string[], perAccount: number, writer: Writer)
     for (let n = 0; n < perAccount; n++) {
       for (const attributes of writer.write(account, n)) {
         for (const [name, value] of Object.entries(attributes)) {
-          if (!/^gsi\d+pk$/.test(name) || value === undefined) continue;
+          if (!indexPartitionKeys.has(name) || value === undefined) continue;
           const perKey = counts.get(name) ?? new Map<string, number>();
           perKey.set(value, (perKey.get(value) ?? 0) + 1);
           counts.set(name, perKey);
