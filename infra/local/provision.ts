@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type Projection,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -88,6 +89,13 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
   }
 }
 
+/** An index's projection as DynamoDB takes it, from the shared definition. */
+function projectionOf(index: (typeof tableDefinition.indexes)[number]): Projection {
+  return index.projection === 'INCLUDE'
+    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
+    : { ProjectionType: index.projection };
+}
+
 async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
   const { partitionKey, sortKey, indexes, ttlAttribute } = tableDefinition;
   const attributes = new Set<string>([partitionKey, sortKey]);
@@ -111,10 +119,7 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection:
-            index.projection === 'INCLUDE'
-              ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
-              : { ProjectionType: index.projection },
+          Projection: projectionOf(index),
         })),
       }),
     );
@@ -154,7 +159,7 @@ async function addMissingIndexes(dynamo: DynamoDBClient, tableName: string): Pro
                 { AttributeName: index.partitionKey, KeyType: 'HASH' },
                 { AttributeName: index.sortKey, KeyType: 'RANGE' },
               ],
-              Projection: { ProjectionType: 'ALL' },
+              Projection: projectionOf(index),
             },
           },
         ],
