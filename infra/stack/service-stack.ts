@@ -71,6 +71,7 @@ export class MailServiceStack extends Stack {
   readonly firewall: Firewall;
   readonly alarms: Alarms;
   readonly configurationSet: ses.ConfigurationSet;
+  readonly sesIdentities: ses.EmailIdentity[];
   readonly acknowledgements: Acknowledgement[];
 
   constructor(scope: Construct, id: string, props: MailServiceStackProps) {
@@ -93,6 +94,19 @@ export class MailServiceStack extends Stack {
       ),
       events: sesEventTypes,
     });
+    // The SES identities the sender may send as: created here, so the grant names exactly them.
+    this.sesIdentities =
+      config.mailTransport === 'ses'
+        ? config.sesIdentities.map(
+            (identity, index) =>
+              new ses.EmailIdentity(this, `SesIdentity${index}`, {
+                identity: identity.includes('@')
+                  ? ses.Identity.email(identity)
+                  : ses.Identity.domain(identity),
+                configurationSet: this.configurationSet,
+              }),
+          )
+        : [];
     if (config.sesRegion !== undefined) {
       new CfnRule(this, 'DeployInSesRegion', {
         assertions: [
@@ -117,6 +131,10 @@ export class MailServiceStack extends Stack {
       AUTH_AUDIENCE: config.authAudience,
       AUTH_JWKS_URL: config.authJwksUrl,
       AUTH_ACCOUNT_CLAIM: config.authAccountClaim,
+      ...(config.authRequiredTyp === undefined ? {} : { AUTH_REQUIRED_TYP: config.authRequiredTyp }),
+      ...(config.authRequiredTokenUse === undefined
+        ? {}
+        : { AUTH_REQUIRED_TOKEN_USE: config.authRequiredTokenUse }),
     };
 
     for (const route of routes as readonly Route[]) {
@@ -217,10 +235,14 @@ export class MailServiceStack extends Stack {
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
     if (needs.mail === true) {
       if (config.mailTransport === 'ses') {
-        fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
+        fn.bindSes(
+          this.configurationSet.configurationSetName,
+          this.sesIdentities.map((identity) => identity.emailIdentityName),
+        );
       } else {
         fn.addEnvironment('MAIL_TRANSPORT', 'smtp');
         fn.addEnvironment('SMTP_URL', config.smtpUrl as string);
+        if (config.smtpSecretArn !== undefined) fn.bindSmtpSecret(config.smtpSecretArn);
       }
     }
     if (needs.avatars === true) {
