@@ -1,16 +1,33 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
-import { startLocalHost } from './host.ts';
+import { requireFreePorts } from './free-port.ts';
+import { type LocalHost, startLocalHost } from './host.ts';
 
 /** `npm start`: the whole service on this machine, with a printed token and a curl to try. */
 const started = Date.now();
-const host = await startLocalHost({
-  host: envString('HOST', '127.0.0.1'),
-  port: envNumber('PORT', 3000),
-  idpPort: envNumber('IDP_PORT', 3001),
-  log: (line) => process.stdout.write(`  ${line}\n`),
-});
+const bind = envString('HOST', '127.0.0.1') as string;
+const port = envNumber('PORT', 3000);
+const idpPort = envNumber('IDP_PORT', 3001);
+let host: LocalHost;
+try {
+  // Ports first, before any child process exists: a busy port names the variable that moves it.
+  await requireFreePorts([
+    { variable: 'PORT', port, host: bind },
+    { variable: 'IDP_PORT', port: idpPort },
+  ]);
+  host = await startLocalHost({
+    host: bind,
+    port,
+    idpPort,
+    log: (line) => process.stdout.write(`  ${line}\n`),
+  });
+} catch (error) {
+  // startLocalHost has already stopped whatever it started. A StartupError says what to do; any
+  // other failure is shown by its message, without a stack trace.
+  process.stderr.write(`\nnpm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
 const token = await host.idp.mintToken();
 writeFileSync(
   join(host.dataDir, 'host.json'),
