@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
 import { StartupError } from './free-port.ts';
@@ -16,15 +16,29 @@ export interface LocalHostOptions {
   /** Identity-provider port; 0 picks a free one. */
   idpPort?: number;
   dataDir?: string;
+  /**
+   * `persistent` keeps DynamoDB Local's and fauxqs' state in DATA_DIR (`npm start`), so messages,
+   * domains, keys, suppressions and webhooks survive a restart; `memory` (tests, the benchmark)
+   * forgets everything when the host stops.
+   */
+  state?: LocalState;
   seedDomains?: string;
   /** Start the background workers (event-source loop, schedules, SMTP server). */
   workers?: boolean;
   log?: (line: string) => void;
 }
 
+export type LocalState = 'persistent' | 'memory';
+
+/** Where a persistent host keeps each emulator's state, under DATA_DIR. */
+export function stateDirs(dataDir: string): { dynamo: string; sqsS3: string } {
+  return { dynamo: join(dataDir, 'dynamodb'), sqsS3: join(dataDir, 'fauxqs') };
+}
+
 export interface LocalHost {
   url: string;
   dataDir: string;
+  state: LocalState;
   idp: IdentityProvider;
   resources: ProvisionedResources;
   /** Every variable the handlers run with; tests reuse it to reach the same emulators. */
@@ -72,8 +86,14 @@ async function startParts(
   dataDir: string,
   started: { name: string; stop: () => Promise<void> }[],
 ): Promise<LocalHost> {
-  log('starting DynamoDB Local and fauxqs …');
-  const emulators = await Promise.allSettled([startDynamoDbLocal(), startSqsAndS3()]);
+  const state = options.state ?? 'memory';
+  const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
+
+  log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
+  const emulators = await Promise.allSettled([
+    startDynamoDbLocal(undefined, dirs?.dynamo),
+    startSqsAndS3(0, dirs?.sqsS3),
+  ]);
   for (const result of emulators)
     if (result.status === 'fulfilled') started.push({ name: 'emulator', stop: result.value.stop });
   const failed = emulators.find((result) => result.status === 'rejected');
@@ -141,6 +161,7 @@ async function startParts(
   return {
     url: gateway.url,
     dataDir,
+    state,
     idp,
     resources,
     env,
