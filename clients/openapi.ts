@@ -272,13 +272,14 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_107: {
+        Error_114_107: {
             error: {
                 /**
-                 * @description 107: Input parameter errors
+                 * @description 114: Dry-run option not allowed
+                 *     107: Input parameter errors
                  * @enum {integer}
                  */
-                code: 107;
+                code: 114 | 107;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -377,6 +378,17 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 107 | 114;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 * @enum {integer}
+                 */
+                code: 107;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -754,7 +766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 114: Dry-run option not allowed; 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -770,26 +782,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
+                    "application/json": components["schemas"]["Error_114_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1232,7 +1225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address */
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1249,25 +1242,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_10000001"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1582,7 +1556,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1599,25 +1573,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1803,27 +1758,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors */
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
                     "x-request-id"?: string;
@@ -2226,6 +2162,51 @@ export interface operations {
                                 dkim_algorithm: "rsa-sha256" | "ed25519-sha256";
                                 dkim_enabled: boolean;
                             };
+                            /** @description The domain’s keys as the status operation shows them after the change (newest first): publish the new active key’s TXT record */
+                            dkim_keys: {
+                                /**
+                                 * @description DKIM selector (s= tag)
+                                 * @example rsa-20261122-3f9a1c
+                                 */
+                                selector: string;
+                                /**
+                                 * @description DKIM signing algorithm: rsa-sha256 (2048-bit RSA) or ed25519-sha256 (RFC 8463)
+                                 * @example rsa-sha256
+                                 * @enum {string}
+                                 */
+                                algorithm: "rsa-sha256" | "ed25519-sha256";
+                                /**
+                                 * @description Owner name of the TXT record: <selector>._domainkey.<domain>
+                                 * @example rsa-20261122-3f9a1c._domainkey.example.test
+                                 */
+                                dns_name: string;
+                                /** @enum {string} */
+                                dns_type: "TXT";
+                                /** @description The TXT record value: v=DKIM1; k=rsa|ed25519; p=<public key> */
+                                dns_value: string;
+                                /** @description dns_value split into the ≤255-character strings that DNS providers ask for; joined they equal dns_value */
+                                dns_value_chunks: string[];
+                                /**
+                                 * @description active: signs the mail now. retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired";
+                                /**
+                                 * @description When the key was created (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description When the key was retired (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                retired_at?: string;
+                            }[];
+                            /**
+                             * @description Present and true when nothing was changed (?dry_run=true)
+                             * @enum {boolean}
+                             */
+                            dry_run?: true;
                         };
                     };
                 };
@@ -2306,27 +2287,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors */
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
                     "x-request-id"?: string;

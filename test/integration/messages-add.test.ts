@@ -162,7 +162,7 @@ describe('POST /message/add-1.0', () => {
         attachments: [{ filename: 'big.bin', content_type: 'application/octet-stream', content: big }],
       }),
     );
-    assert.equal(response.status, 413);
+    assert.equal(response.status, 406);
     assert.equal(response.body.error.code, 107);
     assert.equal((await query(who, { filters: {} })).body.data.count, 0);
   });
