@@ -4,7 +4,15 @@ import { describe, it } from 'vitest';
 import { getIdempotencyRecord } from '../../shared/repositories/messages.ts';
 import { fakeGravatarPng, gravatarHits, setGravatar } from '../support/fake-gravatar.ts';
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
-import { add, newAccount, query, rawItem, type TestAccount, textMessage } from '../support/messages.ts';
+import {
+  add,
+  newAccount,
+  objectExists,
+  query,
+  rawItem,
+  type TestAccount,
+  textMessage,
+} from '../support/messages.ts';
 
 /**
  * The review's findings (issue "Hardening"), one test each, through the local gateway: each of
@@ -279,6 +287,57 @@ describe('dates', () => {
     const hour = await query(who, { filters: { date_to: '2026-03-01T24:30:00+00:00' } });
     assert.equal(hour.status, 406);
     assert.equal(await countOf(who), 0);
+  });
+});
+
+describe('nothing accepted is lost', () => {
+  it('when one delete of a batch fails, removes the deleted messages’ objects and names exactly which were deleted', async () => {
+    const who = await newAccount('batch');
+    const uuids: string[] = [];
+    for (let index = 0; index < 4; index++) {
+      const response = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }));
+      assert.equal(response.status, 200);
+      uuids.push(response.body.data.message_uuid);
+    }
+    const failing = uuids[1] as string;
+    const textKeys = new Map<string, string>();
+    for (const uuid of uuids) textKeys.set(uuid, (await rawItem(uuid))?.parts.text);
+    // Fault injection (the only stand-in in this file): the real client against DynamoDB Local,
+    // except that the DeleteItem of one message fails as a throttled store would.
+    useHostEnvironment();
+    const { dynamo } = await import('../../shared/aws/dynamo.ts');
+    const { deleteMessages } = await import('../../shared/services/messages/delete.ts');
+    const name = 'fail-one-delete';
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'DeleteItemCommand' && JSON.stringify(args.input).includes(failing)) {
+          throw Object.assign(new Error('Rate exceeded'), {
+            name: 'ProvisionedThroughputExceededException',
+            $metadata: { httpStatusCode: 400 },
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let error: any;
+    try {
+      await deleteMessages(uuids, who.account, false);
+    } catch (caught) {
+      error = caught;
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
+    assert.equal(error?.code, 4, 'the failure is answered (503, code 4), not hidden');
+    assert.deepEqual(
+      error.details.map((detail: { message: string }) => detail.message),
+      uuids.map((uuid) => `${uuid}: ${uuid === failing ? 'not deleted: retry' : 'deleted'}`),
+    );
+    for (const uuid of uuids) {
+      const gone = uuid !== failing;
+      assert.equal((await rawItem(uuid)) === undefined, gone, `${uuid} deleted: ${gone}`);
+      assert.equal(await objectExists(textKeys.get(uuid) as string), !gone, `${uuid} objects kept: ${!gone}`);
+    }
   });
 });
 
