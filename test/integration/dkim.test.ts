@@ -269,11 +269,10 @@ describe('DKIM status and set-algorithm', () => {
 
     const response = await setAlgorithm(token, { domain: domain.toUpperCase(), algorithm: 'ed25519-sha256' });
     assert.equal(response.status, 200, response.text);
-    assert.deepEqual(response.body, {
-      data: { svc_config: { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true } },
-    });
+    assert.deepEqual(response.body.data.svc_config, { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true });
 
     const after = (await status(token, domain)).body.data;
+    assert.deepEqual(response.body.data.dkim_keys, after.dkim_keys, 'the answer lists the keys to publish');
     assert.equal(after.dkim_keys.length, 2);
     const [newest, previous] = after.dkim_keys;
     assert.equal(newest.status, 'active');

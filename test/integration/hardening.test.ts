@@ -256,6 +256,38 @@ describe('sizes that can never break storage', () => {
     assert.match(record.body.error.details[0].message, /at most 200 KB/);
   });
 
+  it('keeps the history at 64 entries for life: later changes overwrite the last one', async () => {
+    const who = await newAccount('hist');
+    const response = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }));
+    const uuid = response.body.data.message_uuid as string;
+    useHostEnvironment();
+    const { postponeDue } = await import('../../shared/repositories/message-delivery.ts');
+    const start = Date.now() + 40 * 24 * 3600 * 1000;
+    for (let change = 0; change < 70; change++) {
+      const item = await rawItem(uuid);
+      const moved = await postponeDue(
+        { message_uuid: uuid, status: item?.status, gsi3sk: item?.gsi3sk },
+        {
+          nowMs: Date.now(),
+          nextDueMs: start + change * 1000,
+          detail: `change ${change} ${'d'.repeat(1000)}`,
+        },
+      );
+      assert.ok(moved, `change ${change} applied`);
+    }
+    const item = await rawItem(uuid);
+    assert.equal(item?.history.length, 64);
+    const last = item?.history[63];
+    assert.match(last.detail, /^history full, latest change: change 69 d+…$/);
+    assert.ok(last.detail.length <= 300, 'details are clipped to 300 characters');
+    assert.ok(item?.history[62].detail.startsWith('change 61 '), 'entries before the last are kept');
+    assert.equal(
+      Date.parse(String(item?.gsi3sk).split('#')[0] as string),
+      start + 69 * 1000,
+      'the change itself applied',
+    );
+  });
+
   it('answers a body over the gateway limit (7 MB) with 107 and HTTP 406, naming the limit in MB', async () => {
     const who = await newAccount('big');
     const response = await call('POST', '/message/add-1.0', {
