@@ -110,6 +110,57 @@ describe('a non-UTC server time zone (SERVER_TZ=Asia/Kolkata)', () => {
   });
 });
 
+describe('nothing accepted is lost: manual-wait is bounded', () => {
+  it('fails a message still waiting when its hold ends, visibly, with a detail', async () => {
+    const who = await accountWithDomain();
+    const added = await call('POST', '/message/add-1.0', {
+      baseUrl: host.url,
+      token: who.token,
+      body: {
+        message_sender: `app@${who.domain}`,
+        to: ['ada@recipient.test'],
+        subject: 'Held',
+        content: { kind: 'text_only', text: 'Hi' },
+        scheduling: { mode: 'manual-wait' },
+      },
+    });
+    assert.equal(added.status, 200, added.text);
+    const uuid = added.body.data.message_uuid as string;
+    // Thirty days pass: the message's due entry (the end of its hold) moves into the past.
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../shared/aws/dynamo.ts');
+    const { tableName } = await import('../../shared/config/storage.ts');
+    const { keys } = await import('../../shared/repositories/keys.ts');
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.message(uuid),
+        UpdateExpression: 'SET gsi3sk = :due',
+        ConditionExpression: 'gsi3pk = :pk',
+        ExpressionAttributeValues: {
+          ':due': `${new Date(Date.now() - 1000).toISOString()}#${uuid}`,
+          ':pk': 'DUE',
+        },
+      }),
+    );
+    let details: any;
+    for (let poll = 0; poll < 30; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const response = await call('POST', '/message/query-1.0', {
+        baseUrl: host.url,
+        token: who.token,
+        body: { message_uuid: uuid },
+      });
+      details = response.body.data;
+      if (details.status !== 'waiting') break;
+    }
+    assert.equal(details.status, 'failed');
+    const last = details.status_history.at(-1);
+    assert.equal(last.status, 'failed');
+    assert.match(last.detail, /held by manual-wait for 30 days/);
+  });
+});
+
 describe('optional token checks (AUTH_REQUIRED_TYP=JWT, AUTH_REQUIRED_TOKEN_USE=access)', () => {
   it('refuses a token without the required token_use, or with another typ, with 110', async () => {
     const account = uniqueAccount('typ');
