@@ -247,6 +247,17 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_106: {
+            error: {
+                /**
+                 * @description 106: Input is not valid JSON
+                 * @enum {integer}
+                 */
+                code: 106;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_103_104_105_110: {
             error: {
                 /**
@@ -272,14 +283,14 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_114_107: {
+        Error_107_114: {
             error: {
                 /**
-                 * @description 114: Dry-run option not allowed
-                 *     107: Input parameter errors
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
                  * @enum {integer}
                  */
-                code: 114 | 107;
+                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -296,6 +307,18 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_8_9: {
+            error: {
+                /**
+                 * @description 8: Action not present in endpoint mapping
+                 *     9: Validator execution error
+                 * @enum {integer}
+                 */
+                code: 8 | 9;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_3_4_7: {
             error: {
                 /**
@@ -305,17 +328,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 3 | 4 | 7;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_106: {
-            error: {
-                /**
-                 * @description 106: Input is not valid JSON
-                 * @enum {integer}
-                 */
-                code: 106;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -344,18 +356,6 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_8_9: {
-            error: {
-                /**
-                 * @description 8: Action not present in endpoint mapping
-                 *     9: Validator execution error
-                 * @enum {integer}
-                 */
-                code: 8 | 9;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         Error_3_4_5_7: {
             error: {
                 /**
@@ -366,18 +366,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 3 | 4 | 5 | 7;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_107_114: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     114: Dry-run option not allowed
-                 * @enum {integer}
-                 */
-                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -704,7 +692,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Run avatar housekeeping */
             200: {
@@ -726,6 +718,25 @@ export interface operations {
                             resumed: boolean;
                         };
                     };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -766,7 +777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 114: Dry-run option not allowed; 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -777,12 +788,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114_107"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -831,7 +842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_2_10020001"];
                 };
             };
-            /** @description 8: Action not present in endpoint mapping */
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
             501: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -847,7 +858,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_8"];
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */

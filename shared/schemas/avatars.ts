@@ -63,7 +63,7 @@ export const avatarGetResponse = z.object({
   expires_at: serverDate('When `url` stops working; ask again after it (ISO 8601 with offset)'),
 });
 
-/** POST /keepalive-1.0 takes no body; one sent is ignored. */
+/** POST /keepalive-1.0 takes no body (or `{}`); any field is 107, like every other request. */
 export const keepaliveRunRequest = z.optional(z.strictObject({}));
 
 export const keepaliveRunResponse = z.object({

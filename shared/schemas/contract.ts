@@ -1,7 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 import { Code, type ErrorCode } from '../errors/catalogue.ts';
 import type { RouteId } from '../routes.ts';
-import { avatarGetRequest, avatarGetResponse, keepaliveRunResponse } from './avatars.ts';
+import { avatarGetRequest, avatarGetResponse, keepaliveRunRequest, keepaliveRunResponse } from './avatars.ts';
 import {
   dkimSetAlgorithmRequest,
   dkimSetAlgorithmResponse,
@@ -327,6 +327,8 @@ export const contract: Record<RouteId, RouteContract> = {
     },
   },
   'keepalive-run': {
+    request: keepaliveRunRequest,
+    requestIn: 'body',
     response: keepaliveRunResponse,
     errors: [Code.HousekeepingFailed],
     examples: {
