@@ -41,6 +41,12 @@ export interface ServiceConfig {
    */
   sesRegion: string | undefined;
   mailTransport: MailTransport;
+  /**
+   * Subdomain of each sending domain used as the envelope sender's domain (MAIL FROM), `bounce`
+   * by default: `<message_uuid>@bounce.<domain>`; with SES, configure the same custom MAIL FROM
+   * domain on each identity (docs/deploy.md).
+   */
+  mailFromSubdomain: string;
   /** Relay URL when mailTransport is `smtp` (a secret-free URL; credentials belong elsewhere). */
   smtpUrl: string | undefined;
   /** Secrets Manager secret (ARN) with the relay's `{"username","password"}`, read at cold start. */
@@ -179,6 +185,10 @@ export function readConfig(context: ContextReader): ServiceConfig {
       'sesIdentity is required when mailTransport is "ses": the sending domains (comma-separated) the stack creates as SES identities',
     );
   }
+  const mailFromSubdomain = (text('mailFromSubdomain', 'bounce') as string).toLowerCase();
+  if (!mailFromSubdomain.split('.').every((label) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(label))) {
+    problems.push(`mailFromSubdomain must be DNS labels such as "bounce", got "${mailFromSubdomain}"`);
+  }
   const smtpUrl = text('smtpUrl');
   const smtpSecretArn = text('smtpSecretArn');
   if (
@@ -245,6 +255,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     sesIdentities,
     sesRegion,
     mailTransport: mailTransport as MailTransport,
+    mailFromSubdomain,
     smtpUrl,
     smtpSecretArn,
     retentionDays,

@@ -104,6 +104,13 @@ export class MailServiceStack extends Stack {
                   ? ses.Identity.email(identity)
                   : ses.Identity.domain(identity),
                 configurationSet: this.configurationSet,
+                // The custom MAIL FROM domain that aligns SPF (docs/deploy.md), for domain identities.
+                ...(identity.includes('@')
+                  ? {}
+                  : {
+                      mailFromDomain: `${config.mailFromSubdomain}.${identity}`,
+                      mailFromBehaviorOnMxFailure: ses.MailFromBehaviorOnMxFailure.REJECT_MESSAGE,
+                    }),
               }),
           )
         : [];
@@ -234,6 +241,7 @@ export class MailServiceStack extends Stack {
     }
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
     if (needs.mail === true) {
+      fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
         fn.bindSes(
           this.configurationSet.configurationSetName,

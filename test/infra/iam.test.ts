@@ -116,6 +116,8 @@ describe('IAM least privilege: named negative checks', () => {
     );
     assert.match(JSON.stringify(statement?.Resource), /configuration-set\/"?,?\{"Ref":"ConfigurationSet/);
     assert.equal(environmentOf(template, 'sender').MAIL_TRANSPORT, 'ses');
+    // The envelope sender's subdomain (context mailFromSubdomain), for the per-message bounce address.
+    assert.equal(environmentOf(template, 'sender').MAIL_FROM_SUBDOMAIN, 'bounce');
   });
 
   it('lets SES send only as the identities the stack creates, never identity/*', () => {
@@ -126,7 +128,13 @@ describe('IAM least privilege: named negative checks', () => {
     assert.match(resources, /identity\/",\{"Ref":"SesIdentity0/);
     assert.match(resources, /identity\/",\{"Ref":"SesIdentity1/);
     two.resourceCountIs('AWS::SES::EmailIdentity', 2);
-    two.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.com' });
+    two.hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'mail.example.com',
+      MailFromAttributes: {
+        MailFromDomain: 'bounce.mail.example.com',
+        BehaviorOnMxFailure: 'REJECT_MESSAGE',
+      },
+    });
   });
 
   it('reads SMTP relay credentials from one Secrets Manager secret, never from the environment', () => {
