@@ -332,6 +332,7 @@ export const contract: Record<RouteId, RouteContract> = {
     response: keepaliveRunResponse,
     errors: [Code.HousekeepingFailed],
     examples: {
+      request: { empty: { summary: 'No fields (the body may also be left out)', value: {} } },
       response: {
         done: {
           summary: 'A complete run',
