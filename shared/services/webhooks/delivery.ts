@@ -34,6 +34,8 @@ import { deliveryHeaders } from './signing.ts';
 export interface DeliveryDependencies {
   now?: () => number;
   resolve?: Resolver;
+  /** The HTTP call (tests inject faults here). */
+  post?: typeof postTo;
 }
 
 export async function processWebhookBatch(
@@ -84,7 +86,15 @@ async function handleJob(body: string, deps: DeliveryDependencies): Promise<void
     });
     return;
   }
-  await attempt(job, endpoint, stored.type, stored.body, now, deps.resolve ?? systemResolver);
+  await attempt(
+    job,
+    endpoint,
+    stored.type,
+    stored.body,
+    now,
+    deps.resolve ?? systemResolver,
+    deps.post ?? postTo,
+  );
 }
 
 async function secretsOf(endpoint: StoredEndpoint, nowMs: number): Promise<string[]> {
@@ -106,6 +116,7 @@ async function attempt(
   body: string,
   now: () => number,
   resolve: Resolver,
+  post: typeof postTo,
 ): Promise<void> {
   const secrets = await secretsOf(endpoint, now());
   const url = new URL(endpoint.url);
@@ -115,7 +126,7 @@ async function attempt(
   try {
     const address = await resolveTarget(url, targetPolicy(), resolve);
     const sentAt = new Date(now());
-    const result = await postTo(
+    const result = await post(
       url,
       address,
       deliveryHeaders(secrets, job.event_id, sentAt, body),
