@@ -429,6 +429,22 @@ export const contract: Record<RouteId, RouteContract> = {
     errors: [Code.CommitFailed, Code.NotFound],
     examples: {
       request: { one: { summary: 'Rotate the secret', value: { webhook_id: webhookExampleId } } },
+      response: {
+        rotated: {
+          summary: 'The new secret (the previous one also signs for 24 h)',
+          value: {
+            webhook: {
+              webhook_id: webhookExampleId,
+              url: 'https://hooks.example.com/svc-mail',
+              events: ['message.delivered', 'message.bounced'],
+              description: null,
+              enabled: true,
+              created_at: at,
+              secret: 'whsec_3q2+7w8bY1bQ0dVHc5N6x9o4mR7sT2uV8wXyZaBcDeE=',
+            },
+          },
+        },
+      },
     },
   },
   'webhook-replay': {
