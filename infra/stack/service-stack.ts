@@ -235,6 +235,7 @@ export class MailServiceStack extends Stack {
       fn.bindQueue(this.storage.webhookDeadLetterQueue, 'WEBHOOK_DEAD_LETTER_QUEUE_URL', 'send');
     }
     if (needs.mail === true) {
+      fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
         fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
       } else {
