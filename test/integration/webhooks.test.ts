@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { dynamo } from '../../shared/aws/dynamo.ts';
+import { tableName } from '../../shared/config/storage.ts';
+import { webhookKeys } from '../../shared/repositories/webhooks.ts';
 import { addMessage, waitForStatus } from '../support/delivery.ts';
 import { call, mintToken, useHostEnvironment } from '../support/host.ts';
 import { isoWithOffset, newAccount, type TestAccount, textMessage } from '../support/messages.ts';
@@ -222,9 +227,20 @@ describe('delivery', () => {
     assert.equal(String(request.headers['webhook-signature']).split(' ').length, 2);
     assertSigned(hook, request);
     assertSigned({ ...hook, secret: fresh }, request);
-    // The secret is never shown again.
+    // The secret is never shown again, never stored in the clear, never logged.
     const listed = await call('POST', '/webhook/query-1.0', { token: who.token, body: {} });
     assert.ok(!listed.text.includes('whsec_'));
+    const stored = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: webhookKeys.endpoint(who.account, hook.id) }),
+    );
+    const raw = JSON.stringify(stored.Item);
+    assert.match(String(stored.Item?.secret_ciphertext), /^[A-Za-z0-9+/]+=*$/);
+    assert.ok(stored.Item?.previous_secret_ciphertext !== undefined);
+    for (const secret of [hook.secret, fresh]) {
+      assert.ok(!raw.includes(secret.slice(6)), 'a secret is stored in the clear');
+      if (info.logFile !== undefined)
+        assert.ok(!readFileSync(info.logFile, 'utf8').includes(secret.slice(6)));
+    }
   });
 
   it('a receiver down for the whole retry schedule: the job ends in the DLQ and the event is replayable', async () => {
