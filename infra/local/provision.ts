@@ -19,8 +19,9 @@ export interface ProvisionTarget {
     queue: string;
     deadLetterQueue: string;
     bucket: string;
-    webhookQueue: string;
-    webhookDeadLetterQueue: string;
+    /** Default: `<table>-webhooks` and `<table>-webhooks-dlq`. */
+    webhookQueue?: string;
+    webhookDeadLetterQueue?: string;
   };
 }
 
@@ -60,8 +61,8 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
     const tableStreamArn = await ensureStream(dynamo, target.names.table);
     const webhooks = await createQueuePair(
       sqs,
-      target.names.webhookQueue,
-      target.names.webhookDeadLetterQueue,
+      target.names.webhookQueue ?? `${target.names.table}-webhooks`,
+      target.names.webhookDeadLetterQueue ?? `${target.names.table}-webhooks-dlq`,
       webhookQueueDefinition,
     );
     const deadLetter = await sqs.send(
@@ -214,5 +215,39 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(dynamo, tableName);
+  }
+}
+
+/**
+ * A table kept in DATA_DIR from an older version lacks the indexes added since (such as
+ * `suppressions`): create them, one per UpdateTable call as DynamoDB requires.
+ */
+async function addMissingIndexes(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  const described = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of tableDefinition.indexes) {
+    if (present.has(index.name)) continue;
+    await dynamo.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: index.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.sortKey, AttributeType: 'S' },
+        ],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
+          },
+        ],
+      }),
+    );
   }
 }

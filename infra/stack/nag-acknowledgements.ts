@@ -1,5 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { IConstruct } from 'constructs';
 import type { ServiceConfig } from '../config.ts';
 import { type AccessNeeds, type FunctionId, functionAccess } from './function-access.ts';
@@ -93,6 +94,24 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
           'verified SES identity of the account (context sesIdentity "*"); set sesIdentity to narrow it.',
       );
     }
+  }
+  // The custom resource that turns on SES's account-level suppression (infra/stack/reputation.ts).
+  acknowledge(
+    stack.reputation.accountSuppression,
+    'AwsSolutions-IAM5[Resource::*]',
+    'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
+      'only possible resource is "*"; the policy allows that single action and nothing else.',
+  );
+  const provider = stack.node.tryFindChild(
+    `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+  );
+  if (provider !== undefined) {
+    acknowledge(
+      provider,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's AwsCustomResource provider (a deploy-time function that runs only on stack create and update) " +
+        'writes its own logs with this AWS managed policy; its SES permission is the separate inline policy above.',
+    );
   }
   return acknowledged;
 }

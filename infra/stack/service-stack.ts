@@ -21,6 +21,7 @@ import {
   workerImpact,
 } from './function-access.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
+import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
 
@@ -77,6 +78,7 @@ export class MailServiceStack extends Stack {
   readonly firewall: Firewall;
   readonly alarms: Alarms;
   readonly configurationSet: ses.ConfigurationSet;
+  readonly reputation: ReputationGuard;
   readonly acknowledgements: Acknowledgement[];
 
   constructor(scope: Construct, id: string, props: MailServiceStackProps) {
@@ -92,6 +94,9 @@ export class MailServiceStack extends Stack {
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
       reputationMetrics: true,
+      // SES's own suppression list for everything sent with this set, whatever the account-level
+      // setting (the backstop behind the service's per-account list; docs/deliverability.md).
+      suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: ses.EventDestination.eventBus(
@@ -196,6 +201,8 @@ export class MailServiceStack extends Stack {
         })),
       ],
     });
+
+    this.reputation = new ReputationGuard(this, 'Reputation', { topic: this.alarms.topic });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {

@@ -280,7 +280,7 @@ describe('alarms and outputs', () => {
     );
     assert.match(apiAlarm?.Properties.AlarmDescription, /callers cannot/);
     const throttles = alarms.filter((alarm) => alarm.Properties.MetricName === 'Throttles');
-    assert.equal(throttles.length, routes.length + workers.length);
+    assert.equal(throttles.length, routes.length + workers.length, 'one per function');
     for (const alarm of alarms) {
       assert.ok(alarm.Properties.AlarmDescription.length > 40);
       assert.equal(alarm.Properties.AlarmActions.length, 1);
