@@ -160,6 +160,27 @@ describe('webhook events from message changes', () => {
   });
 });
 
+describe('suppressed recipients', () => {
+  it('a recipient on the suppression list: message.suppressed, nothing sent', async () => {
+    const who = await newAccount('wh');
+    const hook = await addHook(who);
+    const suppressed = await call('POST', '/suppression/add-1.0', {
+      token: who.token,
+      body: { emails: ['blocked@recipient.test'] },
+    });
+    assert.equal(suppressed.status, 200, suppressed.text);
+    const { uuid } = await addMessage(who.token, textMessage(who, { to: ['blocked@recipient.test'] }));
+    await receiver.waitFor(() => on(hook).length >= 1);
+    const [request] = on(hook) as [ReceivedWebhook];
+    assertSigned(hook, request);
+    const body = json(request);
+    assert.equal(body.type, 'message.suppressed');
+    assert.equal(body.data.message_uuid, uuid);
+    assert.equal(body.data.recipient.email, 'blocked@recipient.test');
+    assert.equal(body.data.recipient.status, 'suppressed');
+  });
+});
+
 describe('delivery', () => {
   it('a receiver answering 500 twice gets the same webhook-id three times; the attempts are listed', async () => {
     const who = await newAccount('wh');
