@@ -55,6 +55,20 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
     );
   }
 
+  acknowledge(
+    stack.storage.streamFailureQueue,
+    'AwsSolutions-SQS3',
+    'This queue is itself a dead-letter destination: the on-failure destination of the table-stream ' +
+      'mapping of webhook-fanout (records it gave up on). An alarm fires on its first message.',
+  );
+  acknowledge(
+    stack.functionById('webhook-fanout').role,
+    'AwsSolutions-IAM5[Resource::*]',
+    'dynamodb:ListStreams, which the Lambda event source mapping of the table stream needs, has no ' +
+      'resource-level permissions (AWS service authorization reference); the stream read actions are ' +
+      'limited to the table stream ARN.',
+  );
+
   const bucketId = stack.getLogicalId(stack.storage.bucket.node.defaultChild as CfnBucket);
   for (const [id, fn] of stack.functions) {
     acknowledge(
