@@ -328,6 +328,8 @@ export function buildOpenApi(): Schema {
       { name: 'domains', description: 'DKIM settings of sending domains' },
       { name: 'avatars', description: 'Avatar lookup and housekeeping' },
       { name: 'service', description: 'Health, keepalive and this document' },
+      { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
+      { name: 'webhooks', description: 'Signed delivery events (Standard Webhooks v1) to your endpoints' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),

@@ -1,5 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { IConstruct } from 'constructs';
 import type { ServiceConfig } from '../config.ts';
 import { type AccessNeeds, type FunctionId, functionAccess } from './function-access.ts';
@@ -54,6 +55,20 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     );
   }
 
+  acknowledge(
+    stack.storage.streamFailureQueue,
+    'AwsSolutions-SQS3',
+    'This queue is itself a dead-letter destination: the on-failure destination of the table-stream ' +
+      'mapping of webhook-fanout (records it gave up on). An alarm fires on its first message.',
+  );
+  acknowledge(
+    stack.functionById('webhook-fanout').role,
+    'AwsSolutions-IAM5[Resource::*]',
+    'dynamodb:ListStreams, which the Lambda event source mapping of the table stream needs, has no ' +
+      'resource-level permissions (AWS service authorization reference); the stream read actions are ' +
+      'limited to the table stream ARN.',
+  );
+
   const bucketId = stack.getLogicalId(stack.storage.bucket.node.defaultChild as CfnBucket);
   for (const [id, fn] of stack.functions) {
     acknowledge(
@@ -71,6 +86,24 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
           `the ${prefix} prefix with only the actions listed in infra/stack/function-access.ts.`,
       );
     }
+  }
+  // The custom resource that turns on SES's account-level suppression (infra/stack/reputation.ts).
+  acknowledge(
+    stack.reputation.accountSuppression,
+    'AwsSolutions-IAM5[Resource::*]',
+    'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
+      'only possible resource is "*"; the policy allows that single action and nothing else.',
+  );
+  const provider = stack.node.tryFindChild(
+    `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+  );
+  if (provider !== undefined) {
+    acknowledge(
+      provider,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's AwsCustomResource provider (a deploy-time function that runs only on stack create and update) " +
+        'writes its own logs with this AWS managed policy; its SES permission is the separate inline policy above.',
+    );
   }
   return acknowledged;
 }

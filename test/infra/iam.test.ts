@@ -49,12 +49,33 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(actions.has('dynamodb:Query'));
   });
 
-  it('only the delete function may delete table items, and it cannot put or update', () => {
-    assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete']);
-    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete']);
-    const actions = allowedActions(template, 'message-delete');
-    assert.ok(!actions.has('dynamodb:PutItem'));
-    assert.ok(!actions.has('dynamodb:UpdateItem'));
+  it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
+    assert.deepEqual(holders('dynamodb:DeleteItem'), [
+      'message-delete',
+      'suppression-delete',
+      'webhook-delete',
+    ]);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), [
+      'message-delete',
+      'suppression-delete',
+      'webhook-delete',
+    ]);
+    for (const id of ['message-delete', 'suppression-delete']) {
+      const actions = allowedActions(template, id);
+      assert.ok(!actions.has('dynamodb:PutItem'), id);
+      assert.ok(!actions.has('dynamodb:UpdateItem'), id);
+    }
+  });
+
+  it('the suppression query function only reads; the add function cannot delete', () => {
+    const query = allowedActions(template, 'suppression-query');
+    for (const forbidden of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+      assert.ok(!query.has(forbidden), `suppression-query may ${forbidden}`);
+    }
+    assert.ok(query.has('dynamodb:Query'));
+    const add = allowedActions(template, 'suppression-add');
+    assert.ok(add.has('dynamodb:PutItem'));
+    assert.ok(!add.has('dynamodb:DeleteItem'));
   });
 
   it('nobody may BatchWriteItem (it would bypass the put/delete split) or use a wildcard action', () => {
@@ -101,12 +122,54 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('s3:ListBucket'), ['avatar-get', 'keepalive-run', 'sender']);
   });
 
-  it('only dkim-set-algorithm encrypts and only the sender decrypts with the DKIM key', () => {
-    assert.deepEqual(holders('kms:GenerateDataKey', keyId), ['dkim-set-algorithm']);
+  it('only dkim-set-algorithm encrypts and only the sender decrypts DKIM keys (webhook secrets: below)', () => {
+    assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
+      'dkim-set-algorithm',
+      'webhook-add',
+      'webhook-rotate-secret',
+    ]);
     assert.deepEqual(holders('kms:Encrypt'), []);
-    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender']);
+    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender', 'webhook-delivery']);
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
-    assert.deepEqual(withKeyArn, ['dkim-set-algorithm', 'sender']);
+    assert.deepEqual(withKeyArn, [
+      'dkim-set-algorithm',
+      'sender',
+      'webhook-add',
+      'webhook-delivery',
+      'webhook-rotate-secret',
+    ]);
+  });
+
+  it('webhook functions use the wrapping key only for webhook secrets (encryption-context condition)', () => {
+    const webhookKeyUsers = ['webhook-add', 'webhook-delivery', 'webhook-rotate-secret'];
+    for (const id of webhookKeyUsers) {
+      const statements = statementsOf(template, id).filter((s) =>
+        actionsOf(s).some((a) => a.startsWith('kms:')),
+      );
+      assert.equal(statements.length, 1, id);
+      assert.deepEqual(
+        (statements[0] as { Condition?: unknown }).Condition,
+        { StringEquals: { 'kms:EncryptionContext:purpose': 'svc-mail-webhook-secret' } },
+        id,
+      );
+    }
+    assert.deepEqual(
+      holders('kms:GenerateDataKey', keyId).filter((id) => id.startsWith('webhook-')),
+      ['webhook-add', 'webhook-rotate-secret'],
+    );
+  });
+
+  it('webhook queues: fan-out and replay queue jobs, only the delivery function dead-letters them', () => {
+    const webhookQueueId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookQueue/);
+    const webhookDlqId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookDeadLetterQueue/);
+    assert.deepEqual(holders('sqs:SendMessage', webhookQueueId), [
+      'webhook-delivery',
+      'webhook-fanout',
+      'webhook-replay',
+    ]);
+    assert.deepEqual(holders('sqs:SendMessage', webhookDlqId), ['webhook-delivery']);
+    assert.deepEqual(holders('sqs:DeleteMessage', webhookQueueId), ['webhook-delivery']);
+    assert.deepEqual(holders('dynamodb:GetRecords', tableId), ['webhook-fanout']);
   });
 
   it('only the sender sends mail, and only through the configuration set', () => {
@@ -152,7 +215,7 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
     assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
-    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender']);
+    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender', 'webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 
@@ -193,14 +256,15 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
       const table = needs.table as string | undefined;
       assert.equal('TABLE_NAME' in env, table !== undefined);
       assert.equal(actions.has('dynamodb:GetItem'), table !== undefined);
-      assert.equal(actions.has('dynamodb:PutItem'), table === 'write');
-      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete');
+      assert.equal(actions.has('dynamodb:PutItem'), table === 'write' || table === 'write-delete');
+      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete' || table === 'write-delete');
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
-      assert.equal(
-        actions.has('sqs:SendMessage'),
-        needs.queue === 'send',
-        `${id} SendMessage should be ${needs.queue === 'send'}`,
-      );
+      const sends =
+        needs.queue === 'send' || needs.webhookQueue === 'send' || needs.webhookDeadLetterQueue === 'send';
+      assert.equal(actions.has('sqs:SendMessage'), sends, `${id} SendMessage should be ${sends}`);
+      assert.equal('QUEUE_URL' in env, needs.queue === 'send' || id === 'sender');
+      assert.equal('WEBHOOK_QUEUE_URL' in env, needs.webhookQueue === 'send' || id === 'webhook-delivery');
+      assert.equal('WEBHOOK_DEAD_LETTER_QUEUE_URL' in env, needs.webhookDeadLetterQueue === 'send');
       assert.equal('GRAVATAR_BASE_URL' in env, needs.avatars === true);
       const isProtectedRoute = routes.some((route) => route.id === id && !route.public);
       assert.equal('AUTH_ISSUER' in env, isProtectedRoute);
