@@ -13,7 +13,7 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions';
+  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks';
 }
 
 export const scopes = {
@@ -26,6 +26,8 @@ export const scopes = {
   'keepalive:run': 'Run keepalive housekeeping',
   'suppressions:read': 'Read your suppression list',
   'suppressions:write': 'Add addresses to or remove them from your suppression list',
+  'webhooks:read': 'List your webhook endpoints and their delivery attempts',
+  'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
 } as const;
 
 export type Scope = keyof typeof scopes;
@@ -161,6 +163,56 @@ export const routes = [
     tag: 'suppressions',
     summary: 'Remove addresses from your suppression list',
   },
+  {
+    id: 'webhook-add',
+    method: 'POST',
+    path: '/webhook/add-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Add a webhook endpoint; the answer carries its signing secret',
+  },
+  {
+    id: 'webhook-query',
+    method: 'POST',
+    path: '/webhook/query-1.0',
+    public: false,
+    scopes: ['webhooks:read'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Your webhook endpoints, or one with its latest delivery attempts',
+  },
+  {
+    id: 'webhook-delete',
+    method: 'POST',
+    path: '/webhook/delete-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Delete a webhook endpoint',
+  },
+  {
+    id: 'webhook-rotate-secret',
+    method: 'POST',
+    path: '/webhook/rotate-secret-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Rotate the signing secret of a webhook endpoint',
+  },
+  {
+    id: 'webhook-replay',
+    method: 'POST',
+    path: '/webhook/replay-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Deliver a past event to a webhook endpoint again',
+  },
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -169,4 +221,18 @@ export function routeById(id: RouteId): Route {
   const route = routes.find((candidate) => candidate.id === id);
   if (route === undefined) throw new Error(`Unknown route ${id}`);
   return route;
+}
+
+/** What the gateway accepts at most (API Gateway's and Lambda's synchronous payload limit). */
+export const requestLimits = { maxBodyBytes: 6 * 1024 * 1024, maxBodyMegabytes: 6 } as const;
+
+/** The detail of a 107 for a request body over the gateway's limit (local gateway and stack alike). */
+export const tooLargeDetail = {
+  field: '(body)',
+  message: `The request is larger than the gateway accepts: at most ${requestLimits.maxBodyMegabytes} MB`,
+} as const;
+
+/** The message of a 102: which method(s) the path does accept. */
+export function methodNotAllowedMessage(path: string, allow: string): string {
+  return `${path} accepts only ${allow}`;
 }

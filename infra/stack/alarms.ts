@@ -22,7 +22,15 @@ export interface AlarmsProps {
   readonly functions: readonly MonitoredFunction[];
   readonly alarmEmail: string | undefined;
   readonly maxReceiveCount: number;
+  readonly webhooks: {
+    readonly deadLetterQueue: IQueue;
+    readonly streamFailureQueue: IQueue;
+    readonly fanout: IFunction;
+  };
 }
+
+/** Webhook delivery failures (every failed attempt) in 15 minutes that raise the alarm. */
+export const webhookFailureThreshold = 50;
 
 /**
  * Alarms whose descriptions say what a user loses when they fire, all notifying one SNS topic
@@ -56,6 +64,58 @@ export class Alarms extends Construct {
         'The sender function is failing: queued messages are delayed and retried, and after repeated ' +
         'failures end in the dead-letter queue with status failed; recipients do not get them.',
     });
+    this.add(
+      'WebhookDeadLetterQueueNotEmpty',
+      props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: 'Maximum',
+      }),
+      {
+        threshold: 1,
+        description:
+          'Webhook events reached the dead-letter queue: a receiver failed all 10 attempts (about 75 h), or the ' +
+          'delivery function crashed repeatedly. Those receivers did not get these events; fix the receiver or the ' +
+          'cause, then replay the events (POST /webhook/replay-1.0, within 7 days).',
+      },
+    );
+    this.add(
+      'WebhookStreamFailures',
+      props.webhooks.streamFailureQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: 'Maximum',
+      }),
+      {
+        threshold: 1,
+        description:
+          'The webhook fan-out gave up on table stream records (after retries): the events of those message ' +
+          "changes were not created, so no receiver gets them. The queue holds the records' positions; fix the " +
+          'cause and re-drive them from the stream while it keeps them (24 h).',
+      },
+    );
+    this.add('WebhookFanoutErrors', props.webhooks.fanout.metricErrors({ period, statistic: 'Sum' }), {
+      threshold: 1,
+      evaluationPeriods: 3,
+      description:
+        'The webhook fan-out keeps failing: webhook events are delayed (the stream holds them for 24 h) and ' +
+        'receivers get them late or, past 24 h, not at all.',
+    });
+    this.add(
+      'WebhookDeliveryFailures',
+      new cloudwatch.Metric({
+        namespace: 'svc-mail',
+        metricName: 'WebhookDeliveryFailures',
+        dimensionsMap: { Service: 'svc-mail' },
+        period: Duration.minutes(15),
+        statistic: 'Sum',
+      }),
+      {
+        threshold: webhookFailureThreshold,
+        description:
+          `${webhookFailureThreshold} or more webhook delivery attempts failed in 15 minutes: receivers are down ` +
+          "or refusing; their events are retried for about 75 h and then dead-lettered. Check the endpoints' " +
+          'attempts (POST /webhook/query-1.0 with webhook_id).',
+      },
+    );
     const serverErrorRate = new cloudwatch.MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {

@@ -1,4 +1,5 @@
 import { bearerAuth } from '../middleware/bearer-auth.ts';
+import { accountRateLimit } from '../middleware/rate-limit.ts';
 import { requireScopes } from '../middleware/require-scopes.ts';
 import { type RouteId, routeById } from '../routes.ts';
 import type { ApiResult, Caller } from './api-types.ts';
@@ -11,5 +12,10 @@ export function protectedHandler<TInput = undefined>(
   action: (request: ApiRequest<TInput, Caller>) => Promise<ApiResult>,
 ) {
   const route = routeById(routeId);
-  return buildChain<TInput, Caller>(routeId, [bearerAuth(), requireScopes(route.scopes)], options, action);
+  return buildChain<TInput, Caller>(
+    routeId,
+    [bearerAuth(), accountRateLimit(), requireScopes(route.scopes)],
+    options,
+    action,
+  );
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
  * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first; an account's domains),
@@ -51,10 +53,15 @@ export const keys = {
     `STATUS#${accountId}#${status}#${shard}`,
   /** gsi3: in-flight (`queued`, `processing`) messages; sort key `<account>#<created_at>#<uuid>`. */
   inFlight: (workShard: number) => `INFLIGHT#${workShard}`,
-  /** gsi3: scheduled messages by send time; sort key `<send_at>#<uuid>`. */
+  /** gsi3: held messages by due time (scheduled: send time; waiting: hold end); sort key `<due>#<uuid>`. */
   due: (workShard: number) => `DUE#${workShard}`,
+  /**
+   * The client's key is hashed (SHA-256, base64url): it may contain `#`, and account `a` with key
+   * `b#c` must never share a record with account `a#b` and key `c`. The record also stores its
+   * account, and a replay checks it.
+   */
   idempotency: (accountId: string, key: string) => ({
-    pk: `IDEMPOTENCY#${accountId}#${key}`,
+    pk: `IDEMPOTENCY#${accountId}#${createHash('sha256').update(key).digest('base64url')}`,
     sk: 'IDEMPOTENCY',
   }),
   /**
@@ -85,6 +92,8 @@ export interface IndexedMessage {
   status: string;
   /** For `scheduled`: the send time (UTC ISO), the due entry's sort key. */
   send_at?: string;
+  /** For `waiting`: the end of the hold (UTC ISO), when the dispatcher fails it; the due entry's sort key. */
+  due_at?: string;
 }
 
 export interface MessageIndexAttributes {
@@ -113,9 +122,17 @@ export function messageIndexAttributes(message: IndexedMessage): MessageIndexAtt
     return attributes;
   }
   attributes.gsi2pk = keys.messagesOfAccountByStatus(message.account_id, message.status, shard);
-  if (message.status === 'scheduled' && message.send_at !== undefined) {
+  // Held messages wait on the due shards for a time: `scheduled` for its send time, `waiting` for
+  // the end of the longest hold.
+  const dueTime =
+    message.status === 'scheduled'
+      ? message.send_at
+      : message.status === 'waiting'
+        ? message.due_at
+        : undefined;
+  if (dueTime !== undefined) {
     attributes.gsi3pk = keys.due(dueShardOf(message.message_uuid));
-    attributes.gsi3sk = `${message.send_at}#${message.message_uuid}`;
+    attributes.gsi3sk = `${dueTime}#${message.message_uuid}`;
   }
   return attributes;
 }

@@ -6,7 +6,14 @@ import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
-import type { ContentBodies, MessageItem, StoredAttachment } from '../domain/messages/message.ts';
+import {
+  boundedEntry,
+  type ContentBodies,
+  clipDetail,
+  type MessageItem,
+  maxHistoryEntries,
+  type StoredAttachment,
+} from '../domain/messages/message.ts';
 import { indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
@@ -80,7 +87,11 @@ interface Change {
  * One conditional update of a message item. Returns the new item, or undefined when the condition
  * failed (the message moved on, or no longer exists).
  */
-async function change(messageUuid: string, spec: Change): Promise<DeliveryMessage | undefined> {
+async function change(
+  messageUuid: string,
+  spec: Change,
+  historyFull = false,
+): Promise<DeliveryMessage | undefined> {
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ...spec.values };
   const assignments: string[] = [];
@@ -91,11 +102,25 @@ async function change(messageUuid: string, spec: Change): Promise<DeliveryMessag
     values[`:a${index}`] = value;
     assignments.push(`#a${index} = :a${index}`);
   }
-  if (spec.history !== undefined && spec.history.length > 0) {
+  const history = (spec.history ?? []).map(boundedEntry);
+  const latest = history[history.length - 1];
+  let historyCondition = '';
+  if (latest !== undefined) {
     names['#history'] = 'history';
-    values[':history'] = spec.history;
-    values[':none'] = [];
-    assignments.push('#history = list_append(if_not_exists(#history, :none), :history)');
+    if (historyFull) {
+      // The history is at its bound: the newest entry overwrites the last one (docs/data-model.md).
+      values[':latest'] = boundedEntry({
+        ...latest,
+        detail: `history full, latest change: ${latest.detail ?? latest.status}`,
+      });
+      assignments.push(`#history[${maxHistoryEntries - 1}] = :latest`);
+    } else {
+      values[':history'] = history;
+      values[':none'] = [];
+      values[':room'] = maxHistoryEntries - history.length;
+      assignments.push('#history = list_append(if_not_exists(#history, :none), :history)');
+      historyCondition = ' AND (attribute_not_exists(#history) OR size(#history) <= :room)';
+    }
   }
   const removals = (spec.remove ?? []).map((name, position) => {
     names[`#r${position}`] = name;
@@ -114,17 +139,24 @@ async function change(messageUuid: string, spec: Change): Promise<DeliveryMessag
           TableName: tableName(),
           Key: keys.message(messageUuid),
           UpdateExpression: expression,
-          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})`,
+          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})${historyCondition}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: historyCondition === '' ? 'NONE' : 'ALL_OLD',
         }),
       ),
     );
     return result.Attributes === undefined ? undefined : toMessage(result.Attributes);
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    // Failed only because the history has no room left: make the change with the newest entry
+    // in the last slot (the change's own condition still applies).
+    const old = (error as { Item?: { history?: { L?: unknown[] } } }).Item;
+    const length = old?.history?.L?.length;
+    if (historyCondition !== '' && length !== undefined && length > maxHistoryEntries - history.length)
+      return change(messageUuid, spec, true);
+    return undefined;
   }
 }
 
@@ -219,7 +251,19 @@ export async function recordOutcome(
       ...index.set,
       recipients: outcome.recipients,
       updated_at: outcome.at,
-      ...(outcome.relay === undefined ? {} : { relay: outcome.relay }),
+      ...(outcome.relay === undefined
+        ? {}
+        : {
+            relay: {
+              ...outcome.relay,
+              ...(outcome.relay.response === undefined
+                ? {}
+                : { response: clipDetail(outcome.relay.response) }),
+              ...(outcome.relay.message_id === undefined
+                ? {}
+                : { message_id: clipDetail(outcome.relay.message_id) }),
+            },
+          }),
     },
     remove: [...index.remove, 'lease_until', 'due_at'],
     history: outcome.history,
@@ -251,7 +295,7 @@ export interface FailOptions {
   reason: string;
   nowMs: number;
   /** Statuses the message may be in; `processing` only counts when its lease has expired, unless held. */
-  from: ReadonlyArray<'queued' | 'scheduled' | 'processing'>;
+  from: ReadonlyArray<'queued' | 'scheduled' | 'processing' | 'waiting'>;
   /** The caller holds this lease (a sender failing its own claim). */
   heldLease?: number;
 }
@@ -320,14 +364,20 @@ export async function postponeDue(
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
   return change(message.message_uuid, {
+    // Unchanged since it was read: the same due time, or (a claimed message) no due time and the
+    // same lease.
     condition:
-      message.due_at === undefined
-        ? '#status = :status AND attribute_not_exists(due_at) AND lease_until = :lease'
-        : '#status = :status AND due_at = :due',
+      message.due_at !== undefined
+        ? '#status = :status AND due_at = :due'
+        : message.lease_until !== undefined
+          ? '#status = :status AND attribute_not_exists(due_at) AND lease_until = :lease'
+          : '#status = :status AND attribute_not_exists(due_at) AND attribute_not_exists(lease_until)',
     values:
-      message.due_at === undefined
-        ? { ':status': message.status, ':lease': message.lease_until ?? 0 }
-        : { ':status': message.status, ':due': message.due_at },
+      message.due_at !== undefined
+        ? { ':status': message.status, ':due': message.due_at }
+        : message.lease_until !== undefined
+          ? { ':status': message.status, ':lease': message.lease_until }
+          : { ':status': message.status },
     set: { due_at: dueAtIso(options.nextDueMs), updated_at: at },
     history: [{ status: message.status, at, detail: options.detail }],
   });

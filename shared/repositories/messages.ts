@@ -35,13 +35,14 @@ const isConditionalFailure = (error: unknown): error is ConditionalFailure =>
 const isCancelled = (error: unknown): error is ConditionalFailure =>
   (error as { name?: string })?.name === 'TransactionCanceledException';
 
-function indexAttributes(item: MessageItem): MessageIndexAttributes {
+function indexAttributes(item: MessageItem, dueAt: string | undefined): MessageIndexAttributes {
   return messageIndexAttributes({
     message_uuid: item.message_uuid,
     account_id: item.account_id,
     created_at: item.created_at,
     status: item.status,
     ...(item.scheduling.send_at === undefined ? {} : { send_at: item.scheduling.send_at }),
+    ...(dueAt === undefined ? {} : { due_at: dueAt }),
   });
 }
 
@@ -115,7 +116,10 @@ function idempotencyPut(
   };
 }
 
-function storedResponseOf(item: RawItem | undefined): StoredResponse | undefined {
+function storedResponseOf(item: RawItem | undefined, account: string): StoredResponse | undefined {
+  // A record of another account is never replayed (the key includes the account; this is the
+  // second lock of the same door).
+  if (item?.account_id?.S !== account) return undefined;
   const bodyHash = item?.body_hash?.S;
   const messageUuid = item?.response_message_uuid?.S;
   const status = item?.response_status?.S;
@@ -136,6 +140,7 @@ export async function getIdempotencyRecord(
   );
   const item = result.Item;
   if (item === undefined || Number(item.expires_at) < Math.floor(now.getTime() / 1000)) return undefined;
+  if (item.account_id !== account) return undefined;
   return {
     bodyHash: String(item.body_hash),
     messageUuid: String(item.response_message_uuid),
@@ -173,7 +178,7 @@ async function withIdempotency(
       if (!isCancelled(error)) throw error;
       const [claimReason, writeReason] = error.CancellationReasons ?? [];
       if (claimReason?.Code === 'ConditionalCheckFailed') {
-        const stored = storedResponseOf(claimReason.Item);
+        const stored = storedResponseOf(claimReason.Item, account);
         if (stored !== undefined) return { outcome: 'replay', stored };
       }
       if (writeReason?.Code === 'ConditionalCheckFailed') {
@@ -203,7 +208,7 @@ export async function createMessage(
     TableName: tableName(),
     Item: {
       ...keys.message(item.message_uuid),
-      ...indexAttributes(item),
+      ...indexAttributes(item, dueAt),
       ...compact(item),
       ...(dueAt === undefined ? {} : { due_at: dueAt }),
     },

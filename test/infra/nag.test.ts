@@ -40,15 +40,19 @@ describe('cdk-nag AwsSolutionsChecks', () => {
     }
   });
 
-  it('acknowledges wildcards only for object prefixes and SES identities, never for actions', () => {
+  it('acknowledges wildcards only for object prefixes, SES identities and the stream listing, never for actions', () => {
     assert.ok(synthesized);
     const wildcards = synthesized.stack.acknowledgements.filter((a) =>
       a.rule.startsWith('AwsSolutions-IAM5'),
     );
     for (const { rule, resource } of wildcards) {
-      // The one account setting without resource-level permissions (infra/stack/reputation.ts).
+      // Actions without resource-level permissions: the account's SES suppression setting
+      // (infra/stack/reputation.ts) and dynamodb:ListStreams for the table-stream mapping.
       if (rule === 'AwsSolutions-IAM5[Resource::*]') {
-        assert.equal(resource, 'SvcMail/Reputation/AccountSuppression');
+        assert.ok(
+          ['SvcMail/Reputation/AccountSuppression', 'SvcMail/Worker-webhook-fanout/Role'].includes(resource),
+          resource,
+        );
         continue;
       }
       assert.match(
@@ -56,5 +60,22 @@ describe('cdk-nag AwsSolutionsChecks', () => {
         /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
+    const fanout = synthesized.template.toJSON().Resources as Record<
+      string,
+      {
+        Type: string;
+        Properties: {
+          PolicyDocument?: { Statement: Array<{ Action: string | string[]; Resource: unknown }> };
+        };
+      }
+    >;
+    const starStatements = Object.entries(fanout)
+      .filter(([id, r]) => r.Type === 'AWS::IAM::Policy' && id.startsWith('Workerwebhookfanout'))
+      .flatMap(([, r]) => r.Properties.PolicyDocument?.Statement ?? [])
+      .filter((statement) => statement.Resource === '*');
+    assert.deepEqual(
+      starStatements.map((statement) => statement.Action),
+      ['dynamodb:ListStreams'],
+    );
   });
 });

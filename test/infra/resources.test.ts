@@ -80,13 +80,19 @@ describe('queues', () => {
     });
   });
 
-  it('the dead-letter function consumes the DLQ, and nothing else consumes either queue', () => {
+  it("the dead-letter function consumes the DLQ, and nothing else consumes either queue (the other mappings are the webhooks')", () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
       FunctionName: { Ref: functionLogicalId(template, 'dead-letter') },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // sender, dead-letter, and the two webhook mappings (test/infra/webhooks.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
+    const onSendQueues = mappings.filter((m) =>
+      [queueId, dlqId].some((id) => JSON.stringify(m.Properties.EventSourceArn).includes(id)),
+    );
+    assert.equal(onSendQueues.length, 2);
   });
 });
 
@@ -180,7 +186,7 @@ describe('bucket and key', () => {
     assert.deepEqual(bucket.Properties.LoggingConfiguration.DestinationBucketName, { Ref: logBucketId });
     const rules = bucket.Properties.LifecycleConfiguration.Rules as Array<Record<string, any>>;
     const byPrefix = (prefix: string) => rules.find((rule) => rule.Prefix === prefix);
-    assert.equal(byPrefix('messages/')?.ExpirationInDays, 30);
+    assert.equal(byPrefix('messages/')?.ExpirationInDays, 35);
     assert.equal(byPrefix('avatars/')?.ExpirationInDays, 2);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
@@ -226,13 +232,14 @@ describe('firewall', () => {
     assert.deepEqual(rule.Action.Block.CustomResponse, {
       ResponseCode: 401,
       CustomResponseBodyKey: 'ip-blocked',
+      ResponseHeaders: [{ Name: 'x-request-id', Value: 'waf-blocked-networks' }],
     });
     const body = acl?.Properties.CustomResponseBodies['ip-blocked'];
     assert.equal(body.ContentType, 'APPLICATION_JSON');
     assert.equal(JSON.parse(body.Content).error.code, 103);
   });
 
-  it('rate-limits per Authorization header, falling back to the address, with 429 and code 115', () => {
+  it('rate-limits per Authorization header and per address for every request, with 429 and code 115', () => {
     const [acl] = Object.values(resourcesOfType(blocked, 'AWS::WAFv2::WebACL'));
     const rules = acl?.Properties.Rules as Array<Record<string, any>>;
     const perToken = rules.find((r) => r.Name === 'rate-per-token');
@@ -242,11 +249,13 @@ describe('firewall', () => {
     assert.equal(perToken?.Statement.RateBasedStatement.Limit, 120);
     const perAddress = rules.find((r) => r.Name === 'rate-per-address');
     assert.equal(perAddress?.Statement.RateBasedStatement.AggregateKeyType, 'IP');
-    assert.ok(perAddress?.Statement.RateBasedStatement.ScopeDownStatement.NotStatement);
+    // Every request counts for its address, token or not: random tokens cannot sidestep it.
+    assert.equal(perAddress?.Statement.RateBasedStatement.ScopeDownStatement, undefined);
     for (const rule of [perToken, perAddress]) {
       assert.deepEqual(rule?.Action.Block.CustomResponse, {
         ResponseCode: 429,
         CustomResponseBodyKey: 'too-many-requests',
+        ResponseHeaders: [{ Name: 'x-request-id', Value: `waf-${rule?.Name}` }],
       });
     }
     assert.equal(

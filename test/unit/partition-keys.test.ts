@@ -44,6 +44,7 @@ const writers: Writer[] = [
           created_at: createdAt(n),
           status,
           send_at: sendAt,
+          due_at: sendAt,
         }),
       }));
     },

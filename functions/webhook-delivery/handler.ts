@@ -1,0 +1,5 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { processWebhookBatch } from '#shared/services/webhooks/delivery.ts';
+
+/** The webhook queue's consumer (SQS event source, ReportBatchItemFailures): one signed POST per job. */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => processWebhookBatch(event);

@@ -1,0 +1,9 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { fanOutStreamBatch } from '#shared/services/webhooks/fanout.ts';
+
+/**
+ * The table stream's consumer (event source mapping with ReportBatchItemFailures; locally the
+ * host's stream poller): message changes → webhook events → one queue job per endpoint.
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  fanOutStreamBatch(event);
