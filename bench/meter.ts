@@ -21,6 +21,8 @@ export interface Meter {
   /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
   receivesWithMessages: number;
   emptyReceives: number;
+  /** GetRecords answers of the table stream that carried records: one invocation of its consumer each. */
+  streamBatches: number;
   /** Milliseconds from a batch's receipt to its deletion: the sender invocation's length. */
   batchDurationsMs: number[];
 }
@@ -113,6 +115,9 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
       for (const message of messages) if (message.ReceiptHandle) receivedAt.set(message.ReceiptHandle, now);
     } else meter.emptyReceives += 1;
   }
+  if (service === 'DynamoDBStreams' && operation === 'GetRecords') {
+    if (((result?.Records ?? []) as unknown[]).length > 0) meter.streamBatches += 1;
+  }
   return result;
 };
 
@@ -128,6 +133,7 @@ export function startMeter(): Meter {
     requests: new Map(),
     receivesWithMessages: 0,
     emptyReceives: 0,
+    streamBatches: 0,
     batchDurationsMs: [],
   };
   return active;

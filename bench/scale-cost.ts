@@ -167,7 +167,9 @@ export async function meterLifecycle(
     },
     sqs: { total: perMessage(sqsTotal, count), byCommand: sqsCounted },
     apiRequests: perMessage(uuids.length, count),
-    lambdaInvocations: perMessage(uuids.length + meter.receivesWithMessages, count),
+    // The API function, the sender per queue batch, and the table-stream consumer (webhook fan-out)
+    // per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
+    lambdaInvocations: perMessage(uuids.length + meter.receivesWithMessages + meter.streamBatches, count),
     gbSeconds: perMessage(apiSeconds * memoryGb.api + senderSeconds * memoryGb.sender, count),
     logBytes: perMessage(logSize() - logBefore, count),
     tableWrites: Object.fromEntries(
