@@ -323,13 +323,20 @@ describe('nothing accepted is lost', () => {
     const who = await newAccount('batch');
     const uuids: string[] = [];
     for (let index = 0; index < 4; index++) {
-      const response = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }));
+      // With an attachment, so the message's content is an S3 object (docs/data-model.md).
+      const response = await add(
+        who,
+        textMessage(who, {
+          scheduling: { mode: 'manual-wait' },
+          attachments: [{ filename: 'a.txt', content_type: 'text/plain', content: 'aGk=' }],
+        }),
+      );
       assert.equal(response.status, 200);
       uuids.push(response.body.data.message_uuid);
     }
     const failing = uuids[1] as string;
     const textKeys = new Map<string, string>();
-    for (const uuid of uuids) textKeys.set(uuid, (await rawItem(uuid))?.parts.text);
+    for (const uuid of uuids) textKeys.set(uuid, (await rawItem(uuid))?.content.key);
     // Fault injection (the only stand-in in this file): the real client against DynamoDB Local,
     // except that the DeleteItem of one message fails as a throttled store would.
     useHostEnvironment();
