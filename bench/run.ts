@@ -7,13 +7,15 @@ import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import nodemailer from 'nodemailer';
-import { keys } from '../shared/repositories/keys.ts';
-import { queryMessages } from '../shared/repositories/messages.ts';
+import { keys, messageIndexAttributes } from '../shared/repositories/keys.ts';
 import { routes } from '../shared/routes.ts';
 import { registerDomain } from '../shared/services/domain-registry.ts';
+import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
+import { excludeClient } from './meter.ts';
+import { scaleAndCost } from './scale-cost.ts';
 import {
   addBody,
   addMessage,
@@ -35,6 +37,10 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
  * service itself misbehaves.
  */
 const quick = process.argv.includes('--quick');
+/** `--only scale`: just the scale-and-cost section (7), written into docs/benchmarks.md in place. */
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
+if (only !== undefined && only !== 'scale') throw new Error(`--only takes "scale", not ${only}`);
 const started = Date.now();
 const plan = quick
   ? {
@@ -47,6 +53,7 @@ const plan = quick
       deliveryMessages: 10,
       deliveryRuns: 1,
       memorySeconds: 1,
+      scaleMessages: 20,
     }
   : {
       coldRuns: 7,
@@ -58,6 +65,7 @@ const plan = quick
       deliveryMessages: 60,
       deliveryRuns: 3,
       memorySeconds: 5,
+      scaleMessages: 200,
     };
 const functionIds = [...new Set([...routes.map((r) => r.id), ...workers.map((w) => w.id)])];
 const apiIds = new Set<string>(routes.map((r) => r.id));
@@ -73,15 +81,50 @@ async function callerFor(name: string): Promise<Caller> {
 }
 const who: Caller = await callerFor(account);
 const sender = `noreply@${domain}`;
+excludeClient(rawDynamo);
+
+const scaleMarkers = ['<!-- scale-and-cost:start -->', '<!-- scale-and-cost:end -->'] as const;
+if (only === 'scale') {
+  progress(`7 scale and cost only (${plan.scaleMessages} messages per profile)`);
+  const section = await scaleAndCost(who, sender, plan.scaleMessages);
+  await host.stop();
+  const text = [
+    scaleMarkers[0],
+    `Section 7 run alone (\`npm run bench -- --only scale${quick ? ' --quick' : ''}\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 1024 ** 3, 0)} GB RAM; Node ${process.version}.`,
+    '',
+    ...section,
+    scaleMarkers[1],
+  ].join('\n');
+  process.stdout.write(`\n${text}\n`);
+  const target = quick
+    ? join(tmpdir(), 'svc-mail-benchmarks-scale.md')
+    : join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
+  const current = quick ? '' : readFileSync(target, 'utf8');
+  const start = current.indexOf(scaleMarkers[0]);
+  const end = current.indexOf(scaleMarkers[1]);
+  // In place of the previous section 7, else after section 6 (before the notes), else at the end.
+  const notesAt = current.indexOf('\n## How to run');
+  const updated =
+    start !== -1 && end !== -1
+      ? `${current.slice(0, start)}${text}${current.slice(end + scaleMarkers[1].length)}`
+      : notesAt !== -1
+        ? `${current.slice(0, notesAt).trimEnd()}\n\n${text}\n${current.slice(notesAt)}`
+        : `${current.trimEnd()}\n\n${text}\n`;
+  writeFileSync(target, updated);
+  progress(`wrote ${target}`);
+  if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });
+  rmSync(workDir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // ---------------------------------------------------------------------------------------------
 // 1. Cold start
-progress('1/6 cold start: bundling every function with the stack’s esbuild options');
+progress('1/7 cold start: bundling every function with the stack’s esbuild options');
 const cold = await coldStart(functionIds, workDir, plan.coldRuns, host.env);
 
 // ---------------------------------------------------------------------------------------------
 // 2. Warm overhead
-progress('2/6 warm overhead: service endpoints against the raw SDK calls they must make');
+progress('2/7 warm overhead: service endpoints against the raw SDK calls they must make');
 const template = await storedItem(await addMessage(who, sender));
 const existing = await addMessage(who, sender);
 const window = { from: '2000-01-01T00:00:00+00:00', to: '2100-01-01T00:00:00+00:00' };
@@ -106,7 +149,7 @@ const warmOps: Array<{
   },
   {
     name: 'add (manual-wait)',
-    rawCalls: 'GetItem domain + S3 PutObject (text) + conditional PutItem',
+    rawCalls: 'GetItem domain + PutItem (content item) + conditional PutItem',
     service: () => addMessage(who, sender),
     raw: () => raw.add(domain, cloneItem(template, account, 'waiting', new Date())),
   },
@@ -118,7 +161,7 @@ const warmOps: Array<{
   },
   {
     name: 'query with filters',
-    rawCalls: 'Query gsi2 (status, date range), limit 50',
+    rawCalls: 'Query gsi2 × 4 shards (status, date range) + BatchGetItem of the page, limit 50',
     service: () =>
       call(who, 'POST', '/message/query-1.0', {
         filters: { status: 'waiting', date_from: window.from, date_to: window.to, limit: 50 },
@@ -127,7 +170,7 @@ const warmOps: Array<{
   },
   {
     name: 'delete',
-    rawCalls: 'BatchGetItem + conditional DeleteItem + S3 DeleteObjects',
+    rawCalls: 'BatchGetItem + conditional DeleteItem + DeleteItem (content item)',
     service: async () => undefined,
     raw: async () => undefined,
   },
@@ -179,7 +222,7 @@ for (const op of warmOps) {
 
 // ---------------------------------------------------------------------------------------------
 // 3. Throughput
-progress('3/6 throughput: add at 1, 8 and 32 concurrent clients');
+progress('3/7 throughput: add at 1, 8 and 32 concurrent clients');
 interface ThroughputRow {
   connections: number;
   rps: number;
@@ -226,7 +269,7 @@ for (const connections of [1, 8, 32]) {
 // ---------------------------------------------------------------------------------------------
 // 4. Scaling
 progress(
-  `4/6 scaling: seeding ${plan.small.toLocaleString('en')} and ${plan.large.toLocaleString('en')} messages with BatchWriteItem`,
+  `4/7 scaling: seeding ${plan.small.toLocaleString('en')} and ${plan.large.toLocaleString('en')} messages with BatchWriteItem`,
 );
 const statuses = ['delivered', 'sent', 'waiting', 'bounced'];
 const spanMs = 90 * 24 * 3600 * 1000;
@@ -278,15 +321,7 @@ for (let round = -2; round < plan.scaleRounds; round++) {
   scaleTimes.ratio.push((t2 - t1) / (t1 - t0));
 }
 const scanned = async (scaleAccount: string) =>
-  (
-    await queryMessages({
-      account: scaleAccount,
-      status: 'delivered',
-      createdFrom: '2026-01-15T00:00:00.000Z',
-      createdTo: '2026-02-14T00:00:00.000Z',
-      limit: 50,
-    })
-  ).scannedCount;
+  (await listMessages(scaleAccount, filter as never, undefined)).scannedCount;
 const scaling = {
   small: figure(scaleTimes.small),
   large: figure(scaleTimes.large),
@@ -300,7 +335,7 @@ progress(
 
 // ---------------------------------------------------------------------------------------------
 // 5. Delivery
-progress('5/6 delivery: add → delivered through sender, DKIM and the SMTP sink, against raw nodemailer');
+progress('5/7 delivery: add → delivered through sender, DKIM and the SMTP sink, against raw nodemailer');
 const edAccount = `${account}-ed`;
 const edDomain = `${edAccount}.test`;
 await registerDomain(edDomain, edAccount);
@@ -382,7 +417,7 @@ rawTransport.close();
 
 // ---------------------------------------------------------------------------------------------
 // 6. Memory
-progress('6/6 memory: each function bundle alone in a process, under load');
+progress('6/7 memory: each function bundle alone in a process, under load');
 interface MemoryRow {
   id: string;
   load: string;
@@ -475,12 +510,17 @@ for (const id of functionIds) {
           new UpdateCommand({
             TableName: table(),
             Key: keys.message(uuid),
-            UpdateExpression: 'SET #s = :q, gsi2pk = :g',
+            UpdateExpression: 'SET #s = :q, gsi3pk = :w, gsi3sk = :ws REMOVE gsi2pk',
             ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: {
-              ':q': 'queued',
-              ':g': keys.messagesOfAccountByStatus(account, 'queued'),
-            },
+            ExpressionAttributeValues: (() => {
+              const index = messageIndexAttributes({
+                message_uuid: uuid,
+                account_id: account,
+                created_at: new Date().toISOString(),
+                status: 'queued',
+              });
+              return { ':q': 'queued', ':w': index.gsi3pk, ':ws': index.gsi3sk };
+            })(),
           }),
         );
       }
@@ -518,6 +558,11 @@ for (const id of functionIds) {
     child.kill();
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// 7. Scale and cost
+progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
+const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 
 await host.stop();
 
@@ -620,6 +665,7 @@ lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|--
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
+lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -10,8 +9,8 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { objectKeys } from '../shared/domain/messages/message.ts';
-import { keys } from '../shared/repositories/keys.ts';
+import { chunkSize } from '../shared/domain/messages/merge.ts';
+import { keys, messageIndexAttributes, shardCount } from '../shared/repositories/keys.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
 export interface Caller {
@@ -78,9 +77,6 @@ export const rawDynamo = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
 
-const rawS3 = new S3Client({ forcePathStyle: process.env.AWS_ENDPOINT_URL_S3 !== undefined });
-const bucket = () => process.env.BUCKET_NAME as string;
-
 export function table(): string {
   return process.env.TABLE_NAME as string;
 }
@@ -100,8 +96,7 @@ export function cloneItem(
 ): Record<string, unknown> {
   const uuid = randomUUID();
   const created = createdAt.toISOString();
-  const sortKey = `${created}#${uuid}`;
-  const { gsi3pk: _dueKey, gsi3sk: _dueSort, ...rest } = template;
+  const { gsi2pk: _status, gsi3pk: _work, gsi3sk: _workSort, due_at: _due, ...rest } = template;
   return {
     ...rest,
     ...keys.message(uuid),
@@ -110,10 +105,7 @@ export function cloneItem(
     status,
     created_at: created,
     updated_at: created,
-    gsi1pk: keys.messagesOfAccount(account),
-    gsi1sk: sortKey,
-    gsi2pk: keys.messagesOfAccountByStatus(account, status),
-    gsi2sk: sortKey,
+    ...messageIndexAttributes({ message_uuid: uuid, account_id: account, created_at: created, status }),
   };
 }
 
@@ -159,15 +151,13 @@ export async function statusesOf(uuids: readonly string[]): Promise<Map<string, 
 
 // The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
 export const raw = {
-  /** add: the sending domain's owner, the text part to S3, then the conditional put of the message. */
+  /** add: the sending domain's owner, the content item (small body), then the conditional put of the message. */
   async add(domain: string, item: Record<string, unknown>): Promise<void> {
     await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
-    await rawS3.send(
-      new PutObjectCommand({
-        Bucket: bucket(),
-        Key: objectKeys.text(String(item.message_uuid)),
-        Body: 'Hello from the benchmark.',
-        ContentType: 'text/plain; charset=utf-8',
+    await rawDynamo.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...keys.messageContent(String(item.message_uuid)), text: 'Hello from the benchmark.' },
       }),
     );
     await rawDynamo.send(
@@ -180,25 +170,38 @@ export const raw = {
       new GetCommand({ TableName: table(), Key: keys.message(uuid), ConsistentRead: true }),
     );
   },
-  /** query with filters: one Query on the status index with the date range as key condition. */
+  /** query with filters: one Query per shard of the status index, then the page's items. */
   async queryFilters(account: string, status: string, from: string, to: string, limit = 50) {
-    const result = await rawDynamo.send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk BETWEEN :lower AND :upper',
-        ExpressionAttributeValues: {
-          ':pk': keys.messagesOfAccountByStatus(account, status),
-          ':lower': from,
-          ':upper': `${to}#~`,
-        },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
+    const pages = await Promise.all(
+      Array.from({ length: shardCount.account }, (_, shard) =>
+        rawDynamo.send(
+          new QueryCommand({
+            TableName: table(),
+            IndexName: 'gsi2',
+            KeyConditionExpression: 'gsi2pk = :pk AND gsi1sk BETWEEN :lower AND :upper',
+            ExpressionAttributeValues: {
+              ':pk': keys.messagesOfAccountByStatus(account, status, shard),
+              ':lower': from,
+              ':upper': `${to}#~`,
+            },
+            ScanIndexForward: false,
+            Limit: chunkSize(limit, shardCount.account),
+          }),
+        ),
+      ),
     );
-    return result.ScannedCount ?? 0;
+    const keysFound = pages
+      .flatMap((page) => page.Items ?? [])
+      .sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1))
+      .slice(0, limit)
+      .map((item) => ({ pk: item.pk, sk: item.sk }));
+    if (keysFound.length > 0)
+      await rawDynamo.send(
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: keysFound, ConsistentRead: true } } }),
+      );
+    return pages.reduce((sum, page) => sum + (page.ScannedCount ?? 0), 0);
   },
-  /** delete: read the message (its object keys), the conditional DeleteItem, then its objects. */
+  /** delete: read the message, the conditional DeleteItem, then its content item. */
   async delete(uuid: string, account: string): Promise<void> {
     await rawDynamo.send(
       new BatchGetCommand({ RequestItems: { [table()]: { Keys: [keys.message(uuid)] } } }),
@@ -211,12 +214,7 @@ export const raw = {
         ExpressionAttributeValues: { ':a': account },
       }),
     );
-    await rawS3.send(
-      new DeleteObjectsCommand({
-        Bucket: bucket(),
-        Delete: { Objects: [{ Key: objectKeys.text(uuid) }], Quiet: true },
-      }),
-    );
+    await rawDynamo.send(new DeleteCommand({ TableName: table(), Key: keys.messageContent(uuid) }));
   },
   /** DKIM status: the domain's owner, then its keys. */
   async dkimStatus(domain: string): Promise<void> {

@@ -2,6 +2,7 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type Projection,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
@@ -110,6 +111,13 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
   }
 }
 
+/** An index's projection as DynamoDB takes it, from the shared definition. */
+function projectionOf(index: (typeof tableDefinition.indexes)[number]): Projection {
+  return index.projection === 'INCLUDE'
+    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
+    : { ProjectionType: index.projection };
+}
+
 /** A queue with its dead-letter queue and redrive, shaped by a definition. */
 async function createQueuePair(
   sqs: SQSClient,
@@ -203,7 +211,7 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: projectionOf(index),
         })),
       }),
     );
@@ -243,7 +251,7 @@ async function addMissingIndexes(dynamo: DynamoDBClient, tableName: string): Pro
                 { AttributeName: index.partitionKey, KeyType: 'HASH' },
                 { AttributeName: index.sortKey, KeyType: 'RANGE' },
               ],
-              Projection: { ProjectionType: 'ALL' },
+              Projection: projectionOf(index),
             },
           },
         ],

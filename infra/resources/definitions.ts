@@ -9,12 +9,30 @@ export const tableDefinition = {
   ttlAttribute: 'expires_at',
   /** The table's stream: the outbox of webhook events (docs/webhooks.md). */
   streamViewType: 'NEW_AND_OLD_IMAGES',
+  /**
+   * Projections carry only what the queries read (docs/data-model.md): message queries read index
+   * keys and then the page's items, so an update that changes no index key writes nothing to an
+   * index. gsi1 also includes the never-changing attributes an account's domain list needs.
+   * gsi2 sorts by gsi1's sort key attribute (creation time), so the item stores it once.
+   */
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
-    // Sparse: only suppression items carry these attributes (docs/data-model.md).
-    { name: 'suppressions', partitionKey: 'suppressions_pk', sortKey: 'suppressions_sk' },
+    {
+      name: 'gsi1',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+      projection: 'INCLUDE',
+      nonKeyAttributes: ['domain', 'account_id', 'created_at', 'active_selector'],
+    },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi1sk', projection: 'KEYS_ONLY' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'KEYS_ONLY' },
+    // Sparse: only suppression items carry these attributes (docs/data-model.md). Written on a
+    // bounce or complaint, not on every message; the list query reads whole entries from it.
+    {
+      name: 'suppressions',
+      partitionKey: 'suppressions_pk',
+      sortKey: 'suppressions_sk',
+      projection: 'ALL',
+    },
   ],
 } as const;
 

@@ -59,7 +59,12 @@ export class Storage extends Construct {
         indexName: index.name,
         partitionKey: attribute(index.partitionKey),
         sortKey: attribute(index.sortKey),
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection === 'INCLUDE'
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
+          : {
+              projectionType:
+                index.projection === 'ALL' ? dynamodb.ProjectionType.ALL : dynamodb.ProjectionType.KEYS_ONLY,
+            }),
       });
       this.indexNames.push(index.name);
     }

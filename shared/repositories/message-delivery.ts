@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
@@ -8,12 +8,13 @@ import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/
 import type { Address } from '../domain/messages/addresses.ts';
 import {
   boundedEntry,
+  type ContentBodies,
   clipDetail,
   type MessageItem,
   maxHistoryEntries,
   type StoredAttachment,
 } from '../domain/messages/message.ts';
-import { keys } from './keys.ts';
+import { indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
 /**
@@ -34,8 +35,11 @@ export interface DeliveryMessage
   attempts?: number;
   lease_until?: number;
   relay?: { message_id?: string; response?: string };
-  gsi3sk?: string;
+  due_at?: string;
 }
+
+/** What a status change needs to know to compute the message's index keys. */
+type Indexed = Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at' | 'scheduling'>;
 
 const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
@@ -47,19 +51,18 @@ function toMessage(item: Record<string, unknown>): DeliveryMessage {
     cc: list<Address>(item.cc),
     bcc: list<Address>(item.bcc),
     reply_to: list<Address>(item.reply_to),
-    parts: (item.parts as DeliveryMessage['parts'] | undefined) ?? {},
+    content: (item.content as DeliveryMessage['content'] | undefined) ?? { store: 'item' },
     attachments: list(item.attachments),
     recipients: list<Recipient>(item.recipients),
     history: list<HistoryEntry>(item.history),
   };
 }
 
-/** The due index's sort key: UTC ISO time, then the uuid (docs/data-model.md). */
-export const dueKey = (dueAtMs: number, messageUuid: string): string =>
-  `${new Date(dueAtMs).toISOString()}#${messageUuid}`;
+/** The `due_at` attribute: when the dispatcher looks at the message again (UTC ISO). */
+export const dueAtIso = (dueAtMs: number): string => new Date(dueAtMs).toISOString();
 
-export const dueAtOf = (gsi3sk: string | undefined): number =>
-  gsi3sk === undefined ? Number.NaN : Date.parse(gsi3sk.split('#')[0] ?? '');
+export const dueAtOf = (dueAt: string | undefined): number =>
+  dueAt === undefined ? Number.NaN : Date.parse(dueAt);
 
 export async function getDeliveryMessage(messageUuid: string): Promise<DeliveryMessage | undefined> {
   const result = await guarded('database', () =>
@@ -157,8 +160,26 @@ async function change(
   }
 }
 
-function statusIndex(accountId: string, status: MessageStatus): Record<string, string> {
-  return { status, gsi2pk: keys.messagesOfAccountByStatus(accountId, status) };
+/**
+ * The status and the index attributes that follow it (shared/repositories/keys.ts): an update
+ * between in-flight statuses writes no index attribute, so it costs nothing on the indexes.
+ */
+function statusIndex(
+  message: Indexed,
+  status: MessageStatus,
+  from: readonly string[],
+): { set: Record<string, unknown>; remove: string[] } {
+  const change = indexChangeFor(
+    {
+      message_uuid: message.message_uuid,
+      account_id: message.account_id,
+      created_at: message.created_at,
+      status,
+      ...(message.scheduling?.send_at === undefined ? {} : { send_at: message.scheduling.send_at }),
+    },
+    from,
+  );
+  return { set: { status, ...change.set }, remove: change.remove };
 }
 
 export interface ClaimOptions {
@@ -174,13 +195,14 @@ export interface ClaimOptions {
  * the dispatcher finds it if this sender dies. Undefined when another sender was faster.
  */
 export async function claimMessage(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'attempts'>,
+  message: Indexed & Pick<DeliveryMessage, 'attempts'>,
   options: ClaimOptions,
 ): Promise<DeliveryMessage | undefined> {
   const leaseUntil = options.nowMs + options.leaseMs;
   const attempt = (message.attempts ?? 0) + 1;
   const condition =
     options.from === 'processing' ? '#status = :from AND lease_until <= :now' : '#status = :from';
+  const index = statusIndex(message, 'processing', [options.from]);
   return change(message.message_uuid, {
     condition,
     values:
@@ -188,13 +210,13 @@ export async function claimMessage(
         ? { ':from': options.from, ':now': options.nowMs }
         : { ':from': options.from },
     set: {
-      ...statusIndex(message.account_id, 'processing'),
+      ...index.set,
       lease_until: leaseUntil,
       attempts: attempt,
       updated_at: new Date(options.nowMs).toISOString(),
-      gsi3pk: keys.due,
-      gsi3sk: dueKey(leaseUntil, message.message_uuid),
     },
+    // While processing, the lease is the due time (no copy of it in `due_at`: fewer bytes per write).
+    remove: [...index.remove, 'due_at'],
     history: [
       {
         status: 'processing',
@@ -218,14 +240,15 @@ export interface RelayOutcome {
  * recipients' statuses and the relay's reply. Leaves the due index and drops the lease.
  */
 export async function recordOutcome(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'account_id'>,
+  message: Indexed,
   outcome: RelayOutcome,
 ): Promise<DeliveryMessage | undefined> {
+  const index = statusIndex(message, outcome.status, ['processing']);
   return change(message.message_uuid, {
     condition: '#status = :processing',
     values: { ':processing': 'processing' },
     set: {
-      ...statusIndex(message.account_id, outcome.status),
+      ...index.set,
       recipients: outcome.recipients,
       updated_at: outcome.at,
       ...(outcome.relay === undefined
@@ -242,7 +265,7 @@ export async function recordOutcome(
             },
           }),
     },
-    remove: ['lease_until', 'gsi3pk', 'gsi3sk'],
+    remove: [...index.remove, 'lease_until', 'due_at'],
     history: outcome.history,
   });
 }
@@ -262,7 +285,7 @@ export async function releaseClaim(
     set: {
       lease_until: options.nowMs,
       updated_at: new Date(options.nowMs).toISOString(),
-      gsi3sk: dueKey(options.retryDueMs, message.message_uuid),
+      due_at: dueAtIso(options.retryDueMs),
     },
     history: [{ status: 'processing', at: new Date(options.nowMs).toISOString(), detail: options.detail }],
   });
@@ -279,7 +302,7 @@ export interface FailOptions {
 
 /** Marks a message `failed` (pending recipients too), if it is still in one of `from`. */
 export async function markFailed(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'recipients'>,
+  message: Indexed & Pick<DeliveryMessage, 'recipients'>,
   options: FailOptions,
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
@@ -294,6 +317,7 @@ export async function markFailed(
     values[':now'] = options.nowMs;
     return '#status = :processing AND (attribute_not_exists(lease_until) OR lease_until <= :now)';
   });
+  const index = statusIndex(message, 'failed', options.from);
   const recipients = message.recipients.map((recipient) =>
     recipient.status === 'pending'
       ? { ...recipient, status: 'failed' as const, detail: options.reason, updated_at: at }
@@ -304,27 +328,28 @@ export async function markFailed(
     condition:
       clauses.length === 1 ? (clauses[0] as string) : clauses.map((clause) => `(${clause})`).join(' OR '),
     values,
-    set: { ...statusIndex(message.account_id, 'failed'), recipients, updated_at: at },
-    remove: ['lease_until', 'gsi3pk', 'gsi3sk'],
+    set: { ...index.set, recipients, updated_at: at },
+    remove: [...index.remove, 'lease_until', 'due_at'],
     history: [{ status: 'failed', at, detail: options.reason }],
   });
 }
 
 /** Dispatcher: a `scheduled` message whose send time is near becomes `queued`. */
 export async function releaseScheduled(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'account_id'>,
+  message: Indexed,
   options: { nowMs: number; reconcileAtMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
+  const index = statusIndex(message, 'queued', ['scheduled']);
   return change(message.message_uuid, {
     condition: '#status = :scheduled',
     values: { ':scheduled': 'scheduled' },
     set: {
-      ...statusIndex(message.account_id, 'queued'),
+      ...index.set,
       updated_at: at,
-      gsi3pk: keys.due,
-      gsi3sk: dueKey(options.reconcileAtMs, message.message_uuid),
+      due_at: dueAtIso(options.reconcileAtMs),
     },
+    remove: index.remove,
     history: [{ status: 'queued', at, detail: options.detail }],
   });
 }
@@ -334,14 +359,26 @@ export async function releaseScheduled(
  * meanwhile (same status, same due time).
  */
 export async function postponeDue(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'gsi3sk'>,
+  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at' | 'lease_until'>,
   options: { nowMs: number; nextDueMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
   return change(message.message_uuid, {
-    condition: '#status = :status AND gsi3sk = :due',
-    values: { ':status': message.status, ':due': message.gsi3sk ?? '' },
-    set: { gsi3sk: dueKey(options.nextDueMs, message.message_uuid), updated_at: at },
+    // Unchanged since it was read: the same due time, or (a claimed message) no due time and the
+    // same lease.
+    condition:
+      message.due_at !== undefined
+        ? '#status = :status AND due_at = :due'
+        : message.lease_until !== undefined
+          ? '#status = :status AND attribute_not_exists(due_at) AND lease_until = :lease'
+          : '#status = :status AND attribute_not_exists(due_at) AND attribute_not_exists(lease_until)',
+    values:
+      message.due_at !== undefined
+        ? { ':status': message.status, ':due': message.due_at }
+        : message.lease_until !== undefined
+          ? { ':status': message.status, ':lease': message.lease_until }
+          : { ':status': message.status },
+    set: { due_at: dueAtIso(options.nextDueMs), updated_at: at },
     history: [{ status: message.status, at, detail: options.detail }],
   });
 }
@@ -361,14 +398,16 @@ export async function updateWithRetry(
     if (current === undefined) return 'missing';
     const next = mutate(current);
     if (next === undefined) return 'unchanged';
+    const index = statusIndex(current, next.status, [current.status]);
     const updated = await change(messageUuid, {
       condition: '#status = :was AND updated_at = :stamp',
       values: { ':was': current.status, ':stamp': current.updated_at },
       set: {
-        ...statusIndex(current.account_id, next.status),
+        ...(next.status === current.status ? { status: next.status } : index.set),
         recipients: next.recipients,
         updated_at: next.at > current.updated_at ? next.at : bump(current.updated_at),
       },
+      ...(next.status === current.status || index.remove.length === 0 ? {} : { remove: index.remove }),
       history: next.history,
     });
     if (updated !== undefined) return updated;
@@ -382,24 +421,49 @@ function bump(stamp: string): string {
   return new Date((Number.isNaN(time) ? Date.now() : time) + 1).toISOString();
 }
 
-/** The due index: messages with a due time up to `untilMs`, oldest first, one page. */
-export async function queryDue(
-  untilMs: number,
-  options: { limit: number; startKey?: Record<string, unknown> },
+/**
+ * One page of a work shard (gsi3): the scheduled messages due up to `untilMs` (`DUE#<n>`), or
+ * every in-flight message (`INFLIGHT#<n>`). The index holds keys only; the page's items are read
+ * with one consistent BatchGetItem.
+ */
+export async function queryWork(
+  family: 'due' | 'inFlight',
+  shard: number,
+  options: { untilMs: number; limit: number; startKey?: Record<string, unknown> },
 ): Promise<{ items: DeliveryMessage[]; nextKey?: Record<string, unknown> }> {
+  const due = family === 'due';
   const result = await guarded('database', () =>
     dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :due AND gsi3sk <= :until',
-        ExpressionAttributeValues: { ':due': keys.due, ':until': `${new Date(untilMs).toISOString()}#~` },
+        KeyConditionExpression: due ? 'gsi3pk = :pk AND gsi3sk <= :until' : 'gsi3pk = :pk',
+        ExpressionAttributeValues: due
+          ? { ':pk': keys.due(shard), ':until': `${new Date(options.untilMs).toISOString()}#~` }
+          : { ':pk': keys.inFlight(shard) },
         Limit: options.limit,
         ExclusiveStartKey: options.startKey,
       }),
     ),
   );
-  return { items: (result.Items ?? []).map(toMessage), nextKey: result.LastEvaluatedKey };
+  const uuids = (result.Items ?? []).map((item) => String(item.pk).slice('MESSAGE#'.length));
+  const items: DeliveryMessage[] = [];
+  for (let start = 0; start < uuids.length; start += 100) {
+    const batch = uuids.slice(start, start + 100);
+    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
+      [tableName()]: { Keys: batch.map((uuid) => keys.message(uuid)), ConsistentRead: true },
+    };
+    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
+      const pending: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> = request;
+      const read = await guarded('database', () =>
+        dynamo().send(new BatchGetCommand({ RequestItems: pending })),
+      );
+      items.push(...(read.Responses?.[tableName()] ?? []).map(toMessage));
+      request = read.UnprocessedKeys as typeof request;
+      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+    }
+  }
+  return { items, nextKey: result.LastEvaluatedKey };
 }
 
 /** Puts `{"message_uuid"}` on the send queue, optionally delayed (0–900 s). */
@@ -413,6 +477,49 @@ export async function enqueueSend(messageUuid: string, delaySeconds = 0): Promis
       }),
     ),
   );
+}
+
+/**
+ * A message's bodies and attachments: from the item when inline, else from its one content
+ * object (a single S3 GET), cut at the stored byte ranges.
+ */
+export async function readMessageContent(message: DeliveryMessage): Promise<{
+  text?: Buffer;
+  html?: Buffer;
+  eml?: Buffer;
+  attachments: Buffer[];
+}> {
+  const content = message.content;
+  if (content.store !== 's3') {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.messageContent(message.message_uuid),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const bodies = result.Item as ContentBodies | undefined;
+    if (bodies === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
+    return {
+      ...(bodies.text === undefined ? {} : { text: Buffer.from(bodies.text, 'utf8') }),
+      ...(bodies.html === undefined ? {} : { html: Buffer.from(bodies.html, 'utf8') }),
+      ...(bodies.eml === undefined ? {} : { eml: Buffer.from(bodies.eml) }),
+      attachments: [],
+    };
+  }
+  const object = await readMessageObject(content.key);
+  const cut = (range: [number, number]) => {
+    if (range[0] + range[1] > object.length) throw new MissingObjectError(content.key);
+    return object.subarray(range[0], range[0] + range[1]);
+  };
+  return {
+    ...(content.text === undefined ? {} : { text: cut(content.text) }),
+    ...(content.html === undefined ? {} : { html: cut(content.html) }),
+    ...(content.eml === undefined ? {} : { eml: cut(content.eml) }),
+    attachments: message.attachments.map((attachment) => cut([attachment.offset, attachment.size ?? 0])),
+  };
 }
 
 export class MissingObjectError extends Error {

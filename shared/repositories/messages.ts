@@ -12,10 +12,9 @@ import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
-import type { HistoryEntry, MessageItem } from '../domain/messages/message.ts';
-import { sortKeyOf } from '../domain/messages/message.ts';
+import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
-import { keys } from './keys.ts';
+import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
 
 /**
  * Storage of messages (docs/data-model.md): the message item and its index attributes in
@@ -36,24 +35,45 @@ const isConditionalFailure = (error: unknown): error is ConditionalFailure =>
 const isCancelled = (error: unknown): error is ConditionalFailure =>
   (error as { name?: string })?.name === 'TransactionCanceledException';
 
-function indexAttributes(item: MessageItem, dueAt: string | undefined): Record<string, string> {
-  const sortKey = sortKeyOf(item);
-  const attributes: Record<string, string> = {
-    gsi1pk: keys.messagesOfAccount(item.account_id),
-    gsi1sk: sortKey,
-    gsi2pk: keys.messagesOfAccountByStatus(item.account_id, item.status),
-    gsi2sk: sortKey,
-  };
-  if (dueAt !== undefined) {
-    attributes.gsi3pk = keys.due;
-    attributes.gsi3sk = `${dueAt}#${item.message_uuid}`;
+function indexAttributes(item: MessageItem, dueAt: string | undefined): MessageIndexAttributes {
+  return messageIndexAttributes({
+    message_uuid: item.message_uuid,
+    account_id: item.account_id,
+    created_at: item.created_at,
+    status: item.status,
+    ...(item.scheduling.send_at === undefined ? {} : { send_at: item.scheduling.send_at }),
+    ...(dueAt === undefined ? {} : { due_at: dueAt }),
+  });
+}
+
+/**
+ * Empty lists and maps are not stored (readers default them): every byte of the message item is
+ * paid again at each of its writes, in 1 KB write units (docs/data-model.md, "Write units").
+ */
+const optionalWhenEmpty = ['cc', 'bcc', 'reply_to', 'attachments', 'headers'] as const;
+function compact(item: MessageItem): Partial<MessageItem> {
+  const stored: Partial<MessageItem> = { ...item };
+  for (const name of optionalWhenEmpty) {
+    const value = stored[name] as unknown;
+    if (Array.isArray(value) ? value.length === 0 : Object.keys((value ?? {}) as object).length === 0)
+      delete stored[name];
   }
-  return attributes;
+  // Defaults, restored on read: bodies in the content item, immediate sending, no attempt yet.
+  if (stored.content?.store === 'item') delete stored.content;
+  if (stored.scheduling?.mode === 'immediate' && stored.scheduling.send_at === undefined)
+    delete stored.scheduling;
+  if (stored.attempts === 0) delete stored.attempts;
+  return stored;
 }
 
 const stripKeys = (item: Record<string, unknown>): MessageItem => {
-  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, ...rest } = item;
-  return rest as unknown as MessageItem;
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi3pk, gsi3sk, ...rest } = item;
+  return {
+    content: { store: 'item' },
+    scheduling: { mode: 'immediate' },
+    attempts: 0,
+    ...rest,
+  } as unknown as MessageItem;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -186,7 +206,12 @@ export async function createMessage(
 ): Promise<CreateResult> {
   const put = {
     TableName: tableName(),
-    Item: { ...keys.message(item.message_uuid), ...indexAttributes(item, dueAt), ...item },
+    Item: {
+      ...keys.message(item.message_uuid),
+      ...indexAttributes(item, dueAt),
+      ...compact(item),
+      ...(dueAt === undefined ? {} : { due_at: dueAt }),
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   };
   if (claim === undefined) {
@@ -207,6 +232,27 @@ export async function createMessage(
   if (result.outcome === 'replay') return { created: false, replay: result.stored };
   if (result.outcome === 'failed') throw new Error('message uuid collision');
   return { created: true };
+}
+
+/**
+ * A small message's bodies, beside its item (docs/data-model.md, "Bodies"): written once, before
+ * the message item, so a message never exists without them. It carries no `message_uuid` or
+ * `account_id`, and no index attribute: nothing lists it but its message.
+ */
+export async function putContentItem(uuid: string, bodies: ContentBodies): Promise<void> {
+  await guarded('database', () =>
+    dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: { ...keys.messageContent(uuid), ...bodies } }),
+    ),
+  );
+}
+
+export async function deleteContentItems(uuids: readonly string[]): Promise<void> {
+  for (const uuid of uuids) {
+    await guarded('database', () =>
+      dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.messageContent(uuid) })),
+    );
+  }
 }
 
 /** One message, read consistently. */
@@ -270,26 +316,47 @@ export async function transitionMessage(
   const values: Record<string, unknown> = {
     ':account': account,
     ':to': to,
-    ':gsi2pk': keys.messagesOfAccountByStatus(account, to),
     ':now': entry.at,
     ':entry': [entry],
   };
   from.forEach((status, index) => {
     values[`:from${index}`] = status;
   });
-  let expression =
-    'SET #status = :to, gsi2pk = :gsi2pk, updated_at = :now, history = list_append(history, :entry)';
-  if (dueAt === null) expression += ' REMOVE gsi3pk, gsi3sk';
-  else {
-    expression += ', gsi3pk = :due, gsi3sk = :dueSk';
-    values[':due'] = keys.due;
-    values[':dueSk'] = `${dueAt}#${uuid}`;
+  // The index keys follow the new status: the owner and creation time come from the item itself,
+  // which the condition pins to `account`; only the status (and due time) are new.
+  const current = await getMessage(uuid);
+  const assignments = ['#status = :to', 'updated_at = :now', 'history = list_append(history, :entry)'];
+  const removals: string[] = [];
+  if (current !== undefined && current.account_id === account) {
+    const change = indexChangeFor(
+      {
+        message_uuid: uuid,
+        account_id: account,
+        created_at: current.created_at,
+        status: to,
+        ...(current.scheduling?.send_at === undefined ? {} : { send_at: current.scheduling.send_at }),
+      },
+      from,
+    );
+    for (const [name, value] of Object.entries(change.set)) {
+      assignments.push(`${name} = :${name}`);
+      values[`:${name}`] = value;
+    }
+    removals.push(...change.remove);
+    values[':created'] = current.created_at;
   }
+  if (dueAt === null) removals.push('due_at');
+  else {
+    assignments.push('due_at = :dueAt');
+    values[':dueAt'] = dueAt;
+  }
+  const expression = `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`;
+  const createdCondition = values[':created'] === undefined ? '' : ' AND created_at = :created';
   const update = {
     TableName: tableName(),
     Key: keys.message(uuid),
     UpdateExpression: expression,
-    ConditionExpression: `attribute_exists(pk) AND account_id = :account AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+    ConditionExpression: `attribute_exists(pk) AND account_id = :account${createdCondition} AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: values,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
@@ -315,18 +382,23 @@ export async function transitionMessage(
   }
 }
 
-export interface QueryPage {
-  items: MessageItem[];
-  /** DynamoDB returned a LastEvaluatedKey. */
+export interface KeyPage {
+  /** Sort keys `<created_at>#<uuid>` in index order (newest first), without any partition prefix. */
+  keys: string[];
+  /** DynamoDB returned a LastEvaluatedKey: the stream may hold more. */
   more: boolean;
-  /** Items DynamoDB evaluated for this page (ScannedCount): equals the page size, as no filter expression is used. */
+  /** Index entries DynamoDB evaluated (ScannedCount): no filter expression is used, so = keys.length. */
   scannedCount: number;
 }
 
-export interface MessageQuery {
-  account: string;
-  /** One status (index gsi2), or every status (index gsi1). */
-  status?: MessageStatus;
+export interface IndexStream {
+  index: 'gsi1' | 'gsi2' | 'gsi3';
+  partition: string;
+  /** What precedes `<created_at>#<uuid>` in the sort key (the account, on the in-flight index). */
+  prefix: string;
+}
+
+export interface KeyQuery {
   /** Inclusive bounds on the creation time, UTC ISO. */
   createdFrom?: string;
   createdTo?: string;
@@ -335,37 +407,41 @@ export interface MessageQuery {
   limit: number;
 }
 
-/** One page of an account's messages, newest first, by a key condition on an index: never a Scan. */
-export async function queryMessages(query: MessageQuery): Promise<QueryPage> {
-  const index = query.status === undefined ? 'gsi1' : 'gsi2';
-  const partition =
-    query.status === undefined
-      ? keys.messagesOfAccount(query.account)
-      : keys.messagesOfAccountByStatus(query.account, query.status);
-  const lower = query.createdFrom ?? '0';
-  const upper = query.createdTo === undefined ? '~' : `${query.createdTo}#~`;
+const sortKeyAttribute = { gsi1: 'gsi1sk', gsi2: 'gsi1sk', gsi3: 'gsi3sk' } as const;
+
+/**
+ * One page of an index partition's sort keys, newest first, by a key condition (never a Scan).
+ * The indexes project keys only; the caller reads the items it keeps with `getMessages`.
+ */
+export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Promise<KeyPage> {
+  const sortName = sortKeyAttribute[stream.index];
+  const lower = `${stream.prefix}${query.createdFrom ?? '0'}`;
+  const upper = `${stream.prefix}${query.createdTo === undefined ? '~' : `${query.createdTo}#~`}`;
   let startKey: Record<string, string> | undefined;
   if (query.after !== undefined) {
     const uuid = query.after.slice(query.after.indexOf('#') + 1);
-    startKey = { ...keys.message(uuid), [`${index}pk`]: partition, [`${index}sk`]: query.after };
+    startKey = {
+      ...keys.message(uuid),
+      [`${stream.index}pk`]: stream.partition,
+      [sortName]: `${stream.prefix}${query.after}`,
+    };
   }
   const result = await guarded('database', () =>
     dynamo().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: index,
+        IndexName: stream.index,
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
-        ExpressionAttributeNames: { '#pk': `${index}pk`, '#sk': `${index}sk` },
-        ExpressionAttributeValues: { ':pk': partition, ':lower': lower, ':upper': upper },
+        ExpressionAttributeNames: { '#pk': `${stream.index}pk`, '#sk': sortName },
+        ExpressionAttributeValues: { ':pk': stream.partition, ':lower': lower, ':upper': upper },
         ScanIndexForward: false,
         Limit: query.limit,
         ExclusiveStartKey: startKey,
-        ReturnConsumedCapacity: 'TOTAL',
       }),
     ),
   );
   return {
-    items: (result.Items ?? []).map(stripKeys),
+    keys: (result.Items ?? []).map((item) => String(item[sortName]).slice(stream.prefix.length)),
     more: result.LastEvaluatedKey !== undefined,
     scannedCount: result.ScannedCount ?? 0,
   };

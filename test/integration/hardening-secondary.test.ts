@@ -135,11 +135,13 @@ describe('nothing accepted is lost: manual-wait is bounded', () => {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.message(uuid),
-        UpdateExpression: 'SET gsi3sk = :due',
-        ConditionExpression: 'gsi3pk = :pk',
+        // The due entry's sort key and the item's due time, as the work index keeps them (keys.ts).
+        UpdateExpression: 'SET gsi3sk = :due, due_at = :at',
+        ConditionExpression: 'begins_with(gsi3pk, :pk)',
         ExpressionAttributeValues: {
           ':due': `${new Date(Date.now() - 1000).toISOString()}#${uuid}`,
-          ':pk': 'DUE',
+          ':at': new Date(Date.now() - 1000).toISOString(),
+          ':pk': 'DUE#',
         },
       }),
     );

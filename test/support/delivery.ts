@@ -8,10 +8,11 @@ import { authenticate } from 'mailauth';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import type { Recipient } from '../../shared/domain/delivery/status.ts';
-import { keys } from '../../shared/repositories/keys.ts';
+import { planContent } from '../../shared/domain/messages/message.ts';
+import { keys, messageIndexAttributes } from '../../shared/repositories/keys.ts';
 import {
   type DeliveryMessage,
-  dueKey,
+  dueAtIso,
   getDeliveryMessage,
 } from '../../shared/repositories/message-delivery.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
@@ -45,35 +46,23 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
   const uuid = randomUUID();
   const now = new Date();
   const kind = options.kind ?? 'text_only';
-  const prefix = `messages/${uuid}/`;
-  const parts: Record<string, string> = {};
-  const objects: Array<[string, Buffer]> = [];
-  if (kind === 'text_only' || kind === 'mixed') {
-    parts.text = `${prefix}text.txt`;
-    objects.push([parts.text, Buffer.from(`Hello from ${uuid}\nSecond line.\n`)]);
-  }
-  if (kind === 'html_only' || kind === 'mixed') {
-    parts.html = `${prefix}body.html`;
-    objects.push([parts.html, Buffer.from(`<p>Hello from <b>${uuid}</b></p>`)]);
-  }
-  if (kind === 'eml') {
-    parts.eml = `${prefix}message.eml`;
-    objects.push([parts.eml, Buffer.from(options.eml ?? '')]);
-  }
-  const attachments = (options.attachments ?? []).map((attachment, index) => {
-    const key = `${prefix}attachments/${index}`;
-    objects.push([key, attachment.content]);
-    return {
+  // One content object per message, laid out by the same code as the messages API, but always in
+  // S3 (never inline), so a test can leave it out (a poison message).
+  const planned = planContent(uuid, {
+    ...(kind === 'text_only' || kind === 'mixed' ? { text: `Hello from ${uuid}\nSecond line.\n` } : {}),
+    ...(kind === 'html_only' || kind === 'mixed' ? { html: `<p>Hello from <b>${uuid}</b></p>` } : {}),
+    ...(kind === 'eml' ? { eml: Buffer.from(options.eml ?? '') } : {}),
+    attachments: (options.attachments ?? []).map((attachment) => ({
       filename: attachment.filename,
       content_type: attachment.content_type,
-      size: attachment.content.length,
-      key,
-    };
+      body: attachment.content,
+    })),
+    forceObject: true,
   });
-  if (options.withoutParts !== true) {
-    for (const [key, body] of objects) {
-      await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body }));
-    }
+  const content = planned.content;
+  const attachments = planned.attachments;
+  if (options.withoutParts !== true && content.store === 's3' && planned.object !== undefined) {
+    await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: content.key, Body: planned.object }));
   }
   const sender = `sender@${options.domain}`;
   const address = (email: string) => ({ email });
@@ -107,7 +96,7 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
         subject: options.subject ?? `Test ${uuid}`,
         content_kind: kind,
         headers: { 'X-Campaign': 'delivery-tests' },
-        parts,
+        content,
         attachments,
         scheduling:
           status === 'scheduled'
@@ -120,13 +109,14 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
         updated_at: createdAt,
         attempts: 0,
         ...(options.leaseUntil === undefined ? {} : { lease_until: options.leaseUntil }),
-        gsi1pk: keys.messagesOfAccount(options.account),
-        gsi1sk: `${createdAt}#${uuid}`,
-        gsi2pk: keys.messagesOfAccountByStatus(options.account, status),
-        gsi2sk: `${createdAt}#${uuid}`,
-        ...(status === 'waiting' || status === 'sent'
-          ? {}
-          : { gsi3pk: keys.due, gsi3sk: dueKey(dueAtMs, uuid) }),
+        ...messageIndexAttributes({
+          message_uuid: uuid,
+          account_id: options.account,
+          created_at: createdAt,
+          status,
+          ...(options.sendAt === undefined ? {} : { send_at: options.sendAt.toISOString() }),
+        }),
+        ...(status === 'waiting' || status === 'sent' ? {} : { due_at: dueAtIso(dueAtMs) }),
       },
     }),
   );

@@ -2,7 +2,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
-import { keys } from '../../shared/repositories/keys.ts';
+import { indexChangeFor, keys } from '../../shared/repositories/keys.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
 
@@ -78,17 +78,28 @@ export async function forceStatus(uuid: string, to: string, from?: string): Prom
   useHostEnvironment();
   const item = await rawItem(uuid);
   if (item === undefined) return false;
+  // The index keys follow the status, as every write of the service keeps them (keys.ts).
+  const change = indexChangeFor(
+    {
+      message_uuid: uuid,
+      account_id: item.account_id,
+      created_at: item.created_at,
+      status: to,
+      ...(item.scheduling?.send_at === undefined ? {} : { send_at: item.scheduling.send_at }),
+    },
+    [from ?? item.status],
+  );
   try {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.message(uuid),
-        UpdateExpression: 'SET #status = :to, gsi2pk = :gsi2pk',
+        UpdateExpression: `SET ${['#status = :to', ...Object.keys(change.set).map((name) => `${name} = :${name}`)].join(', ')}${change.remove.length > 0 ? ` REMOVE ${change.remove.join(', ')}` : ''}`,
         ConditionExpression: from === undefined ? 'attribute_exists(pk)' : '#status = :from',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':to': to,
-          ':gsi2pk': keys.messagesOfAccountByStatus(item.account_id, to),
+          ...Object.fromEntries(Object.entries(change.set).map(([name, value]) => [`:${name}`, value])),
           ...(from === undefined ? {} : { ':from': from }),
         },
       }),

@@ -75,11 +75,9 @@ export function remoteStore(host: SecondaryHost): RemoteStore {
   };
 }
 
-/** Every storage key a message item names (text, html, eml, attachments). */
+/** Every S3 key a message item names: its one content object, unless its bodies are inline. */
 export function partKeys(item: Record<string, any>): string[] {
-  const parts = Object.values((item.parts ?? {}) as Record<string, string>);
-  const attachments = ((item.attachments ?? []) as Array<{ key: string }>).map((entry) => entry.key);
-  return [...parts, ...attachments];
+  return item.content?.store === 's3' ? [String(item.content.key)] : [];
 }
 
 /**

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { domainOf, parseAddress } from '../../shared/domain/messages/addresses.ts';
 import { decodeCursor, encodeCursor } from '../../shared/domain/messages/cursor.ts';
-import { mergePages } from '../../shared/domain/messages/merge.ts';
+import { chunkSize, type KeyStream, mergeStreams } from '../../shared/domain/messages/merge.ts';
 import { sendAtProblem } from '../../shared/domain/messages/scheduling.ts';
 
 describe('parseAddress', () => {
@@ -96,14 +96,16 @@ describe('paging cursor', () => {
   });
 });
 
-describe('mergePages', () => {
-  it('pages through several sorted streams exactly once, newest first', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.uniqueArray(fc.nat({ max: 500 }), { maxLength: 30 }), { minLength: 1, maxLength: 4 }),
-        fc.integer({ min: 1, max: 7 }),
-        (streamsRaw, limit) => {
-          // each value belongs to one stream only
+describe('mergeStreams', () => {
+  it('pages through several sorted streams exactly once, newest first, evaluating about a page', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uniqueArray(fc.nat({ max: 500 }), { maxLength: 40 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        async (streamsRaw, limit, filtering) => {
+          // each value belongs to one stream only; with `filtering`, odd values of stream 0 are
+          // evaluated but dropped, as the in-flight stream drops statuses that were not asked for
           const owner = new Map<number, number>();
           streamsRaw.forEach((values, stream) => {
             for (const value of values) if (!owner.has(value)) owner.set(value, stream);
@@ -114,27 +116,43 @@ describe('mergePages', () => {
               .map(([value]) => value)
               .sort((a, b) => b - a),
           );
-          const names = streams.map((_, index) => `s${index}`);
-          let positions = Object.fromEntries(names.map((name) => [name, { done: false }])) as Record<
+          const dropped = (stream: number, value: number) => filtering && stream === 0 && value % 2 === 1;
+          const keyStreams: KeyStream[] = streams.map((all, index) => ({
+            id: `s${index}`,
+            fetch: async (after, size) => {
+              const rest = after === undefined ? all : all.filter((value) => key(value) < after);
+              const read = rest.slice(0, size);
+              const kept = read.filter((value) => !dropped(index, value)).map(key);
+              const last = read[read.length - 1];
+              return {
+                keys: kept,
+                more: rest.length > size,
+                evaluated: read.length,
+                ...(last === undefined ? {} : { last: key(last) }),
+              };
+            },
+          }));
+          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
             string,
             { after?: string; done: boolean }
           >;
-          const seen: number[] = [];
+          const seen: string[] = [];
           for (let guard = 0; guard < 1000 && !Object.values(positions).every((p) => p.done); guard++) {
-            const pages = names
-              .filter((name) => !positions[name]?.done)
-              .map((name) => {
-                const all = streams[Number(name.slice(1))] as number[];
-                const after = positions[name]?.after;
-                const rest = after === undefined ? all : all.filter((value) => key(value) < after);
-                return { stream: name, items: rest.slice(0, limit), more: rest.length > limit };
-              });
-            const merged = mergePages(pages, positions, limit, key);
-            assert.ok(merged.items.length <= limit);
-            seen.push(...merged.items);
+            const merged = await mergeStreams(keyStreams, positions, limit);
+            assert.ok(merged.taken.length <= limit);
+            if (!filtering)
+              assert.ok(
+                merged.evaluated <= limit + keyStreams.length * chunkSize(limit, keyStreams.length),
+                `evaluated ${merged.evaluated} for a page of ${limit}`,
+              );
+            seen.push(...merged.taken.map((entry) => entry.key));
             positions = merged.positions;
           }
-          const expected = [...owner.keys()].sort((a, b) => b - a);
+          const expected = [...owner]
+            .filter(([value, stream]) => !dropped(stream, value))
+            .map(([value]) => value)
+            .sort((a, b) => b - a)
+            .map(key);
           assert.deepEqual(seen, expected);
         },
       ),

@@ -1,5 +1,89 @@
 import type { Positions } from './cursor.ts';
 
+/**
+ * One index stream (a shard of an index partition) as the merge sees it: `fetch` returns the next
+ * sort keys after `after` (exclusive), newest first. A stream that filters (the in-flight one keeps
+ * only the asked statuses) may return fewer keys than it evaluated; `last` is then where it stopped.
+ */
+export interface KeyStream {
+  id: string;
+  fetch(
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ keys: string[]; last?: string; more: boolean; evaluated: number }>;
+}
+
+/**
+ * Keys each stream reads in its first round: its fair share of the page. A stream that runs dry
+ * before the page is full is read again for what is still missing, so the read-ahead stays small.
+ */
+export function chunkSize(limit: number, streams: number): number {
+  return Math.max(1, Math.ceil(limit / Math.max(1, streams)));
+}
+
+/**
+ * Exact k-way merge of newest-first streams into one page of `limit` keys. A stream is read again
+ * only when its buffer is empty and it may hold more, so no key is taken while another stream could
+ * still hold a newer one: the page is exactly what one index over everything would return. Work is
+ * bounded by the page: at most `limit + streams × chunkSize(limit, streams)` keys are evaluated.
+ * The positions say where each stream continues: after its last key taken, or done.
+ */
+export async function mergeStreams(
+  streams: readonly KeyStream[],
+  previous: Positions,
+  limit: number,
+): Promise<{ taken: Array<{ key: string; stream: string }>; positions: Positions; evaluated: number }> {
+  const chunk = chunkSize(limit, streams.length);
+  const states = streams
+    .filter((stream) => previous[stream.id]?.done !== true)
+    .map((stream) => ({
+      stream,
+      buffer: [] as string[],
+      readAfter: previous[stream.id]?.after,
+      takenAfter: previous[stream.id]?.after,
+      more: true,
+    }));
+  const taken: Array<{ key: string; stream: string }> = [];
+  let evaluated = 0;
+  while (taken.length < limit) {
+    const empty = states.filter((state) => state.buffer.length === 0 && state.more);
+    await Promise.all(
+      empty.map(async (state) => {
+        const page = await state.stream.fetch(
+          state.readAfter,
+          Math.max(1, Math.min(chunk, limit - taken.length)),
+        );
+        evaluated += page.evaluated;
+        state.buffer.push(...page.keys);
+        state.more = page.more;
+        const last = page.last ?? page.keys[page.keys.length - 1];
+        if (last !== undefined) state.readAfter = last;
+        // A read that moved nowhere cannot be repeated usefully: treat the stream as ended.
+        else state.more = false;
+      }),
+    );
+    // A filtering stream may have read only keys it dropped: read it again before choosing.
+    if (states.some((state) => state.buffer.length === 0 && state.more)) continue;
+    let best: (typeof states)[number] | undefined;
+    for (const state of states) {
+      const head = state.buffer[0];
+      if (head !== undefined && (best === undefined || head > (best.buffer[0] as string))) best = state;
+    }
+    if (best === undefined) break;
+    const key = best.buffer.shift() as string;
+    best.takenAfter = key;
+    taken.push({ key, stream: best.stream.id });
+  }
+  const positions: Positions = { ...previous };
+  for (const state of states) {
+    if (state.buffer.length === 0 && !state.more) positions[state.stream.id] = { done: true };
+    else
+      positions[state.stream.id] =
+        state.takenAfter === undefined ? { done: false } : { after: state.takenAfter, done: false };
+  }
+  return { taken, positions, evaluated };
+}
+
 /** One index stream's page, newest first, as DynamoDB returned it. */
 export interface StreamPage<T> {
   stream: string;
@@ -9,8 +93,8 @@ export interface StreamPage<T> {
 }
 
 /**
- * Merges the pages of several streams (one per status) into one page, newest first, and works
- * out where each stream continues. A stream whose items were all taken and that had no more is
+ * Merges the pages of several streams, each read with the page's full limit (the suppression
+ * list's per-reason streams), into one page, newest first, and works out where each stream continues. A stream whose items were all taken and that had no more is
  * done; otherwise it continues after the last item taken from it (or where it was).
  */
 export function mergePages<T>(

@@ -22,18 +22,42 @@ export interface HistoryEntry {
   recipient?: string;
 }
 
+/** An attachment's bytes are `size` bytes at `offset` of the message's content object. */
 export interface StoredAttachment {
   filename: string;
   content_type: string;
   size: number;
-  key: string;
+  offset: number;
 }
 
-export interface MessageParts {
+/** `[offset, length]` of a part inside the message's one content object. */
+export type ByteRange = [number, number];
+
+/**
+ * Where a message's bodies are (docs/data-model.md, "Bodies"): in a content item beside the
+ * message item (`sk = CONTENT`, written once) when text, HTML and EML together take at most
+ * `contentItemLimit` bytes and there is no attachment; otherwise one S3 object per message
+ * holding every part and attachment back to back, at the byte ranges recorded here.
+ */
+export type StoredContent =
+  | { store: 'item' }
+  | { store: 's3'; key: string; text?: ByteRange; html?: ByteRange; eml?: ByteRange };
+
+/** The bodies as the content item holds them. */
+export interface ContentBodies {
   text?: string;
   html?: string;
-  eml?: string;
+  eml?: Uint8Array;
 }
+
+/**
+ * Bodies up to this many bytes go to the content item. It is written once (1 write unit per KB)
+ * and read once; an S3 PUT costs as much as 8 write units and its GET as 3 read units, so up to
+ * 6 KB the item is the cheaper store, and it keeps every item far below DynamoDB's 400 KB
+ * (docs/decisions.md). Bodies are never inline in the message item, which is rewritten at every
+ * status change and would pay for them each time.
+ */
+export const contentItemLimit = 6 * 1024;
 
 export interface MessageItem {
   message_uuid: string;
@@ -48,7 +72,7 @@ export interface MessageItem {
   subject: string;
   content_kind: ContentKind;
   headers: Record<string, string>;
-  parts: MessageParts;
+  content: StoredContent;
   attachments: StoredAttachment[];
   scheduling: { mode: SchedulingMode; send_at?: string };
   status: MessageStatus;
@@ -57,24 +81,71 @@ export interface MessageItem {
   created_at: string;
   updated_at: string;
   attempts: number;
+  /** UTC ISO: when the dispatcher looks at the message again (queued, processing, scheduled). */
+  due_at?: string;
 }
 
-/** S3 keys of a message's objects: one prefix per message. */
+/** S3 key of a message's content object (when its bodies are not inline). */
 export const objectKeys = {
   prefix: (uuid: string) => `messages/${uuid}/`,
-  text: (uuid: string) => `messages/${uuid}/text.txt`,
-  html: (uuid: string) => `messages/${uuid}/body.html`,
-  eml: (uuid: string) => `messages/${uuid}/message.eml`,
-  attachment: (uuid: string, index: number) => `messages/${uuid}/attachments/${index}`,
+  content: (uuid: string) => `messages/${uuid}/content`,
 };
 
-/** Every S3 key an item refers to. */
-export function objectKeysOf(item: Pick<MessageItem, 'parts' | 'attachments'>): string[] {
-  const keys = [item.parts?.text, item.parts?.html, item.parts?.eml].filter(
-    (key): key is string => typeof key === 'string',
-  );
-  for (const attachment of item.attachments ?? []) keys.push(attachment.key);
-  return keys;
+/** Every S3 key an item refers to: its content object, if any. */
+export function objectKeysOf(item: Pick<MessageItem, 'content'>): string[] {
+  return item.content?.store === 's3' ? [item.content.key] : [];
+}
+
+export interface ContentInput {
+  text?: string;
+  html?: string;
+  eml?: Uint8Array;
+  attachments: Array<{ filename: string; content_type: string; body: Uint8Array }>;
+  /** Store in S3 whatever the size (test helpers that arrange a missing object). */
+  forceObject?: boolean;
+}
+
+/**
+ * Decides where a new message's bodies go and lays out its content object: the item's `content`
+ * and `attachments`, the content item's bodies or the object to store.
+ */
+export function planContent(
+  uuid: string,
+  input: ContentInput,
+): {
+  content: StoredContent;
+  attachments: StoredAttachment[];
+  bodies?: ContentBodies;
+  object?: Uint8Array;
+} {
+  const text = input.text === undefined ? undefined : Buffer.from(input.text, 'utf8');
+  const html = input.html === undefined ? undefined : Buffer.from(input.html, 'utf8');
+  const eml = input.eml === undefined ? undefined : Buffer.from(input.eml);
+  const bodyBytes = (text?.length ?? 0) + (html?.length ?? 0) + (eml?.length ?? 0);
+  if (input.forceObject !== true && input.attachments.length === 0 && bodyBytes <= contentItemLimit) {
+    const bodies: ContentBodies = {};
+    if (input.text !== undefined) bodies.text = input.text;
+    if (input.html !== undefined) bodies.html = input.html;
+    if (eml !== undefined) bodies.eml = eml;
+    return { content: { store: 'item' }, attachments: [], bodies };
+  }
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  const place = (bytes: Uint8Array): ByteRange => {
+    const range: ByteRange = [offset, bytes.length];
+    chunks.push(Buffer.from(bytes));
+    offset += bytes.length;
+    return range;
+  };
+  const content: StoredContent = { store: 's3', key: objectKeys.content(uuid) };
+  if (text !== undefined) content.text = place(text);
+  if (html !== undefined) content.html = place(html);
+  if (eml !== undefined) content.eml = place(eml);
+  const attachments = input.attachments.map((attachment) => {
+    const [start, size] = place(attachment.body);
+    return { filename: attachment.filename, content_type: attachment.content_type, size, offset: start };
+  });
+  return { content, attachments, object: Buffer.concat(chunks) };
 }
 
 export function recipientsOf(

@@ -4,19 +4,21 @@ import {
   planDueEntry,
 } from '../../domain/delivery/dispatch-plan.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { shardCount } from '../../repositories/keys.ts';
 import {
   type DeliveryMessage,
   dueAtOf,
   enqueueSend,
   markFailed,
   postponeDue,
-  queryDue,
+  queryWork,
   releaseScheduled,
 } from '../../repositories/message-delivery.ts';
 import { deliverySettings } from './settings.ts';
 
 /**
- * The one-minute dispatcher. Reads the due index (gsi3, never a Scan) up to 15 minutes ahead and:
+ * The one-minute dispatcher. Reads every shard of the work index (gsi3, never a Scan): scheduled
+ * messages due within 15 minutes, and the in-flight messages (queued, processing). It:
  * releases `scheduled` messages into the queue with an SQS delay that ends at `send_at`; queues
  * again `queued` messages nobody claimed in time (an enqueue that failed after the write); queues
  * again `processing` messages whose lease expired (their sender died), or fails them when they
@@ -36,15 +38,46 @@ export async function dispatchDue(
   maxPages = 20,
 ): Promise<DispatchReport> {
   const report: DispatchReport = { released: 0, requeued: 0, takenOver: 0, failed: 0, errors: 0 };
+  const work: Array<['due' | 'inFlight', number]> = [];
+  for (let shard = 0; shard < shardCount.work; shard++) work.push(['due', shard], ['inFlight', shard]);
+  let next = 0;
+  // A few shards at a time: one run reads every shard, whatever the number of accounts.
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < work.length) {
+        const [family, shard] = work[next++] as ['due' | 'inFlight', number];
+        await dispatchShard(family, shard, nowMs, pageSize, maxPages, report);
+      }
+    }),
+  );
+  return report;
+}
+
+async function dispatchShard(
+  family: 'due' | 'inFlight',
+  shard: number,
+  nowMs: number,
+  pageSize: number,
+  maxPages: number,
+  report: DispatchReport,
+): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   let pages = 0;
   do {
-    const page = await queryDue(nowMs + maxQueueDelaySeconds * 1000, { limit: pageSize, startKey });
+    const page = await queryWork(family, shard, {
+      untilMs: nowMs + maxQueueDelaySeconds * 1000,
+      limit: pageSize,
+      ...(startKey === undefined ? {} : { startKey }),
+    });
     for (const message of page.items) {
       const action = planDueEntry(
         {
           status: message.status,
-          dueAtMs: dueAtOf(message.gsi3sk),
+          // A processing message's due time is its lease, unless a failed attempt set one.
+          dueAtMs:
+            message.due_at === undefined && message.lease_until !== undefined
+              ? message.lease_until
+              : dueAtOf(message.due_at),
           sendAt: message.scheduling?.send_at,
           leaseUntil: message.lease_until,
           attempts: message.attempts,
@@ -65,7 +98,6 @@ export async function dispatchDue(
     startKey = page.nextKey;
     pages += 1;
   } while (startKey !== undefined && pages < maxPages);
-  return report;
 }
 
 async function apply(

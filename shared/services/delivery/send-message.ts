@@ -23,7 +23,7 @@ import {
   getDeliveryMessage,
   MissingObjectError,
   markFailed,
-  readMessageObject,
+  readMessageContent,
   recordOutcome,
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
@@ -161,25 +161,20 @@ async function buildSignedMessage(
   const feedback = feedbackId(message.message_uuid, message.account_id, message.tenant);
   const date = new Date(nowMs);
   let raw: Buffer;
+  const content = await readMessageContent(message);
   if (message.content_kind === 'eml') {
-    if (message.parts.eml === undefined)
-      throw new MissingObjectError(`messages/${message.message_uuid}/message.eml`);
-    raw = prepareEml(await readMessageObject(message.parts.eml), messageId, {
+    if (content.eml === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content`);
+    raw = prepareEml(content.eml, messageId, {
       now: date,
       feedbackId: feedback,
     });
   } else {
-    const [text, html, attachments] = await Promise.all([
-      message.parts.text === undefined ? undefined : readMessageObject(message.parts.text),
-      message.parts.html === undefined ? undefined : readMessageObject(message.parts.html),
-      Promise.all(
-        message.attachments.map(async (attachment) => ({
-          filename: attachment.filename,
-          contentType: attachment.content_type,
-          content: await readMessageObject(attachment.key),
-        })),
-      ),
-    ]);
+    const { text, html } = content;
+    const attachments = message.attachments.map((attachment, index) => ({
+      filename: attachment.filename,
+      contentType: attachment.content_type,
+      content: content.attachments[index] as Buffer,
+    }));
     raw = await composeMime({
       messageId,
       sender: message.message_sender,

@@ -4,11 +4,9 @@ import {
   type ContentKind,
   estimatedItemBytes,
   type MessageItem,
-  type MessageParts,
   maxCreatedItemBytes,
-  objectKeys,
+  planContent,
   recipientsOf,
-  type StoredAttachment,
 } from '../../domain/messages/message.ts';
 import { maxHoldMs, sendAtProblem } from '../../domain/messages/scheduling.ts';
 import { actionTransitions, type CreationMode, initialStatus } from '../../domain/messages/statuses.ts';
@@ -18,11 +16,13 @@ import { describeError, log } from '../../observability/log.ts';
 import { getDomain } from '../../repositories/domains.ts';
 import {
   createMessage,
+  deleteContentItems,
   deleteObjects,
   enqueueForSending,
   getIdempotencyRecord,
   getMessage,
   type IdempotencyClaim,
+  putContentItem,
   putObjects,
   type StoredObject,
   transitionMessage,
@@ -51,7 +51,6 @@ export interface AddResult {
 
 /** Ids, keys, dates, status and index attributes of a message item: well under this. */
 const fixedItemBytes = 2048;
-const nilUuid = '00000000-0000-0000-0000-000000000000';
 
 const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, undefined, { details });
 
@@ -251,7 +250,7 @@ async function createNewMessage(
         filename: attachment.filename,
         content_type: attachment.content_type,
         size: 0,
-        key: objectKeys.attachment(nilUuid, 0),
+        offset: 0,
       })),
       recipients: recipientsOf({ to, cc, bcc }, now.toISOString()),
     }) + fixedItemBytes;
@@ -270,26 +269,20 @@ async function createNewMessage(
   if (options.dryRun) return { message_uuid: null, status, dry_run: true };
 
   const uuid = randomUUID();
-  const objects: StoredObject[] = [];
-  const parts: MessageParts = {};
-  if (content.kind === 'text_only' || content.kind === 'mixed') {
-    parts.text = objectKeys.text(uuid);
-    objects.push({ key: parts.text, body: content.text, contentType: 'text/plain; charset=utf-8' });
-  }
-  if (content.kind === 'html_only' || content.kind === 'mixed') {
-    parts.html = objectKeys.html(uuid);
-    objects.push({ key: parts.html, body: content.html, contentType: 'text/html; charset=utf-8' });
-  }
-  if (emlBytes !== undefined) {
-    parts.eml = objectKeys.eml(uuid);
-    objects.push({ key: parts.eml, body: emlBytes, contentType: 'message/rfc822' });
-  }
-  const attachments: StoredAttachment[] = (input.attachments ?? []).map((attachment, index) => {
-    const body = decode(attachment.content);
-    const key = objectKeys.attachment(uuid, index);
-    objects.push({ key, body, contentType: attachment.content_type });
-    return { filename: attachment.filename, content_type: attachment.content_type, size: body.length, key };
+  const planned = planContent(uuid, {
+    ...(content.kind === 'text_only' || content.kind === 'mixed' ? { text: content.text } : {}),
+    ...(content.kind === 'html_only' || content.kind === 'mixed' ? { html: content.html } : {}),
+    ...(emlBytes === undefined ? {} : { eml: emlBytes }),
+    attachments: (input.attachments ?? []).map((attachment) => ({
+      filename: attachment.filename,
+      content_type: attachment.content_type,
+      body: decode(attachment.content),
+    })),
   });
+  const objects: StoredObject[] =
+    planned.object === undefined || planned.content.store !== 's3'
+      ? []
+      : [{ key: planned.content.key, body: planned.object, contentType: 'application/octet-stream' }];
 
   const at = now.toISOString();
   const item: MessageItem = {
@@ -305,8 +298,8 @@ async function createNewMessage(
     subject,
     content_kind: content.kind as ContentKind,
     headers: input.headers ?? {},
-    parts,
-    attachments,
+    content: planned.content,
+    attachments: planned.attachments,
     scheduling: sendAt === undefined ? { mode } : { mode, send_at: sendAt.toISOString() },
     status,
     recipients: recipientsOf({ to, cc, bcc }, at),
@@ -324,21 +317,26 @@ async function createNewMessage(
         ? new Date(now.getTime() + maxHoldMs).toISOString()
         : sendAt?.toISOString();
 
-  await putObjects(objects);
+  // The content first (object or content item), then the message: a message never lacks its bodies.
+  if (objects.length > 0) await putObjects(objects);
+  if (planned.bodies !== undefined) await putContentItem(uuid, planned.bodies);
+  const dropContent = async () => {
+    if (objects.length > 0) await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    if (planned.bodies !== undefined) await deleteContentItems([uuid]).catch(() => undefined);
+  };
   let created: Awaited<ReturnType<typeof createMessage>>;
   try {
     created = await createMessage(item, dueAt, claim);
   } catch (error) {
     // An unreachable database (code 4) may still have committed the write before the connection
-    // broke: keep the objects then, so a message that exists never lacks its content. Orphaned
-    // objects are harmless; a message without its parts would fail when sent.
-    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable))
-      await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    // broke: keep the content then, so a message that exists never lacks it. Orphaned content is
+    // harmless; a message without its bodies would fail when sent.
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable)) await dropContent();
     throw error;
   }
   if (!created.created) {
-    // A concurrent request with the same key won: drop this one's objects, answer as the first did.
-    await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
+    // A concurrent request with the same key won: drop this one's content, answer as the first did.
+    await dropContent();
     return replayOf(created.replay, claim as IdempotencyClaim);
   }
   log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });

@@ -3,7 +3,12 @@ import { isProtected } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
-import { deleteMessage, deleteObjects, getMessages } from '../../repositories/messages.ts';
+import {
+  deleteContentItems,
+  deleteMessage,
+  deleteObjects,
+  getMessages,
+} from '../../repositories/messages.ts';
 
 export interface DeleteReport {
   deleted: string[];
@@ -76,6 +81,7 @@ export async function deleteMessages(
   const ids = [...new Set(uuids.map((uuid) => uuid.toLowerCase()))];
   const outcomes = new Map<string, Outcome>();
   const objectKeys: string[] = [];
+  const contentItems: string[] = [];
   if (dryRun) {
     const found = await getMessages(ids);
     for (const id of ids) {
@@ -99,6 +105,7 @@ export async function deleteMessages(
         outcomes.set(id, result.outcome);
         if (result.outcome === 'deleted') {
           objectKeys.push(...objectKeysOf(result.item));
+          if (result.item.content?.store === 'item') contentItems.push(id);
           log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
         }
       } catch (error) {
@@ -106,6 +113,15 @@ export async function deleteMessages(
         failures.set(id, error);
       }
     });
+    if (contentItems.length > 0) {
+      await deleteContentItems(contentItems).catch((error: unknown) =>
+        log('error', 'deleting message content items failed', {
+          account,
+          items: contentItems.length,
+          ...describeError(error),
+        }),
+      );
+    }
     if (objectKeys.length > 0) {
       await deleteObjects(objectKeys).catch((error: unknown) =>
         log('error', 'deleting message objects failed', {

@@ -1,10 +1,10 @@
 import { decodeCursor, encodeCursor, type Positions } from '../../domain/messages/cursor.ts';
-import { mergePages, type StreamPage } from '../../domain/messages/merge.ts';
-import { detailsView, type MessageItem, sortKeyOf, summaryView } from '../../domain/messages/message.ts';
-import type { MessageStatus } from '../../domain/messages/statuses.ts';
+import { type KeyStream, mergeStreams } from '../../domain/messages/merge.ts';
+import { detailsView, type MessageItem, summaryView } from '../../domain/messages/message.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
-import { getMessage, queryMessages } from '../../repositories/messages.ts';
+import { inFlightShardOf, isInFlight, keys, shardCount } from '../../repositories/keys.ts';
+import { getMessage, getMessages, type IndexStream, queryIndexKeys } from '../../repositories/messages.ts';
 import type { MessageQueryRequest } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 
@@ -29,10 +29,94 @@ export interface MessagePage {
 }
 
 /**
- * A page of the caller's messages, newest first. Without a status filter one Query on gsi1; with
- * statuses one Query per status on gsi2, merged by sort key. Dates bound the index sort key, so
- * DynamoDB never evaluates an item that is not returned or kept for the next page.
- * `scannedCount` (items DynamoDB evaluated) is for tests and the debug log, not the response.
+ * The index streams a filter reads (docs/data-model.md, "Queries"): without a status, gsi1's shards
+ * of the account; per settled status, gsi2's shards; for `queued`/`processing`, the account's
+ * in-flight shards of gsi3, whose entries are read to keep only the asked statuses.
+ */
+function streamsFor(
+  account: string,
+  statuses: readonly string[],
+  range: { createdFrom?: string; createdTo?: string },
+  cache: Map<string, MessageItem>,
+): KeyStream[] {
+  const shards = Array.from({ length: shardCount.account }, (_, shard) => shard);
+  const keyStream = (id: string, stream: IndexStream): KeyStream => ({
+    id,
+    fetch: async (after, limit) => {
+      const page = await queryIndexKeys(stream, {
+        ...range,
+        ...(after === undefined ? {} : { after }),
+        limit,
+      });
+      return { keys: page.keys, more: page.more, evaluated: page.scannedCount };
+    },
+  });
+  const streams: KeyStream[] = [];
+  if (statuses.includes(allStatuses)) {
+    for (const shard of shards)
+      streams.push(
+        keyStream(`${allStatuses}/${shard}`, {
+          index: 'gsi1',
+          partition: keys.messagesOfAccount(account, shard),
+          prefix: '',
+        }),
+      );
+    return streams;
+  }
+  for (const status of statuses.filter((status) => !isInFlight(status)))
+    for (const shard of shards)
+      streams.push(
+        keyStream(`${status}/${shard}`, {
+          index: 'gsi2',
+          partition: keys.messagesOfAccountByStatus(account, status, shard),
+          prefix: '',
+        }),
+      );
+  const inFlight = statuses.filter(isInFlight);
+  if (inFlight.length > 0) {
+    for (const shard of shards) {
+      const stream: IndexStream = {
+        index: 'gsi3',
+        partition: keys.inFlight(inFlightShardOf(account, shard)),
+        prefix: `${account}#`,
+      };
+      streams.push({
+        id: `inflight/${shard}`,
+        fetch: async (after, limit) => {
+          const page = await queryIndexKeys(stream, {
+            ...range,
+            ...(after === undefined ? {} : { after }),
+            limit,
+          });
+          const items = await getMessages(page.keys.map(uuidOf));
+          const kept = page.keys.filter((key) => {
+            const item = items.get(uuidOf(key));
+            if (item === undefined || item.account_id !== account || !inFlight.includes(item.status))
+              return false;
+            cache.set(key, item);
+            return true;
+          });
+          return {
+            keys: kept,
+            more: page.more,
+            evaluated: page.scannedCount,
+            ...(page.keys.length === 0 ? {} : { last: page.keys[page.keys.length - 1] }),
+          };
+        },
+      });
+    }
+  }
+  return streams;
+}
+
+const uuidOf = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);
+
+/**
+ * A page of the caller's messages, newest first: an exact merge of the index shards the filters
+ * name (see `streamsFor` and `mergeStreams`), then one BatchGetItem for the page's items. Dates
+ * bound the index sort keys, so DynamoDB evaluates the page plus at most one read-ahead chunk per
+ * shard, whatever the table holds. `scannedCount` (index entries DynamoDB evaluated) is for tests
+ * and the debug log, not the response.
  */
 export async function listMessages(
   account: string,
@@ -55,10 +139,21 @@ export async function listMessages(
   }
   const limit = filters.limit ?? defaultQueryLimit;
   const fingerprint = { statuses, from: createdFrom?.toISOString(), to: createdTo?.toISOString() };
+  const cache = new Map<string, MessageItem>();
+  const streams = streamsFor(
+    account,
+    statuses,
+    {
+      ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
+      ...(createdTo === undefined ? {} : { createdTo: createdTo.toISOString() }),
+    },
+    cache,
+  );
+  const streamIds = streams.map((stream) => stream.id);
 
-  let positions: Positions = Object.fromEntries(statuses.map((status) => [status, { done: false }]));
+  let positions: Positions = Object.fromEntries(streamIds.map((id) => [id, { done: false }]));
   if (cursor !== undefined) {
-    const decoded = decodeCursor(cursor, account, fingerprint, statuses);
+    const decoded = decodeCursor(cursor, account, fingerprint, streamIds);
     if (!decoded.ok)
       throw new ServiceError(Code.InvalidInput, undefined, {
         details: [{ field: 'cursor', message: decoded.message }],
@@ -66,26 +161,16 @@ export async function listMessages(
     positions = decoded.positions;
   }
 
-  const open = statuses.filter((status) => positions[status]?.done !== true);
-  const pages: Array<StreamPage<MessageItem> & { scannedCount: number }> = await Promise.all(
-    open.map(async (status) => {
-      const page = await queryMessages({
-        account,
-        ...(status === allStatuses ? {} : { status: status as MessageStatus }),
-        ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
-        ...(createdTo === undefined ? {} : { createdTo: createdTo.toISOString() }),
-        ...(positions[status]?.after === undefined ? {} : { after: positions[status].after }),
-        limit,
-      });
-      return { stream: status, items: page.items, more: page.more, scannedCount: page.scannedCount };
-    }),
-  );
-  const merged = mergePages(pages, positions, limit, sortKeyOf);
-  const scannedCount = pages.reduce((sum, page) => sum + page.scannedCount, 0);
+  const merged = await mergeStreams(streams, positions, limit);
+  const missing = merged.taken.filter((entry) => !cache.has(entry.key)).map((entry) => uuidOf(entry.key));
+  const read = missing.length === 0 ? new Map<string, MessageItem>() : await getMessages(missing);
+  const items = merged.taken
+    .map((entry) => cache.get(entry.key) ?? read.get(uuidOf(entry.key)))
+    .filter((item): item is MessageItem => item !== undefined && item.account_id === account);
   return {
-    messages: merged.items.map(summaryView),
-    count: merged.items.length,
+    messages: items.map(summaryView),
+    count: items.length,
     next_cursor: encodeCursor(account, fingerprint, merged.positions),
-    scannedCount,
+    scannedCount: merged.evaluated,
   };
 }

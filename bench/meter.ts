@@ -1,0 +1,161 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+/**
+ * Counts every AWS SDK request the service makes in this process (the local host runs the real
+ * handlers and the event-source loop in-process), by wrapping `send` on the SDK's one client base
+ * class: DynamoDB (with `ReturnConsumedCapacity: INDEXES` added, so DynamoDB Local reports the
+ * write and read units per table and index), SQS and S3. The benchmark's own clients are excluded.
+ */
+export interface Units {
+  write: number;
+  read: number;
+}
+
+export interface Meter {
+  /** `table` or the index name → units consumed. */
+  capacity: Map<string, Units>;
+  /** Table write units by operation (`Put`, `Update` …), and how many such requests. */
+  tableWritesByOperation: Map<string, { units: number; requests: number }>;
+  /** `<service> <Command>` → requests. */
+  requests: Map<string, number>;
+  /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
+  receivesWithMessages: number;
+  emptyReceives: number;
+  /** GetRecords answers of the table stream that carried records: one invocation of its consumer each. */
+  streamBatches: number;
+  /** Milliseconds from a batch's receipt to its deletion: the sender invocation's length. */
+  batchDurationsMs: number[];
+}
+
+const clientBase = Object.getPrototypeOf(SQSClient.prototype) as {
+  send: (this: unknown, command: unknown, ...rest: unknown[]) => Promise<unknown>;
+};
+const originalSend = clientBase.send;
+const excluded = new WeakSet<object>();
+let active: Meter | undefined;
+const receivedAt = new Map<string, number>();
+
+const readCommands = new Set(['Get', 'Query', 'Scan', 'BatchGet', 'TransactGet']);
+const capacityCommands = new Set([
+  'Get',
+  'Put',
+  'Update',
+  'Delete',
+  'Query',
+  'Scan',
+  'BatchGet',
+  'BatchWrite',
+  'TransactWrite',
+  'TransactGet',
+]);
+
+/** `PutCommand` / `PutItemCommand` → `Put`. */
+const operationOf = (name: string) => name.replace(/Command$/, '').replace(/Item$/, '');
+
+function add(meter: Meter, key: string, units: Partial<Units>): void {
+  const current = meter.capacity.get(key) ?? { write: 0, read: 0 };
+  current.write += units.write ?? 0;
+  current.read += units.read ?? 0;
+  meter.capacity.set(key, current);
+}
+
+interface Consumed {
+  CapacityUnits?: number;
+  Table?: { CapacityUnits?: number };
+  GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+}
+
+function recordCapacity(meter: Meter, operation: string, consumed: Consumed | Consumed[] | undefined): void {
+  const isRead = readCommands.has(operation);
+  for (const entry of Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]) {
+    const indexUnits = Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce(
+      (sum, index) => sum + (index.CapacityUnits ?? 0),
+      0,
+    );
+    const tableUnits = entry.Table?.CapacityUnits ?? (entry.CapacityUnits ?? 0) - indexUnits;
+    add(meter, 'table', isRead ? { read: tableUnits } : { write: tableUnits });
+    if (!isRead) {
+      const current = meter.tableWritesByOperation.get(operation) ?? { units: 0, requests: 0 };
+      current.units += tableUnits;
+      current.requests += 1;
+      meter.tableWritesByOperation.set(operation, current);
+    }
+    for (const [name, index] of Object.entries(entry.GlobalSecondaryIndexes ?? {}))
+      add(meter, name, isRead ? { read: index.CapacityUnits ?? 0 } : { write: index.CapacityUnits ?? 0 });
+  }
+}
+
+clientBase.send = async function metered(this: unknown, command: unknown, ...rest: unknown[]) {
+  const meter = active;
+  if (meter === undefined || excluded.has(this as object)) return originalSend.call(this, command, ...rest);
+  const service = String(
+    (this as { config?: { serviceId?: string } }).config?.serviceId ?? 'unknown',
+  ).replace('DynamoDB Streams', 'DynamoDBStreams');
+  const name = (command as { constructor: { name: string } }).constructor.name;
+  const operation = operationOf(name);
+  const input = (command as { input?: Record<string, unknown> }).input;
+  if (service === 'DynamoDB' && capacityCommands.has(operation) && input !== undefined)
+    input.ReturnConsumedCapacity = 'INDEXES';
+  const key = `${service} ${name.replace(/Command$/, '')}`;
+  meter.requests.set(key, (meter.requests.get(key) ?? 0) + 1);
+  if (service === 'SQS' && operation === 'DeleteMessageBatch') {
+    const entries = (input?.Entries ?? []) as Array<{ ReceiptHandle?: string }>;
+    const first = entries[0]?.ReceiptHandle;
+    const at = first === undefined ? undefined : receivedAt.get(first);
+    if (at !== undefined) meter.batchDurationsMs.push(performance.now() - at);
+  }
+  const result = (await originalSend.call(this, command, ...rest)) as Record<string, unknown>;
+  if (service === 'DynamoDB')
+    recordCapacity(meter, operation, result?.ConsumedCapacity as Consumed | Consumed[] | undefined);
+  if (service === 'SQS' && operation === 'ReceiveMessage') {
+    const messages = (result?.Messages ?? []) as Array<{ ReceiptHandle?: string }>;
+    if (messages.length > 0) {
+      meter.receivesWithMessages += 1;
+      const now = performance.now();
+      for (const message of messages) if (message.ReceiptHandle) receivedAt.set(message.ReceiptHandle, now);
+    } else meter.emptyReceives += 1;
+  }
+  if (service === 'DynamoDBStreams' && operation === 'GetRecords') {
+    if (((result?.Records ?? []) as unknown[]).length > 0) meter.streamBatches += 1;
+  }
+  return result;
+};
+
+/** The benchmark's own clients (status polling, seeding) are not the service's requests. */
+export function excludeClient(client: object): void {
+  excluded.add(client);
+}
+
+export function startMeter(): Meter {
+  active = {
+    capacity: new Map(),
+    tableWritesByOperation: new Map(),
+    requests: new Map(),
+    receivesWithMessages: 0,
+    emptyReceives: 0,
+    streamBatches: 0,
+    batchDurationsMs: [],
+  };
+  return active;
+}
+
+export function stopMeter(): void {
+  active = undefined;
+  receivedAt.clear();
+}
+
+/** Requests of one service (e.g. `SQS`), by command, and in all. */
+export function requestsOf(
+  meter: Meter,
+  service: string,
+): { total: number; byCommand: Record<string, number> } {
+  const byCommand: Record<string, number> = {};
+  let total = 0;
+  for (const [key, count] of meter.requests) {
+    const [name, command] = key.split(' ') as [string, string];
+    if (name !== service) continue;
+    byCommand[command] = count;
+    total += count;
+  }
+  return { total, byCommand };
+}

@@ -1,0 +1,471 @@
+import { statSync } from 'node:fs';
+import { shardCount } from '../shared/repositories/keys.ts';
+import { type Meter, requestsOf, startMeter, stopMeter } from './meter.ts';
+import { type Caller, call, statusesOf } from './service.ts';
+import { figure, fmt, progress, verdict } from './stats.ts';
+
+/**
+ * Scale and cost (docs/benchmarks.md, section 7): the full lifecycle of real messages (add →
+ * delivered) through the local host, with every AWS request the service makes counted and
+ * DynamoDB's consumed capacity per table and index (`ReturnConsumedCapacity: INDEXES`); from
+ * those, the partition ceilings and the AWS cost per million messages.
+ */
+
+/**
+ * Public on-demand prices, us-east-1, as listed on the AWS pricing pages for each service
+ * (DynamoDB, S3, SQS, API Gateway, Lambda, CloudWatch, SES) in 2025 (price list dated 2025-06-01);
+ * not re-read on the day the benchmark runs. Free tiers are left out.
+ */
+export const prices = {
+  dated: '2025-06-01',
+  region: 'us-east-1',
+  /** DynamoDB on-demand, per million write / read request units (since the 2024-11-01 cut). */
+  dynamoWriteUnit: 0.625,
+  dynamoReadUnit: 0.125,
+  /** S3 Standard, per million PUT/COPY/POST/LIST and GET requests. */
+  s3Put: 5.0,
+  s3Get: 0.4,
+  /** SQS standard queue, per million requests (each 64 KB chunk of a payload is one request). */
+  sqsRequest: 0.4,
+  /** API Gateway, per million requests: REST API (first 333 M) and HTTP API (first 300 M). */
+  apiRest: 3.5,
+  apiHttp: 1.0,
+  /** Lambda arm64: per million requests, and per GB-second. */
+  lambdaRequest: 0.2,
+  lambdaGbSecond: 0.0000133334,
+  /** CloudWatch Logs standard ingestion, per GB. */
+  logsIngestGb: 0.5,
+  /** SES outbound, per message (the yardstick: $0.10 per 1,000). */
+  sesMessage: 0.0001,
+} as const;
+
+/** Lambda memory as the stack sets it (infra/stack/service-stack.ts): API functions 512 MB, sender 1,024 MB. */
+const memoryGb = { api: 0.5, sender: 1.0, dispatcher: 0.5 };
+const partitionWriteLimit = 1000;
+
+export interface Profile {
+  name: string;
+  text: string;
+  html: string;
+  recipients: string[];
+}
+
+const paragraph =
+  'Thank you for your order. Your parcel leaves our warehouse today and should arrive within three working days. ';
+export const profiles: Profile[] = [
+  {
+    name: 'typical: 2 recipients, text + HTML (about 1 KB of bodies)',
+    text: `Hello Ada,\n\n${paragraph.repeat(3)}\n\nOrder 12345 — 2 items — 59.90 EUR\n\nThe Shop team\n`,
+    html: `<!doctype html><html><body style="font-family:sans-serif"><p>Hello <b>Ada</b>,</p><p>${paragraph.repeat(4)}</p><table><tr><td>Order</td><td>12345</td></tr><tr><td>Total</td><td>59.90 EUR</td></tr></table><p>The Shop team</p></body></html>`,
+    recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
+  },
+  {
+    name: 'large HTML: 2 recipients, text + 24 KB HTML',
+    text: `Hello Ada,\n\n${paragraph.repeat(3)}\n`,
+    html: `<!doctype html><html><body>${`<p>${paragraph}</p>`.repeat(200)}</body></html>`,
+    recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
+  },
+];
+
+export interface LifecycleResult {
+  profile: Profile;
+  messages: number;
+  bodyBytes: number;
+  /** Per message. */
+  writeUnits: Record<string, number>;
+  readUnits: Record<string, number>;
+  dynamoRequests: number;
+  s3: { total: number; put: number; get: number; byCommand: Record<string, number> };
+  sqs: { total: number; byCommand: Record<string, number> };
+  apiRequests: number;
+  lambdaInvocations: number;
+  gbSeconds: number;
+  logBytes: number;
+  /** Table write units per request, by operation: how big the item was at each write. */
+  tableWrites: Record<string, { unitsPerRequest: number; requestsPerMessage: number }>;
+}
+
+const perMessage = (value: number, count: number) => value / count;
+
+function unitsPerMessage(meter: Meter, count: number, kind: 'write' | 'read'): Record<string, number> {
+  const result: Record<string, number> = { table: 0, gsi1: 0, gsi2: 0, gsi3: 0 };
+  for (const [name, units] of meter.capacity) result[name] = perMessage(units[kind], count);
+  return result;
+}
+
+const logSize = () => {
+  const file = process.env.LOG_FILE;
+  try {
+    return file === undefined ? 0 : statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** Sends `count` messages of a profile through the host and meters them until all are delivered. */
+export async function meterLifecycle(
+  who: Caller,
+  sender: string,
+  profile: Profile,
+  count: number,
+): Promise<LifecycleResult> {
+  const body = {
+    message_sender: sender,
+    to: profile.recipients,
+    subject: 'Your order 12345',
+    content: { kind: 'mixed', text: profile.text, html: profile.html },
+  };
+  const logBefore = logSize();
+  const meter = startMeter();
+  const uuids: string[] = [];
+  const addMs: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next++ < count) {
+        const t0 = performance.now();
+        const response = await call(who, 'POST', '/message/add-1.0', body);
+        addMs.push(performance.now() - t0);
+        if (response.status !== 200) throw new Error(`add failed: ${JSON.stringify(response.body)}`);
+        uuids.push(response.body.data.message_uuid as string);
+      }
+    }),
+  );
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const statuses = await statusesOf(uuids);
+    const delivered = [...statuses.values()].filter((status) => status === 'delivered').length;
+    if (delivered === count) break;
+    if (Date.now() > deadline) throw new Error(`only ${delivered}/${count} delivered in 4 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The event source deletes a batch after the sender returns: wait for the last deletions.
+  for (let wait = 0; wait < 50; wait++) {
+    if ((meter.requests.get('SQS DeleteMessageBatch') ?? 0) >= meter.receivesWithMessages) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  stopMeter();
+  const s3 = requestsOf(meter, 'S3');
+  const sqs = requestsOf(meter, 'SQS');
+  // Idle long polls are the event source's fixed cost, not the messages'.
+  const sqsCounted = { ...sqs.byCommand, ReceiveMessage: meter.receivesWithMessages };
+  const sqsTotal = Object.values(sqsCounted).reduce((sum, value) => sum + value, 0);
+  const apiSeconds = addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  const senderSeconds = meter.batchDurationsMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  return {
+    profile,
+    messages: count,
+    bodyBytes: Buffer.byteLength(profile.text) + Buffer.byteLength(profile.html),
+    writeUnits: unitsPerMessage(meter, count, 'write'),
+    readUnits: unitsPerMessage(meter, count, 'read'),
+    dynamoRequests: perMessage(requestsOf(meter, 'DynamoDB').total, count),
+    s3: {
+      total: perMessage(s3.total, count),
+      put: perMessage(s3.byCommand.PutObject ?? 0, count),
+      get: perMessage(s3.byCommand.GetObject ?? 0, count),
+      byCommand: s3.byCommand,
+    },
+    sqs: { total: perMessage(sqsTotal, count), byCommand: sqsCounted },
+    apiRequests: perMessage(uuids.length, count),
+    // The API function, the sender per queue batch, and the table-stream consumer (webhook fan-out)
+    // per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
+    lambdaInvocations: perMessage(uuids.length + meter.receivesWithMessages + meter.streamBatches, count),
+    gbSeconds: perMessage(apiSeconds * memoryGb.api + senderSeconds * memoryGb.sender, count),
+    logBytes: perMessage(logSize() - logBefore, count),
+    tableWrites: Object.fromEntries(
+      [...meter.tableWritesByOperation].map(([operation, { units, requests }]) => [
+        operation,
+        { unitsPerRequest: units / requests, requestsPerMessage: requests / count },
+      ]),
+    ),
+  };
+}
+
+/** One dispatcher run (every minute on AWS): its requests and read units, a fixed monthly cost. */
+export async function meterDispatcherRun(): Promise<{ requests: number; readUnits: number; ms: number }> {
+  const { handler } = await import('../functions/dispatcher/handler.ts');
+  const meter = startMeter();
+  const t0 = performance.now();
+  await handler({});
+  const ms = performance.now() - t0;
+  stopMeter();
+  let readUnits = 0;
+  for (const units of meter.capacity.values()) readUnits += units.read;
+  const requests = requestsOf(meter, 'DynamoDB').total;
+  // DynamoDB Local reports 0 for a Query that finds nothing; DynamoDB bills at least 0.5 read unit
+  // (eventually consistent) for every Query.
+  return { requests, readUnits: Math.max(readUnits, requests * 0.5), ms };
+}
+
+export interface CostLine {
+  item: string;
+  perMillion: number;
+  basis: string;
+}
+
+export function costPerMillion(result: LifecycleResult, api: 'rest' | 'http'): CostLine[] {
+  const writes = Object.values(result.writeUnits).reduce((sum, value) => sum + value, 0);
+  const reads = Object.values(result.readUnits).reduce((sum, value) => sum + value, 0);
+  return [
+    {
+      item: 'DynamoDB writes',
+      perMillion: writes * prices.dynamoWriteUnit,
+      basis: `${fmt(writes, 2)} WRU × $${prices.dynamoWriteUnit}`,
+    },
+    {
+      item: 'DynamoDB reads',
+      perMillion: reads * prices.dynamoReadUnit,
+      basis: `${fmt(reads, 2)} RRU × $${prices.dynamoReadUnit}`,
+    },
+    {
+      item: 'S3 requests',
+      perMillion: result.s3.put * prices.s3Put + result.s3.get * prices.s3Get,
+      basis: `${fmt(result.s3.put, 2)} PUT × $${prices.s3Put} + ${fmt(result.s3.get, 2)} GET × $${prices.s3Get}`,
+    },
+    {
+      item: 'SQS requests',
+      perMillion: result.sqs.total * prices.sqsRequest,
+      basis: `${fmt(result.sqs.total, 2)} requests × $${prices.sqsRequest}`,
+    },
+    {
+      item: api === 'rest' ? 'API Gateway (REST API, as deployed)' : 'API Gateway (HTTP API, alternative)',
+      perMillion: result.apiRequests * (api === 'rest' ? prices.apiRest : prices.apiHttp),
+      basis: `${fmt(result.apiRequests, 2)} requests × $${api === 'rest' ? prices.apiRest : prices.apiHttp}`,
+    },
+    {
+      item: 'Lambda requests',
+      perMillion: result.lambdaInvocations * prices.lambdaRequest,
+      basis: `${fmt(result.lambdaInvocations, 2)} invocations × $${prices.lambdaRequest}`,
+    },
+    {
+      item: 'Lambda duration',
+      perMillion: result.gbSeconds * prices.lambdaGbSecond * 1e6,
+      basis: `${fmt(result.gbSeconds, 3)} GB-s (measured here: an upper bound) × $${prices.lambdaGbSecond}`,
+    },
+    {
+      item: 'CloudWatch Logs ingestion',
+      perMillion: (result.logBytes / 1024 ** 3) * prices.logsIngestGb * 1e6,
+      basis: `${fmt(result.logBytes, 0)} bytes of log lines × $${prices.logsIngestGb}/GB`,
+    },
+  ];
+}
+
+export interface Ceilings {
+  perAccount: number;
+  serviceWide: number;
+  rows: Array<{
+    index: string;
+    units: number;
+    keysPerAccount: string;
+    keysServiceWide: string;
+    perAccount: number;
+    serviceWide: number;
+  }>;
+}
+
+/**
+ * Messages per second before one partition key reaches DynamoDB's 1,000 write units per second,
+ * from the measured write units of each index and how its keys spread (shared/repositories/keys.ts):
+ * the table's key is the message; gsi1 and gsi2 keys belong to one account's shard (gsi2's writes
+ * of a lifecycle all land in one status partition, counted as if on one shard); gsi3 keys are the
+ * service's work shards, of which one account uses `shardCount.account`.
+ */
+export function ceilings(units: Record<string, number>): Ceilings {
+  const per = (shards: number, value: number) =>
+    value > 0 ? (partitionWriteLimit * shards) / value : Infinity;
+  const rows = [
+    {
+      index: 'table',
+      units: units.table ?? 0,
+      keysPerAccount: 'one per message',
+      keysServiceWide: 'one per message',
+      perAccount: Infinity,
+      serviceWide: Infinity,
+    },
+    {
+      index: 'gsi1',
+      units: units.gsi1 ?? 0,
+      keysPerAccount: `${shardCount.account}`,
+      keysServiceWide: `${shardCount.account} per account`,
+      perAccount: per(shardCount.account, units.gsi1 ?? 0),
+      serviceWide: Infinity,
+    },
+    {
+      index: 'gsi2',
+      units: units.gsi2 ?? 0,
+      keysPerAccount: `${shardCount.account} per status`,
+      keysServiceWide: `${shardCount.account} per account and status`,
+      perAccount: per(shardCount.account, units.gsi2 ?? 0),
+      serviceWide: Infinity,
+    },
+    {
+      index: 'gsi3',
+      units: units.gsi3 ?? 0,
+      keysPerAccount: `${shardCount.account} of ${shardCount.work}`,
+      keysServiceWide: `${shardCount.work}`,
+      perAccount: per(shardCount.account, units.gsi3 ?? 0),
+      serviceWide: per(shardCount.work, units.gsi3 ?? 0),
+    },
+  ];
+  return {
+    rows,
+    perAccount: Math.min(...rows.map((row) => row.perAccount)),
+    serviceWide: Math.min(...rows.map((row) => row.serviceWide)),
+  };
+}
+
+const shown = (value: number) => (Number.isFinite(value) ? fmt(value, 0) : 'no limit');
+
+/** The section of the report: tables and the verdicts against the targets. */
+export function scaleReport(
+  results: LifecycleResult[],
+  dispatcher: { requests: number; readUnits: number; ms: number },
+): string[] {
+  const lines: string[] = [];
+  const typical = results[0] as LifecycleResult;
+  lines.push('### 7. Scale and cost (full lifecycle add → delivered, counted)', '');
+  lines.push(
+    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time), sent by the sender through the SMTP sink until every one is \`delivered\`. DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated.`,
+    '',
+  );
+  lines.push('Write and read units per message, by table and index:', '');
+  lines.push(
+    '| profile | bodies | table W | gsi1 W | gsi2 W | gsi3 W | **total W** | table R | gsi R | DynamoDB requests |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const result of results) {
+    const w = result.writeUnits;
+    const r = result.readUnits;
+    const total = Object.values(w).reduce((sum, value) => sum + value, 0);
+    const indexReads = (r.gsi1 ?? 0) + (r.gsi2 ?? 0) + (r.gsi3 ?? 0);
+    lines.push(
+      `| ${result.profile.name} | ${fmt(result.bodyBytes / 1024, 1)} KB | ${fmt(w.table ?? 0, 2)} | ${fmt(w.gsi1 ?? 0, 2)} | ${fmt(w.gsi2 ?? 0, 2)} | ${fmt(w.gsi3 ?? 0, 2)} | **${fmt(total, 2)}** | ${fmt(r.table ?? 0, 2)} | ${fmt(indexReads, 2)} | ${fmt(result.dynamoRequests, 2)} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `Table writes by request (item size in 1 KB write units): ${results
+      .map(
+        (result) =>
+          `${result.profile.name.split(':')[0]}: ${Object.entries(result.tableWrites)
+            .map(
+              ([operation, entry]) =>
+                `${fmt(entry.requestsPerMessage, 2)} × ${operation} of ${fmt(entry.unitsPerRequest, 2)} units`,
+            )
+            .join(', ')}`,
+      )
+      .join('; ')}.`,
+    '',
+  );
+  lines.push('Requests per message to the other services:', '');
+  lines.push(
+    '| profile | S3 | SQS (counted by command) | API Gateway | Lambda invocations | Lambda GB-s | log bytes |',
+    '|---|---|---|---:|---:|---:|---:|',
+  );
+  for (const result of results) {
+    const s3 = Object.entries(result.s3.byCommand)
+      .map(([command, count]) => `${command} ${fmt(count / result.messages, 2)}`)
+      .join(', ');
+    const sqs = Object.entries(result.sqs.byCommand)
+      .map(([command, count]) => `${command} ${fmt(count / result.messages, 2)}`)
+      .join(', ');
+    lines.push(
+      `| ${result.profile.name} | ${s3 || 'none'} | ${sqs} | ${fmt(result.apiRequests, 2)} | ${fmt(result.lambdaInvocations, 2)} | ${fmt(result.gbSeconds, 3)} | ${fmt(result.logBytes, 0)} |`,
+    );
+  }
+  lines.push('');
+  const ceiling = ceilings(typical.writeUnits);
+  lines.push(
+    `Ceilings at ${partitionWriteLimit.toLocaleString('en')} write units per second per partition key (typical profile):`,
+    '',
+  );
+  lines.push(
+    '| table / index | W per message | keys for one account | keys for the service | messages/s, one account | messages/s, service |',
+    '|---|---:|---|---|---:|---:|',
+  );
+  for (const row of ceiling.rows)
+    lines.push(
+      `| ${row.index} | ${fmt(row.units, 2)} | ${row.keysPerAccount} | ${row.keysServiceWide} | ${shown(row.perAccount)} | ${shown(row.serviceWide)} |`,
+    );
+  lines.push('');
+  lines.push(
+    `AWS cost per million messages, prices ${prices.region} as of ${prices.dated} (\`bench/scale-cost.ts\`); SES itself is $${fmt(prices.sesMessage * 1e6, 2)} per million:`,
+    '',
+  );
+  const costs = results.map((result) => ({
+    rest: costPerMillion(result, 'rest'),
+    http: costPerMillion(result, 'http'),
+  }));
+  lines.push(
+    `| item | ${results.map((result) => result.profile.name.split(':')[0]).join(' | ')} | basis (typical) |`,
+    `|---|${results.map(() => '---:').join('|')}|---|`,
+  );
+  const typicalCost = costs[0] as { rest: CostLine[]; http: CostLine[] };
+  typicalCost.rest.forEach((line, index) => {
+    lines.push(
+      `| ${line.item} | ${costs.map((cost) => `$${fmt((cost.rest[index] as CostLine).perMillion, 2)}`).join(' | ')} | ${line.basis} |`,
+    );
+  });
+  const sum = (list: CostLine[]) => list.reduce((total, line) => total + line.perMillion, 0);
+  lines.push(
+    `| **total, REST API (as deployed)** | ${costs.map((cost) => `**$${fmt(sum(cost.rest), 2)}**`).join(' | ')} | |`,
+  );
+  lines.push(
+    `| total with an HTTP API instead | ${costs.map((cost) => `$${fmt(sum(cost.http), 2)}`).join(' | ')} | API Gateway at $${prices.apiHttp} instead of $${prices.apiRest} |`,
+  );
+  const withoutDuration = (list: CostLine[]) =>
+    sum(list) - list.filter((line) => line.item === 'Lambda duration').reduce((t, l) => t + l.perMillion, 0);
+  lines.push(
+    `| total without Lambda duration (REST / HTTP API) | ${costs.map((cost) => `$${fmt(withoutDuration(cost.rest), 2)} / $${fmt(withoutDuration(cost.http), 2)}`).join(' | ')} | the duration measured on this shared machine is an upper bound |`,
+  );
+  lines.push(
+    `| SES (beside, not included) | ${results.map(() => `$${fmt(prices.sesMessage * 1e6, 2)}`).join(' | ')} | $0.10 per 1,000 |`,
+  );
+  lines.push('');
+  const runsPerMonth = 60 * 24 * 30;
+  const dispatcherMonthly =
+    runsPerMonth *
+    (dispatcher.readUnits * (prices.dynamoReadUnit / 1e6) +
+      prices.lambdaRequest / 1e6 +
+      (dispatcher.ms / 1000) * memoryGb.dispatcher * prices.lambdaGbSecond);
+  lines.push(
+    `Fixed cost, not per message: one dispatcher run (idle service) makes ${dispatcher.requests} DynamoDB queries (${shardCount.work} work shards × 2 families) for ${fmt(dispatcher.readUnits, 1)} read units (at least 0.5 per Query, as billed) in ${fmt(dispatcher.ms, 0)} ms here; at one run a minute that is about $${fmt(dispatcherMonthly, 2)} a month. The event source's idle long polls are not counted per message.`,
+    '',
+  );
+  const totalWrites = Object.values(typical.writeUnits).reduce((sum, value) => sum + value, 0);
+  const restTotal = sum(typicalCost.rest);
+  const httpTotal = sum(typicalCost.http);
+  lines.push('| target | figure (typical profile) | verdict |', '|---|---|---|');
+  lines.push(
+    `| service-wide ceiling ≥ 10,000 messages/s | ${shown(ceiling.serviceWide)} messages/s | ${verdict(ceiling.serviceWide >= 10_000)} |`,
+  );
+  lines.push(
+    `| one account ≥ 1,000 messages/s | ${shown(ceiling.perAccount)} messages/s | ${verdict(ceiling.perAccount >= 1_000)} |`,
+  );
+  lines.push(`| ≤ 8 write units per message | ${fmt(totalWrites, 2)} | ${verdict(totalWrites <= 8)} |`);
+  lines.push(
+    `| AWS cost excluding SES ≤ $8 per million | $${fmt(restTotal, 2)} with the REST API ($${fmt(httpTotal, 2)} with an HTTP API) | ${verdict(restTotal <= 8)}${restTotal > 8 && httpTotal <= 8 ? ' (met with an HTTP API)' : ''} |`,
+  );
+  lines.push('');
+  return lines;
+}
+
+/** Runs the section: every profile, then one dispatcher run. */
+export async function scaleAndCost(who: Caller, sender: string, messages: number): Promise<string[]> {
+  const results: LifecycleResult[] = [];
+  for (const profile of profiles) {
+    progress(`  lifecycle: ${messages} messages, ${profile.name}`);
+    const result = await meterLifecycle(who, sender, profile, messages);
+    const total = Object.values(result.writeUnits).reduce((sum, value) => sum + value, 0);
+    progress(
+      `    ${fmt(total, 2)} write units/message (${Object.entries(result.writeUnits)
+        .map(([name, value]) => `${name} ${fmt(value, 2)}`)
+        .join(', ')}); S3 ${fmt(result.s3.total, 2)}, SQS ${fmt(result.sqs.total, 2)} requests/message`,
+    );
+    results.push(result);
+  }
+  const dispatcher = await meterDispatcherRun();
+  progress(`  dispatcher run: ${dispatcher.requests} requests, ${fmt(dispatcher.readUnits, 1)} read units`);
+  void figure;
+  return scaleReport(results, dispatcher);
+}
