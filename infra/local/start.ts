@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
 import { startLocalHost } from './host.ts';
+import { startMetricsSummary } from './metrics-summary.ts';
 
 /** `npm start`: the whole service on this machine, with a printed token and a curl to try. */
 const started = Date.now();
@@ -51,6 +52,9 @@ Try:
 
 Press Ctrl+C to stop.
 `);
+
+// One line a minute with the message counters the handlers published (embedded metric format).
+startMetricsSummary((line) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`));
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

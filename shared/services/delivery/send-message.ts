@@ -15,6 +15,7 @@ import {
   type TransportResult,
 } from '../../mail/transport.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { countMessages } from '../../observability/metrics.ts';
 import {
   claimMessage,
   type DeliveryMessage,
@@ -192,6 +193,7 @@ async function handleFailure(message: DeliveryMessage, error: unknown, nowMs: nu
       reason: why,
       ...describeError(error),
     });
+    if (failed !== undefined) countMessages('failed');
     return { result: 'done', status: 'failed' };
   }
   await releaseClaim(message, {
@@ -280,6 +282,12 @@ async function recordRelayResult(
     recorded: recorded !== undefined,
     relay_message_id: result.messageId,
   });
+  if (recorded !== undefined) {
+    if (result.recipients.some((entry) => entry.outcome === 'accepted')) countMessages('sent');
+    if (outcome.status === 'delivered' || outcome.status === 'bounced' || outcome.status === 'failed') {
+      countMessages(outcome.status);
+    }
+  }
   return { result: 'done', status: outcome.status };
 }
 
