@@ -1,6 +1,8 @@
 import { Validations } from 'aws-cdk-lib';
+import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
+import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
 import { type AccessNeeds, type FunctionId, functionAccess } from './function-access.ts';
 import type { MailServiceStack } from './service-stack.ts';
@@ -14,7 +16,7 @@ export interface Acknowledgement {
 }
 
 /**
- * The cdk-nag (AwsSolutions) findings this design accepts, each with the rule, the resource it
+ * The cdk-nag (AwsSolutions and Serverless packs) findings this design accepts, each with the rule, the resource it
  * applies to and the reason. Everything else must pass: the infra test fails on any other finding.
  */
 export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConfig): Acknowledgement[] {
@@ -54,6 +56,48 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
     );
   }
 
+  // Serverless pack, and what its fixes brought.
+  for (const queue of [stack.storage.deadLetterQueue, stack.storage.eventsDeadLetterQueue]) {
+    acknowledge(
+      queue,
+      'Serverless-SQSRedrivePolicy',
+      'This queue is itself a dead-letter queue (of the send queue, or of the SES events rule and the ' +
+        'delivery-events function); a redrive policy on it would only move its messages further away.',
+    );
+  }
+  acknowledge(
+    stack.storage.eventsDeadLetterQueue,
+    'AwsSolutions-SQS3',
+    'This queue is the dead-letter queue of the SES events rule target and the on-failure destination of ' +
+      'delivery-events; cdk-nag only recognizes a dead-letter queue when another queue redrives to it.',
+  );
+  const scheduled = new Set<string>([
+    ...scheduledRoutes.map((entry) => entry.routeId),
+    ...workers.filter((worker) => worker.trigger === 'schedule').map((worker) => worker.id),
+  ]);
+  for (const id of scheduled) {
+    const rule = stack.node.tryFindChild(`Schedule-${id}`);
+    if (rule === undefined) continue;
+    acknowledge(
+      rule,
+      'Serverless-EventBusDLQ',
+      `A scheduled run of ${id} that EventBridge cannot deliver carries no data to keep: the next run does the ` +
+        'same work (the dispatcher every minute from the due index, keepalive from its saved cursor).',
+    );
+  }
+  const queueWorkers = new Set<string>(
+    workers.filter((worker) => worker.trigger.endsWith('queue')).map((worker) => worker.id),
+  );
+  const lambdaDlqReason = (id: string): string => {
+    if (queueWorkers.has(id))
+      return 'Invoked synchronously by its SQS event source mapping: a failed record goes back to the queue and, after maxReceiveCount, to its dead-letter queue, which is alarmed on receipts and depth.';
+    if (id === 'delivery-events')
+      return 'Has an on-failure destination instead (the events dead-letter queue, alarmed on depth), which keeps the failed event with its error context, unlike a Lambda DLQ.';
+    if (scheduled.has(id))
+      return 'Only its scheduled runs are asynchronous, and a failed one is repeated by the next run (the dispatcher from the due index, keepalive from its saved cursor); HTTP calls are synchronous.';
+    return 'Invoked synchronously by API Gateway only: the caller receives the error response and retries; there is no asynchronous event that a dead-letter queue could keep.';
+  };
+
   const bucketId = stack.getLogicalId(stack.storage.bucket.node.defaultChild as CfnBucket);
   for (const [id, fn] of stack.functions) {
     acknowledge(
@@ -62,6 +106,27 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
       'Node.js 22 is the runtime this project pins and tests on (DESIGN: nodejs22.x everywhere); a newer ' +
         'runtime is an explicit upgrade, not a silent one.',
     );
+    acknowledge(
+      fn.function,
+      'Serverless-LambdaLatestVersion',
+      'Node.js 22 is the runtime this project pins and tests on; a newer runtime is an explicit upgrade, ' +
+        'not a silent one (same as AwsSolutions-L1).',
+    );
+    acknowledge(fn.function, 'Serverless-LambdaDLQ', lambdaDlqReason(id));
+    acknowledge(
+      fn.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'Active X-Ray tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no ' +
+        'resource-level permissions (AWS documents Resource "*" for them); no other action has a wildcard.',
+    );
+    for (const mapping of fn.function.node.findAll().filter((c) => c instanceof CfnEventSourceMapping)) {
+      acknowledge(
+        mapping,
+        'Serverless-LambdaEventSourceMappingDestination',
+        'SQS event source mappings support no on-failure destination; a failed record returns to its queue ' +
+          'and the queue redrive policy moves it to the dead-letter queue after maxReceiveCount receipts.',
+      );
+    }
     const needs: AccessNeeds = functionAccess[id as FunctionId];
     for (const prefix of Object.keys(needs.objects ?? {})) {
       acknowledge(

@@ -58,7 +58,7 @@ export interface ServiceFunctionProps {
 /**
  * One Lambda function with the project's defaults (Node.js 22 on arm64, minified ESM with source
  * maps, the AWS SDK bundled, local esbuild, its own log group with retention, JSON logs, a role
- * without managed policies) and grant helpers that set the environment variable and the IAM
+ * without managed policies, active X-Ray tracing) and grant helpers that set the environment variable and the IAM
  * permission together, so a function can only find what it may use.
  */
 export class ServiceFunction extends Construct {
@@ -99,6 +99,8 @@ export class ServiceFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: functionBundling,
+      // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions.md).
+      tracing: lambda.Tracing.ACTIVE,
     });
     // The log statement must exist before the function, or its first start cannot log.
     this.function.node.addDependency(this.role);

@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ses from 'aws-cdk-lib/aws-ses';
@@ -11,6 +12,7 @@ import type { ServiceConfig } from '../config.ts';
 import { queueDefinition } from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
+import { ServiceDashboard } from './dashboard.ts';
 import { Firewall } from './firewall.ts';
 import {
   type AccessNeeds,
@@ -20,6 +22,7 @@ import {
   workerImpact,
 } from './function-access.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
+import { ServiceMetrics } from './observability-metrics.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
 
@@ -70,6 +73,8 @@ export class MailServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly firewall: Firewall;
   readonly alarms: Alarms;
+  readonly dashboard: ServiceDashboard;
+  readonly serviceMetrics: ServiceMetrics;
   readonly configurationSet: ses.ConfigurationSet;
   readonly acknowledgements: Acknowledgement[];
 
@@ -104,7 +109,9 @@ export class MailServiceStack extends Stack {
       });
     }
 
-    const common = { SERVER_TZ: config.serverTimeZone };
+    // Powertools publishes every metric under this stack's name (dimension `service`).
+    this.serviceMetrics = new ServiceMetrics(this.stackName);
+    const common = { SERVER_TZ: config.serverTimeZone, ...this.serviceMetrics.environment() };
     const http = {
       ...common,
       BLOCKED_CIDRS: config.blockedCidrs.join(','),
@@ -167,7 +174,8 @@ export class MailServiceStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', {
       api: this.api.api,
       deadLetterQueue: this.storage.deadLetterQueue,
-      sender: this.functionById('sender').function,
+      eventsDeadLetterQueue: this.storage.eventsDeadLetterQueue,
+      metrics: this.serviceMetrics,
       maxReceiveCount: queueDefinition.maxReceiveCount,
       alarmEmail: config.alarmEmail,
       functions: [
@@ -184,6 +192,15 @@ export class MailServiceStack extends Stack {
       ],
     });
 
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      name: this.stackName,
+      metrics: this.serviceMetrics,
+      routes,
+      serverErrorRate: this.alarms.serverErrorRate,
+      deadLetterQueue: this.storage.deadLetterQueue,
+      alarms: this.alarms.alarms,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
       value: this.storage.table.tableName,
@@ -196,6 +213,8 @@ export class MailServiceStack extends Stack {
     new CfnOutput(this, 'ConfigurationSetName', { value: this.configurationSet.configurationSetName });
     new CfnOutput(this, 'DkimKeyArn', { value: this.storage.dkimKey.keyArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.storage.eventsDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DashboardName', { value: this.stackName });
 
     this.acknowledgements = acknowledgeFindings(this, config);
   }
@@ -265,6 +284,11 @@ export class MailServiceStack extends Stack {
         this.schedule(fn, worker.everyMinutes ?? 1);
         return;
       case 'ses-events':
+        // An event the function failed on after Lambda's two retries is kept, not dropped.
+        fn.function.configureAsyncInvoke({
+          retryAttempts: 2,
+          onFailure: new SqsDestination(this.storage.eventsDeadLetterQueue),
+        });
         new events.Rule(this, 'SesEvents', {
           description: 'SES delivery, bounce and complaint events of this configuration set',
           eventPattern: {
@@ -274,7 +298,13 @@ export class MailServiceStack extends Stack {
               mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } },
             },
           },
-          targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 8 })],
+          // Events EventBridge could not hand to Lambda at all land in the same queue.
+          targets: [
+            new targets.LambdaFunction(fn.function, {
+              retryAttempts: 8,
+              deadLetterQueue: this.storage.eventsDeadLetterQueue,
+            }),
+          ],
         });
         return;
     }
