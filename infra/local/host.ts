@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
 import { startGateway } from './gateway.ts';
@@ -15,15 +15,29 @@ export interface LocalHostOptions {
   /** Identity-provider port; 0 picks a free one. */
   idpPort?: number;
   dataDir?: string;
+  /**
+   * `persistent` keeps DynamoDB Local's and fauxqs' state in DATA_DIR (`npm start`), so messages,
+   * domains, keys, suppressions and webhooks survive a restart; `memory` (tests, the benchmark)
+   * forgets everything when the host stops.
+   */
+  state?: LocalState;
   seedDomains?: string;
   /** Start the background workers (event-source loop, schedules, SMTP server). */
   workers?: boolean;
   log?: (line: string) => void;
 }
 
+export type LocalState = 'persistent' | 'memory';
+
+/** Where a persistent host keeps each emulator's state, under DATA_DIR. */
+export function stateDirs(dataDir: string): { dynamo: string; sqsS3: string } {
+  return { dynamo: join(dataDir, 'dynamodb'), sqsS3: join(dataDir, 'fauxqs') };
+}
+
 export interface LocalHost {
   url: string;
   dataDir: string;
+  state: LocalState;
   idp: IdentityProvider;
   resources: ProvisionedResources;
   /** Every variable the handlers run with; tests reuse it to reach the same emulators. */
@@ -44,8 +58,14 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
 
-  log('starting DynamoDB Local and fauxqs …');
-  const [dynamo, sqsS3] = await Promise.all([startDynamoDbLocal(), startSqsAndS3()]);
+  const state = options.state ?? 'memory';
+  const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
+
+  log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
+  const [dynamo, sqsS3] = await Promise.all([
+    startDynamoDbLocal(undefined, dirs?.dynamo),
+    startSqsAndS3(0, dirs?.sqsS3),
+  ]);
   const resources = await provision({
     dynamoEndpoint: dynamo.endpoint,
     sqsS3Endpoint: sqsS3.endpoint,
@@ -101,6 +121,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   return {
     url: gateway.url,
     dataDir,
+    state,
     idp,
     resources,
     env,

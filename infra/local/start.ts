@@ -1,15 +1,30 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
-import { startLocalHost } from './host.ts';
+import { type LocalState, startLocalHost, stateDirs } from './host.ts';
 import { startMetricsSummary } from './metrics-summary.ts';
 
-/** `npm start`: the whole service on this machine, with a printed token and a curl to try. */
+/**
+ * `npm start`: the whole service on this machine, with a printed token and a curl to try. State
+ * persists in DATA_DIR across restarts; `npm start -- --reset` starts clean; `LOCAL_STATE=memory`
+ * keeps nothing (the tests' secondary hosts use it).
+ */
 const started = Date.now();
+const dataDir = resolve(envString('DATA_DIR', '.data') as string);
+const state: LocalState = envString('LOCAL_STATE', 'persistent') === 'memory' ? 'memory' : 'persistent';
+if (process.argv.includes('--reset')) {
+  // Only what the host itself writes there, so a DATA_DIR pointed at a shared folder loses nothing else.
+  const { dynamo, sqsS3 } = stateDirs(dataDir);
+  for (const path of [dynamo, sqsS3, 'outbox', 'idp', 'dkim-wrapping.key', 'host.json'])
+    rmSync(resolve(dataDir, path), { recursive: true, force: true });
+  process.stdout.write(`  --reset: removed the local state in ${dataDir}\n`);
+}
 const host = await startLocalHost({
   host: envString('HOST', '127.0.0.1'),
   port: envNumber('PORT', 3000),
   idpPort: envNumber('IDP_PORT', 3001),
+  dataDir,
+  state,
   log: (line) => process.stdout.write(`  ${line}\n`),
 });
 const token = await host.idp.mintToken();
@@ -37,9 +52,14 @@ process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
 
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
-  SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs, in memory)
+  SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
   Identity        ${host.env.AUTH_JWKS_URL}
-  Data dir        ${host.dataDir}
+  Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
+  State           ${
+    host.state === 'persistent'
+      ? `kept in ${host.dataDir} across restarts (npm start -- --reset starts clean)`
+      : 'in memory: forgotten when this process stops (LOCAL_STATE=memory)'
+  }
 
 A development token for account "dev-account" with every scope (valid 12 h):
 

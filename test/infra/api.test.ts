@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { Match } from 'aws-cdk-lib/assertions';
+import { describe, it } from 'vitest';
 import { catalogue } from '../../shared/errors/catalogue.ts';
 import { routes } from '../../shared/routes.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { ConfigError, cidrVersion, readConfig } from '../../infra/config.ts';
 import { assertEntriesExist, MissingEntryError } from '../../infra/stack/service-function.ts';
 import { cdkJsonContext } from '../support/infra.ts';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { type FunctionId, functionAccess } from '../../infra/stack/function-access.ts';
 import { routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';

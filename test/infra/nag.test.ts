@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, it } from 'vitest';
 import { synthService } from '../support/infra.ts';
 
 // The app as `cdk synth` builds it: cdk-nag's AwsSolutionsChecks and CDK's CloudFormation validation.

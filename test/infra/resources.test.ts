@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { Match } from 'aws-cdk-lib/assertions';
+import { describe, it } from 'vitest';
 import { queueDefinition, tableDefinition } from '../../infra/resources/definitions.ts';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';

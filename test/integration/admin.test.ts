@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, describe, it } from 'vitest';
 import { getAccount } from '../../shared/repositories/accounts.ts';
 import { getDomain } from '../../shared/repositories/domains.ts';
 import { call, hostInfo, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
@@ -12,7 +12,7 @@ import { call, hostInfo, uniqueAccount, uniqueDomain, useHostEnvironment } from 
 const projectRoot = join(import.meta.dirname, '..', '..');
 const info = useHostEnvironment();
 const scratch = mkdtempSync(join(tmpdir(), 'svc-mail-admin-'));
-after(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 interface Run {
   code: number;

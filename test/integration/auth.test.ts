@@ -8,8 +8,8 @@ import {
   randomUUID,
 } from 'node:crypto';
 import { createServer } from 'node:http';
-import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { setAccountActive } from '../../shared/repositories/accounts.ts';
 import {
   type ApiResponse,
@@ -74,8 +74,8 @@ const attacker = createServer((_request, response) => {
   attackerHits += 1;
   response.writeHead(404).end();
 });
-before(() => new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve)));
-after(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
+beforeAll(() => new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve)));
+afterAll(() => new Promise<void>((resolve) => attacker.close(() => resolve())));
 
 describe('bearer authentication', () => {
   it('accepts a valid token (the baseline every rejection below differs from)', async () => {

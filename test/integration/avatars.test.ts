@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, it } from 'vitest';
 import { s3 } from '../../shared/aws/clients.ts';
 import { addressHash, cacheKey } from '../../shared/domain/avatars.ts';
 import { putAvatar } from '../../shared/repositories/avatar-cache.ts';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { test } from 'node:test';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { test } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
 import { putTestMessage, queryMessage, smtpTransactions, waitForMessage } from '../support/delivery.ts';
 import { mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';

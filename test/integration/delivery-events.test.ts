@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
 import type { EventBridgeEvent } from 'aws-lambda';
+import { describe, test } from 'vitest';
 import { handler } from '../../functions/delivery-events/handler.ts';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { putTestMessage, queryMessage } from '../support/delivery.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { handler as sender } from '../../functions/sender/handler.ts';
 import { claimMessage, enqueueSend, getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';

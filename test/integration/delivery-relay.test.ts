@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { putTestMessage, smtpTransactions } from '../support/delivery.ts';

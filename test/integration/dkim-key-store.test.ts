@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, it } from 'vitest';
 import { dynamo } from '../../shared/aws/clients.ts';
 import { tableName } from '../../shared/config/storage.ts';
 import { getDkimKey, listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
@@ -12,7 +12,7 @@ import { registerDomain, unregisterDomain } from '../../shared/services/domain-r
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 describe('DKIM key store', () => {
-  before(() => {
+  beforeAll(() => {
     useHostEnvironment();
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/free-port.ts';
 import { sealSecret } from '../../shared/aws/key-envelope.ts';
 import { isServiceError } from '../../shared/errors/service-error.ts';
@@ -17,7 +17,7 @@ describe('DKIM key envelope with a KMS keyring', () => {
   let stub: Server;
   let stubUrl: string;
 
-  before(async () => {
+  beforeAll(async () => {
     useHostEnvironment();
     stub = createServer((request, response) => {
       request.resume();
@@ -30,7 +30,7 @@ describe('DKIM key envelope with a KMS keyring', () => {
     process.env.DKIM_KMS_KEY_ARN =
       'arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555';
   });
-  after(() => stub.close());
+  afterAll(() => stub.close());
 
   it('answers 4 (retry later) when KMS is unreachable', async () => {
     process.env.AWS_ENDPOINT_URL_KMS = `http://127.0.0.1:${await freePort()}`;

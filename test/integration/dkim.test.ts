@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Resolver } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
-import { before, describe, it } from 'node:test';
 import { authenticate } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import { beforeAll, describe, it } from 'vitest';
 import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
 import { putDomain } from '../../shared/repositories/domains.ts';
 import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/schemas/dkim.ts';
@@ -130,7 +130,7 @@ async function signAndVerify(domain: string, expectedAlgorithm: string): Promise
 }
 
 describe('DKIM status and set-algorithm', () => {
-  before(() => {
+  beforeAll(() => {
     useHostEnvironment();
   });
 

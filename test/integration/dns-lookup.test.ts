@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { lookupTxt } from '../../shared/dns/txt-lookup.ts';
 import { publishTxt, silenceName, testDnsServer } from '../support/dns.ts';
 import { uniqueDomain } from '../support/host.ts';
@@ -14,7 +14,7 @@ describe('TXT lookup adapter', () => {
   let silentAddress: string;
   let received = 0;
 
-  before(async () => {
+  beforeAll(async () => {
     silent = createSocket('udp4');
     silent.on('message', () => {
       received += 1;
@@ -22,7 +22,7 @@ describe('TXT lookup adapter', () => {
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', () => resolve()));
     silentAddress = `127.0.0.1:${silent.address().port}`;
   });
-  after(() => silent.close());
+  afterAll(() => silent.close());
 
   it('finds multi-string TXT records and tells absent names apart', async () => {
     const name = `s1._domainkey.${uniqueDomain()}`;

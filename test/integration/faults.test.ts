@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type ApiResponse, call, hasNoInternals, mintToken, uniqueAccount } from '../support/host.ts';
 import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
 
@@ -44,7 +44,7 @@ async function listen(server: Server): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
-before(async () => {
+beforeAll(async () => {
   // Host B's signing key is made here and placed in its DATA_DIR, so this process can serve its JWKS.
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = `b-${randomUUID().slice(0, 8)}`;
@@ -83,7 +83,7 @@ before(async () => {
   ]);
 });
 
-after(async () => {
+afterAll(async () => {
   await Promise.all([hostA?.stop(), hostB?.stop()]);
   await new Promise<void>((resolve) => garbage.close(() => resolve()));
   if (jwks.listening) await new Promise<void>((resolve) => jwks.close(() => resolve()));

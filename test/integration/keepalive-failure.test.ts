@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { call, hasNoInternals, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
 
 /**
@@ -15,7 +15,7 @@ const deadS3 = createServer((socket) => socket.destroy());
 let gatewayUrl = '';
 let closeGateway: () => Promise<void> = async () => undefined;
 
-before(async () => {
+beforeAll(async () => {
   await new Promise<void>((resolve) => deadS3.listen(0, '127.0.0.1', resolve));
   const address = deadS3.address();
   process.env.AWS_ENDPOINT_URL_S3 = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -29,7 +29,7 @@ before(async () => {
   };
 });
 
-after(async () => {
+afterAll(async () => {
   await closeGateway();
   await new Promise<void>((resolve) => deadS3.close(() => resolve()));
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { before, describe, it } from 'node:test';
 import { CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
+import { beforeAll, describe, it } from 'vitest';
 import { useHostEnvironment } from '../support/host.ts';
 
 /**
@@ -57,7 +57,7 @@ async function putEntry(minutesToExpiry: number): Promise<string> {
   return key;
 }
 
-before(async () => {
+beforeAll(async () => {
   await s3().send(new CreateBucketCommand({ Bucket: bucket }));
 });
 

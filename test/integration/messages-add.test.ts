@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { call, hasNoInternals, mintToken, uniqueDomain } from '../support/host.ts';
 import {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { listMessages } from '../../shared/services/messages/query.ts';
 import { call, mintToken } from '../support/host.ts';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { buildOpenApi, clientTypesPath, documentPath, renderClientTypes } from '../../infra/openapi/build.ts';
 import { type RouteId, routes } from '../../shared/routes.ts';
 import { contract } from '../../shared/schemas/contract.ts';

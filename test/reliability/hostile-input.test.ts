@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { beforeAll, describe, it } from 'vitest';
 import { catalogue } from '../../shared/errors/catalogue.ts';
 import { type Route, routes } from '../../shared/routes.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
@@ -282,7 +282,7 @@ function assertCatalogueAnswer(route: Route, testCase: Case, outcome: Outcome): 
 }
 
 describe('hostile input on every endpoint', () => {
-  before(async () => {
+  beforeAll(async () => {
     useHostEnvironment();
     await registerDomain(domain, account);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { describe, it } from 'vitest';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { recordFigures } from '../support/figures.ts';
 import {

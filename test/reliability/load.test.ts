@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { recordFigures } from '../support/figures.ts';
 import { type ApiResponse, call, hostInfo, mintToken } from '../support/host.ts';
 import { mapLimit, newAccount } from '../support/messages.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { smtpTransactions, waitForMessage } from '../support/delivery.ts';
 import { recordFigures } from '../support/figures.ts';
 import { mintToken } from '../support/host.ts';

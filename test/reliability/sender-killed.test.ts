@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import {
@@ -51,11 +51,11 @@ const relay = new SMTPServer({
   },
 });
 
-before(async () => {
+beforeAll(async () => {
   useHostEnvironment();
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
 });
-after(async () => {
+afterAll(async () => {
   await new Promise<void>((resolve) => relay.close(() => resolve()));
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { recordFigures } from '../support/figures.ts';
 import {
   type ApiResponse,
@@ -103,7 +103,7 @@ async function assertNothingHalfWritten(): Promise<number> {
   return items.length;
 }
 
-before(async () => {
+beforeAll(async () => {
   proxies.dynamo = await startOutageProxy();
   proxies.sqs = await startOutageProxy();
   proxies.s3 = await startOutageProxy();
@@ -128,7 +128,7 @@ before(async () => {
   token = await mintToken({ account, signer: host });
 });
 
-after(async () => {
+afterAll(async () => {
   store?.close();
   await host?.stop();
   await Promise.all(Object.values(proxies).map((proxy) => proxy.close()));

@@ -6,7 +6,7 @@ import { freePort } from '../../infra/local/free-port.ts';
 /**
  * The DNS server of the test run: a real authoritative-style server (dns2) on loopback, UDP and TCP
  * on the same port (long TXT answers are truncated over UDP and retried over TCP, as on the
- * Internet). test/run.ts starts it and points the service at it with DNS_SERVERS.
+ * Internet). The test run's global setup (test/setup/local-host.ts) starts it and points the service at it with DNS_SERVERS.
  *
  * Its records are files, one per owner name, in `zoneDir` (see test/support/dns.ts):
  * `<name>.json` holding `{"txt": [["string", …], …]}` answers those TXT records,

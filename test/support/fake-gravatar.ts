@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 
 /**
  * A local HTTP server standing in for Gravatar (`GET <base>/<sha256>?s=&d=404`), started once by
- * test/run.ts before the host so the avatar function's GRAVATAR_BASE_URL points at it. Test files run
+ * the test run's global setup (test/setup/local-host.ts) before the host so the avatar function's GRAVATAR_BASE_URL points at it. Test files run
  * in other processes, so they steer it over HTTP, per address hash:
  *   PUT  /__fake/<hash>  body `image` | `missing` | `slow` | `down` | `error`   (default `missing`)
  *   GET  /__fake/<hash>  → {"hits": n, "last_query": {"s": …, "d": …}}

@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 
-/** What the test runner tells each test process about the local host it started. */
+/** What vitest's global setup tells each test file about the local host it started. */
 export interface HostInfo {
   url: string;
   dataDir: string;
@@ -16,5 +16,3 @@ export interface HostInfo {
   /** The fake Gravatar's control endpoint (test/support/fake-gravatar.ts). */
   gravatarControlUrl: string;
 }
-
-export const hostInfoVariable = 'SVC_TEST_HOST';

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
+import { inject } from 'vitest';
 import { scopes as allScopes } from '../../shared/routes.ts';
 import { openApiProblems } from './contract.ts';
-import { type HostInfo, hostInfoVariable } from './host-info.ts';
+import type { HostInfo } from './host-info.ts';
 
-/** The local host the runner started (see test/run.ts). Test files run only through `npm test`. */
+/** The local host of this run, started by vitest's global setup (test/setup/local-host.ts). */
 export function hostInfo(): HostInfo {
-  const raw = process.env[hostInfoVariable];
-  if (raw === undefined) throw new Error('Run tests through `npm test` (test/run.ts starts the local host).');
-  return JSON.parse(raw) as HostInfo;
+  return inject('host');
 }
 
 /**

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { type ApiResponse, hostInfo } from './host.ts';
-import { hostInfoVariable } from './host-info.ts';
 
 const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -48,17 +47,25 @@ export async function startSecondaryHost(
   overrides: Record<string, string>,
   /** Runs before the host starts, e.g. to place its identity provider's signing key. */
   prepare?: (dataDir: string) => void,
+  /** A DATA_DIR the caller owns (kept when the host stops), e.g. to restart a host on its state. */
+  ownDataDir?: string,
 ): Promise<SecondaryHost> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-secondary-'));
+  const dataDir = ownDataDir ?? mkdtempSync(join(tmpdir(), 'svc-mail-secondary-'));
+  const removeDataDir = () => {
+    if (ownDataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
+  // host.json announces that the host is up: one left by an earlier run on this DATA_DIR must not.
+  rmSync(join(dataDir, 'host.json'), { force: true });
   prepare?.(dataDir);
   const env: Record<string, string | undefined> = { ...process.env };
   // Nothing of the shared host may leak into the child: it provisions and describes its own.
   for (const name of Object.keys(hostInfo().env)) delete env[name];
-  for (const name of ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URL', hostInfoVariable]) delete env[name];
+  for (const name of ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URL']) delete env[name];
   Object.assign(env, {
     PORT: '0',
     IDP_PORT: '0',
     DATA_DIR: dataDir,
+    LOCAL_STATE: 'memory',
     SEED_DOMAINS: '',
     LOG_FILE: join(dataDir, 'service.log'),
     ...overrides,
@@ -85,7 +92,7 @@ export async function startSecondaryHost(
     );
   } catch (error) {
     await stopChild(child, undefined);
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir();
     throw error;
   }
   const described = JSON.parse(readFileSync(file, 'utf8')) as HostFile;
@@ -114,7 +121,7 @@ export async function startSecondaryHost(
     },
     stop: async () => {
       await stopChild(child, dynamo.pid);
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir();
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import fc from 'fast-check';
+import { describe, it } from 'vitest';
 import {
   addressHash,
   cacheKey,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { scopesOf } from '../../shared/auth/token-verifier.ts';
 import { envList, envNumber, envString } from '../../shared/config/env.ts';
 import { isValidDomainName, parseSeedDomains } from '../../shared/services/domain-registry.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { describe, it } from 'vitest';
 import type { TxtLookupResult } from '../../shared/dns/txt-lookup.ts';
 import {
   chunkTxtValue,

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import {
   ConditionalCheckFailedException,
   ProvisionedThroughputExceededException,
@@ -8,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { NoSuchBucket } from '@aws-sdk/client-s3';
 import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
+import { describe, it } from 'vitest';
 import { guarded, toServiceFault } from '../../shared/aws/faults.ts';
 import { tableName } from '../../shared/config/storage.ts';
 import { Code } from '../../shared/errors/catalogue.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, test } from 'node:test';
 import { authenticate } from 'mailauth';
+import { describe, test } from 'vitest';
 import { composeMime, headerValue, messageIdFor, prepareEml } from '../../shared/mail/compose.ts';
 import { type SigningKey, signMessage } from '../../shared/mail/dkim.ts';
 

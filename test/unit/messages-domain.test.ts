@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { describe, it } from 'vitest';
 import { domainOf, parseAddress } from '../../shared/domain/messages/addresses.ts';
 import { decodeCursor, encodeCursor } from '../../shared/domain/messages/cursor.ts';
 import { mergePages } from '../../shared/domain/messages/merge.ts';

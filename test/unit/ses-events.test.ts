@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { interpretSesEvent } from '../../shared/domain/delivery/ses-events.ts';
 
 const fixture = (name: string): unknown =>

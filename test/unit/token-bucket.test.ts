@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import { TokenBuckets } from '../../shared/domain/token-bucket.ts';
 import { rateLimitKey } from '../../shared/middleware/rate-limit.ts';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { Code } from '../../shared/errors/catalogue.ts';

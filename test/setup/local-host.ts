@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startLocalHost } from '../../infra/local/host.ts';
+import { startTestDnsServer } from '../support/dns-server.ts';
+import { startFakeGravatar } from '../support/fake-gravatar.ts';
+import type { HostInfo } from '../support/host-info.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    host: HostInfo;
+  }
+}
+
+/**
+ * vitest's global setup: one local host (emulators, identity provider, gateway, workers) per run, on
+ * free ports and with in-memory state in a temporary DATA_DIR, handed to every test file through
+ * `provide('host', …)` (read with `hostInfo()` from test/support/host.ts).
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
+  // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
+  process.env.LOG_FILE = join(dataDir, 'service.log');
+  // A real DNS server on loopback answers the service's DKIM lookups; tests publish records as files.
+  const dns = await startTestDnsServer(join(dataDir, 'dns-zone'));
+  process.env.DNS_SERVERS = dns.address;
+  // A local stand-in for Gravatar; the handlers read GRAVATAR_BASE_URL at start, so it comes first.
+  // 3 s rather than the default 1.5 s, so a loaded machine does not turn a fast answer into a timeout.
+  const gravatar = await startFakeGravatar();
+  process.env.GRAVATAR_BASE_URL = gravatar.baseUrl;
+  process.env.GRAVATAR_TIMEOUT_MS = '3000';
+  const host = await startLocalHost({
+    port: 0,
+    idpPort: 0,
+    dataDir,
+    seedDomains: 'example.test=dev-account',
+  });
+  const info: HostInfo = {
+    url: host.url,
+    dataDir,
+    env: host.env,
+    issuer: host.idp.issuer,
+    audience: host.idp.audience,
+    jwksUrl: host.idp.jwksUrl,
+    privateJwk: host.idp.privateJwk,
+    logFile: process.env.LOG_FILE,
+    dns: { server: dns.address, zoneDir: dns.zoneDir },
+    gravatarControlUrl: gravatar.controlUrl,
+  };
+  project.provide('host', info);
+
+  return async () => {
+    await host.stop();
+    await dns.stop();
+    await gravatar.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
