@@ -26,6 +26,7 @@ const tableId = logicalIdOf('AWS::DynamoDB::Table', /^StorageTable/);
 const bucketId = logicalIdOf('AWS::S3::Bucket', /^StorageObjectBucket/);
 const keyId = logicalIdOf('AWS::KMS::Key', /^StorageDkimKey/);
 const queueId = logicalIdOf('AWS::SQS::Queue', /^StorageSendQueue/);
+const eventsDeadLetterQueueId = logicalIdOf('AWS::SQS::Queue', /^StorageEventsDeadLetterQueue/);
 
 /** Functions whose role allows `action` (on any resource, or one mentioning `resourceText`). */
 function holders(action: string, resourceText?: string): string[] {
@@ -124,12 +125,12 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 
-  it('public routes can reach nothing but their own logs', () => {
+  it('public routes can reach nothing but their own logs (and X-Ray, which has no resources)', () => {
     for (const id of routes.filter((route) => route.public).map((route) => route.id)) {
       const statements = statementsOf(template, id);
       assert.deepEqual(
         statements.flatMap(actionsOf).sort(),
-        ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
         `${id} has more than log access`,
       );
       const env = environmentOf(template, id);
@@ -165,9 +166,14 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
       assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete');
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
       assert.equal(
-        actions.has('sqs:SendMessage'),
+        allowedActions(template, id, queueId).has('sqs:SendMessage'),
         needs.queue === 'send',
         `${id} SendMessage should be ${needs.queue === 'send'}`,
+      );
+      // The only other queue a function may send to: delivery-events' on-failure destination.
+      assert.equal(
+        allowedActions(template, id, eventsDeadLetterQueueId).has('sqs:SendMessage'),
+        id === 'delivery-events',
       );
       assert.equal('GRAVATAR_BASE_URL' in env, needs.avatars === true);
       const isProtectedRoute = routes.some((route) => route.id === id && !route.public);

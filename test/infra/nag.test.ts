@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, it } from 'vitest';
 import { synthService } from '../support/infra.ts';
 
-// The app as `cdk synth` builds it: cdk-nag's AwsSolutionsChecks and CDK's CloudFormation validation.
+// The app as `cdk synth` builds it: cdk-nag's AwsSolutions and Serverless packs and CDK's CloudFormation validation.
 // Synthesis throws on any unacknowledged finding; keep the error for the first test to report.
 let synthesized: ReturnType<typeof synthService> | undefined;
 let synthError: unknown;
@@ -15,7 +15,7 @@ try {
   synthError = error;
 }
 
-describe('cdk-nag AwsSolutionsChecks', () => {
+describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
   it('is applied to the app and finds nothing unacknowledged (synthesis fails on any finding)', () => {
     assert.equal(synthError, undefined, String(synthError));
     assert.ok(synthesized);
@@ -29,18 +29,26 @@ describe('cdk-nag AwsSolutionsChecks', () => {
     assert.throws(() => probe.synth(), /Validation failed|AwsSolutions/);
   });
 
+  it('the Serverless pack also fails synthesis on a finding (a queue without a redrive policy)', () => {
+    const probe = new App();
+    const probeStack = new Stack(probe, 'Probe');
+    new sqs.Queue(probeStack, 'LoneQueue', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    Validations.of(probe).addPlugins(new ServerlessChecks(probe));
+    assert.throws(() => probe.synth(), /Serverless-SQSRedrivePolicy/);
+  });
+
   it('every acknowledgement names the rule, the resource and a reason', () => {
     assert.ok(synthesized);
     const { stack } = synthesized;
     assert.ok(stack.acknowledgements.length > 0);
     for (const acknowledgement of stack.acknowledgements) {
-      assert.match(acknowledgement.rule, /^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      assert.match(acknowledgement.rule, /^(AwsSolutions-[A-Z]+\d+(\[.+\])?|Serverless-[A-Za-z]+)$/);
       assert.match(acknowledgement.resource, /^SvcMail\//);
       assert.ok(acknowledgement.reason.length >= 60, `${acknowledgement.rule}: reason too short`);
     }
   });
 
-  it('acknowledges wildcards only for object prefixes and SES identities, never for actions', () => {
+  it('acknowledges wildcards only for object prefixes, SES identities and X-Ray, never for actions', () => {
     assert.ok(synthesized);
     const wildcards = synthesized.stack.acknowledgements.filter((a) =>
       a.rule.startsWith('AwsSolutions-IAM5'),
@@ -48,7 +56,7 @@ describe('cdk-nag AwsSolutionsChecks', () => {
     for (const { rule } of wildcards) {
       assert.match(
         rule,
-        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*|\*)\]$/,
       );
     }
   });
