@@ -10,7 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { functionBundling } from '../bundling.ts';
+import { bundlingFor } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
@@ -57,7 +57,7 @@ export interface ServiceFunctionProps {
 
 /**
  * One Lambda function with the project's defaults (Node.js 22 on arm64, minified ESM with source
- * maps, the AWS SDK bundled, local esbuild, its own log group with retention, JSON logs, a role
+ * maps, split into chunks loaded on demand, the AWS SDK bundled, local esbuild, its own log group with retention, JSON logs, a role
  * without managed policies, active X-Ray tracing) and grant helpers that set the environment variable and the IAM
  * permission together, so a function can only find what it may use.
  */
@@ -98,7 +98,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: functionBundling,
+      bundling: bundlingFor(entryOf(props.functionId), projectRoot),
       // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions.md).
       tracing: lambda.Tracing.ACTIVE,
     });
