@@ -13,6 +13,7 @@ interface ValidationResult {
 
 class Base64Schema {
   validate(value: unknown): ValidationResult {
+    if (value === '') return { value, error: new Error('"value" is not allowed to be empty') };
     if (typeof value === 'string' && unpaddedBase64.test(value)) return { value };
     return { value, error: new Error('"value" must be a valid base64 string') };
   }
