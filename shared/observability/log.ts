@@ -48,7 +48,14 @@ export function writeLine(line: string): void {
 const leanBackend: TelemetryBackend = {
   log(level, message, fields) {
     if (order[level] < threshold) return;
-    writeLine(`${JSON.stringify({ level, time: new Date().toISOString(), message, ...fields })}\n`);
+    // The same keys as Powertools Logger's lines, so one query reads both.
+    const line = {
+      level: level.toUpperCase(),
+      message,
+      timestamp: new Date().toISOString(),
+      service: serviceName(),
+    };
+    writeLine(`${JSON.stringify({ ...line, ...fields })}\n`);
   },
   latency(route, milliseconds) {
     // The embedded metric format, as Powertools Metrics writes it for a single metric.
