@@ -87,9 +87,16 @@ useTelemetryBackend({
 // biome-ignore lint/suspicious/noExplicitAny: Powertools' middlewares are typed for any event.
 type AnyMiddleware = MiddlewareObj<any, any, Error, any>;
 
-/** First in every Powertools function's Middy chain: Lambda context on each log line, metrics flushed at the end. */
+/**
+ * First in every Powertools function's Middy chain: the Lambda context on each log line (function
+ * name, request id, cold start), metrics flushed at the end. The local host runs every function in
+ * one process, concurrently, with one Logger: there the context would label one function's lines
+ * with another's name, so it is left out locally (the lines keep their own request id, route and
+ * message uuid).
+ */
 export function observabilityMiddlewares(): AnyMiddleware[] {
-  return [injectLambdaContext(logger) as AnyMiddleware, logMetrics(metrics) as AnyMiddleware];
+  const flush = logMetrics(metrics) as AnyMiddleware;
+  return onLambda ? [injectLambdaContext(logger) as AnyMiddleware, flush] : [flush];
 }
 
 /**
