@@ -1962,15 +1962,15 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 dkim_algorithm: "rsa-sha256" | "ed25519-sha256";
-                                /** @description Selector of the active key */
+                                /** @description Selector of the active key (on ed25519-sha256, the Ed25519 key; its RSA companion is listed in dkim_keys) */
                                 dkim_selector: string;
                                 /**
-                                 * @description Result of a DNS TXT lookup of the active selector: verified (our key is published), pending (no record yet), mismatch (another or a malformed record), unreachable (the lookup failed)
+                                 * @description Result of DNS TXT lookups of the active keys (the worst of them): verified (our keys are published), pending (a record is missing), mismatch (another or a malformed record), unreachable (a lookup failed)
                                  * @enum {string}
                                  */
                                 dkim_dns_status: "verified" | "pending" | "mismatch" | "unreachable";
                             } | null;
-                            /** @description Every key of the domain (active and retired), newest first */
+                            /** @description Every key of the domain (active, and retired for 30 days after retirement), newest first */
                             dkim_keys: {
                                 /**
                                  * @description DKIM selector (s= tag)
@@ -1995,7 +1995,7 @@ export interface operations {
                                 /** @description dns_value split into the ≤255-character strings that DNS providers ask for; joined they equal dns_value */
                                 dns_value_chunks: string[];
                                 /**
-                                 * @description active: signs the mail now. retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it
+                                 * @description active: signs the mail now (an ed25519-sha256 domain has two active keys: the Ed25519 key and the RSA-2048 key that signs beside it; publish both). retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it (retired keys are listed for 30 days)
                                  * @enum {string}
                                  */
                                 status: "active" | "retired";

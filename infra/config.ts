@@ -29,6 +29,12 @@ export interface ServiceConfig {
    */
   sesRegion: string | undefined;
   mailTransport: MailTransport;
+  /**
+   * Subdomain of each sending domain used as the envelope sender's domain (MAIL FROM), `bounce`
+   * by default: `<message_uuid>@bounce.<domain>`; with SES, configure the same custom MAIL FROM
+   * domain on each identity (docs/deploy.md).
+   */
+  mailFromSubdomain: string;
   /** Relay URL when mailTransport is `smtp` (a secret-free URL; credentials belong elsewhere). */
   smtpUrl: string | undefined;
   /** Days message bodies and attachments are kept in S3. */
@@ -153,6 +159,10 @@ export function readConfig(context: ContextReader): ServiceConfig {
   if (mailTransport !== 'ses' && mailTransport !== 'smtp') {
     problems.push(`mailTransport must be "ses" or "smtp", got "${mailTransport}"`);
   }
+  const mailFromSubdomain = (text('mailFromSubdomain', 'bounce') as string).toLowerCase();
+  if (!mailFromSubdomain.split('.').every((label) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(label))) {
+    problems.push(`mailFromSubdomain must be DNS labels such as "bounce", got "${mailFromSubdomain}"`);
+  }
   const smtpUrl = text('smtpUrl');
   if (mailTransport === 'smtp') {
     if (smtpUrl === undefined) problems.push('smtpUrl is required when mailTransport is "smtp"');
@@ -201,6 +211,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     sesIdentity,
     sesRegion,
     mailTransport: mailTransport as MailTransport,
+    mailFromSubdomain,
     smtpUrl,
     retentionDays,
     logRetentionDays,

@@ -6,8 +6,9 @@ import type { LocalWorker } from './workers.ts';
 /**
  * The recipients' mail server of the local host. Every message it receives is written to
  * `<DATA_DIR>/outbox/<message_uuid>.eml` (the uuid is the DSN envelope id the sender passes, else
- * the `<uuid@…>` Message-ID); every transaction is also appended to `outbox/transactions.jsonl`, so
- * tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
+ * the one in the per-message MAIL FROM, else the `<uuid@…>` Message-ID), with its envelope (MAIL FROM, RCPT TO) beside it in
+ * `<message_uuid>.envelope.json`; every transaction is also appended to `outbox/transactions.jsonl`,
+ * so tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
  * `bounce` is refused with `550 5.1.1`; every other recipient is accepted.
  */
 export const bounceReply = '5.1.1 Recipient address rejected: mailbox unavailable (local bounce simulator)';
@@ -28,6 +29,8 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
     banner: 'svc-mail local recipient MTA',
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
+    // Offer DSN, so the sender's ENVID (the message uuid) reaches the envelope.
+    hideDSN: false,
     size: 64 * 1024 * 1024,
     logger: false,
     onRcptTo(address, _session, callback) {
@@ -46,18 +49,23 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
       stream.on('end', () => {
         const raw = Buffer.concat(chunks);
         const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
-        const uuid = uuidFrom(envelopeId) ?? uuidFrom(messageIdOf(raw)) ?? `unknown-${Date.now()}`;
+        const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
+        // The DSN envelope id, else the per-message bounce address (<uuid>@bounce.<domain>), else
+        // the Message-ID: an EML may bring its own Message-ID without the uuid.
+        const uuid =
+          uuidFrom(envelopeId) ?? uuidFrom(mailFrom) ?? uuidFrom(messageIdOf(raw)) ?? `unknown-${Date.now()}`;
+        const transaction = {
+          message_uuid: uuid,
+          mail_from: mailFrom ?? null,
+          recipients: session.envelope.rcptTo.map((entry) => entry.address),
+          bytes: raw.length,
+          at: new Date().toISOString(),
+        };
         writeFileSync(join(outbox, `${uuid}.eml`), raw);
-        appendFileSync(
-          join(outbox, 'transactions.jsonl'),
-          `${JSON.stringify({
-            message_uuid: uuid,
-            mail_from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
-            recipients: session.envelope.rcptTo.map((entry) => entry.address),
-            bytes: raw.length,
-            at: new Date().toISOString(),
-          })}\n`,
-        );
+        // The envelope beside the message, as the receiving MTA saw it (a message has no header for
+        // its envelope sender or its blind copies).
+        writeFileSync(join(outbox, `${uuid}.envelope.json`), `${JSON.stringify(transaction, null, 2)}\n`);
+        appendFileSync(join(outbox, 'transactions.jsonl'), `${JSON.stringify(transaction)}\n`);
         callback(null, `2.0.0 Ok: queued as ${uuid}`);
       });
     },

@@ -235,6 +235,7 @@ export class MailServiceStack extends Stack {
     }
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
     if (needs.mail === true) {
+      fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
         fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
       } else {

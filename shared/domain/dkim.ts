@@ -12,6 +12,40 @@ export type DkimDnsStatus = 'verified' | 'pending' | 'mismatch' | 'unreachable';
 /** The algorithm a newly registered domain signs with. */
 export const defaultDkimAlgorithm: DkimAlgorithm = 'rsa-sha256';
 
+/**
+ * The algorithm of the key that signs beside a domain's key, or undefined. Many receivers still
+ * cannot verify Ed25519 (RFC 8463), so an Ed25519 domain also signs with RSA-2048 (section 4 of
+ * the RFC: a signer may add signatures of several algorithms, a verifier uses the one it knows).
+ */
+export function companionAlgorithm(algorithm: DkimAlgorithm): DkimAlgorithm | undefined {
+  return algorithm === 'ed25519-sha256' ? 'rsa-sha256' : undefined;
+}
+
+/** Days a retired key stays listed (and stored) before it is removed. */
+export const defaultRetiredKeyRetentionDays = 30;
+
+/** Epoch seconds at which a key retired at `retiredAt` is removed (the table's TTL attribute). */
+export function retiredKeyExpiry(retiredAt: Date, retentionDays: number): number {
+  return Math.floor(retiredAt.getTime() / 1000) + Math.round(retentionDays * 86_400);
+}
+
+/** True for a retired key whose time is up, whether or not the table's TTL has removed it yet. */
+export function isExpiredKey(key: { status: DkimKeyStatus; expiresAt?: number }, nowMs: number): boolean {
+  return key.status === 'retired' && key.expiresAt !== undefined && key.expiresAt * 1000 <= nowMs;
+}
+
+/**
+ * The DNS status of a domain from the status of each active record: every record must be
+ * published for all its signatures to verify, so the worst one counts
+ * (unreachable, then mismatch, then pending, then verified).
+ */
+export function combinedDnsStatus(statuses: readonly DkimDnsStatus[]): DkimDnsStatus {
+  for (const status of ['unreachable', 'mismatch', 'pending'] as const) {
+    if (statuses.includes(status)) return status;
+  }
+  return 'verified';
+}
+
 /** RSA modulus length for rsa-sha256 keys (RFC 8301 asks for at least 1024; 2048 is the norm). */
 export const rsaModulusLength = 2048;
 

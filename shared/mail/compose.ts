@@ -23,6 +23,8 @@ export interface ComposeInput {
   html?: string;
   attachments: Array<{ filename: string; contentType: string; content: Buffer }>;
   date?: Date;
+  /** `Feedback-ID` value (shared/mail/envelope.ts). */
+  feedbackId?: string;
 }
 
 /** `<uuid@tenant>`: the Message-ID on the sender's domain. */
@@ -30,6 +32,91 @@ export const messageIdFor = (messageUuid: string, tenant: string): string => `<$
 
 const toAddress = (address: MailAddress) => ({ name: address.name ?? '', address: address.email });
 
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"]/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[char] ?? char,
+  );
+
+/**
+ * A complete HTML document for the part: a fragment (no `<html>` element) is wrapped in a document
+ * that declares UTF-8 and carries the subject as its title, so every client renders it in standards
+ * mode with the right encoding. A complete document is left as the caller wrote it.
+ */
+export function completeHtmlDocument(html: string, subject = ''): string {
+  if (/<html[\s>]/i.test(html)) return html;
+  return [
+    '<!DOCTYPE html>',
+    '<html>',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(subject)}</title>`,
+    '</head>',
+    '<body>',
+    html,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The text alternative of an HTML body, by html-to-text (imported on first use: only HTML-only
+ * messages need it). Links keep their address in brackets, images are left out, headings keep their
+ * case, lines wrap at 78.
+ */
+export async function textFromHtml(html: string): Promise<string> {
+  const { convert } = await import('html-to-text');
+  return convert(html, {
+    wordwrap: 78,
+    selectors: [
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+      { selector: 'img', format: 'skip' },
+      { selector: 'title', format: 'skip' },
+      // Headings keep their letters: upper-casing changes words in many languages (ß → SS).
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({
+        selector,
+        options: { uppercase: false },
+      })),
+      // Tables as aligned columns rather than run-together cell text.
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    ],
+  });
+}
+
+/**
+ * The content type of an attachment with its charset: a `text/*` type without one gets `utf-8`
+ * when the bytes are valid UTF-8 (ASCII included), else `iso-8859-1`, the only charset in which
+ * every byte sequence is valid (RFC 2046 4.1.2: the charset of text must be known to read it).
+ * A charset the caller gave is kept, and other types have none.
+ */
+export function attachmentContentType(contentType: string, content: Buffer): string {
+  if (!/^\s*text\//i.test(contentType) || /;\s*charset\s*=/i.test(contentType)) return contentType;
+  let charset = 'utf-8';
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(content);
+  } catch {
+    charset = 'iso-8859-1';
+  }
+  return `${contentType.trim().replace(/;\s*$/, '')}; charset=${charset}`;
+}
+
+/**
+ * Line breaks as CRLF (RFC 5322 2.3: CR and LF occur only together). The composer passes 7bit text
+ * through as it is, and a bare LF on the wire is refused by strict receivers (or repaired by a relay
+ * after signing).
+ */
+const crlf = (text: string) => text.replace(/\r?\n|\r/g, '\r\n');
+
+/**
+ * The MIME message. nodemailer's composer encodes non-ASCII subjects and display names as RFC 2047
+ * encoded-words, non-ASCII file names as RFC 2231 parameters (and encoded-words for the `name`
+ * that older clients read), declares `charset=utf-8` on the text and HTML parts and picks
+ * quoted-printable or base64 by content. HTML-only content gets a text alternative derived from
+ * the HTML (multipart/alternative), and an HTML fragment is wrapped in a complete document.
+ */
 export async function composeMime(input: ComposeInput): Promise<Buffer> {
   const from = input.from.length > 0 ? input.from : [{ email: input.sender }];
   const senderInFrom = from.some((address) => address.email.toLowerCase() === input.sender.toLowerCase());
@@ -37,6 +124,13 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     if (!reservedHeaders.has(name.toLowerCase()) && !/[\r\n]/.test(value)) headers[name] = value;
   }
+  if (input.feedbackId !== undefined) {
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'feedback-id') delete headers[name];
+    headers['Feedback-ID'] = input.feedbackId;
+  }
+  const html = input.html === undefined ? undefined : crlf(completeHtmlDocument(input.html, input.subject));
+  const plain = input.text ?? (input.html === undefined ? undefined : await textFromHtml(input.html));
+  const text = plain === undefined ? undefined : crlf(plain);
   const composer = new MailComposer({
     from: from.length === 1 ? toAddress(from[0] as MailAddress) : from.map(toAddress),
     // RFC 5322 3.6.2: several authors, or an author other than the sending address, need a Sender.
@@ -48,11 +142,11 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
     messageId: input.messageId,
     date: input.date ?? new Date(),
     headers,
-    ...(input.text === undefined ? {} : { text: input.text }),
-    ...(input.html === undefined ? {} : { html: input.html }),
+    ...(text === undefined ? {} : { text }),
+    ...(html === undefined ? {} : { html }),
     attachments: input.attachments.map((attachment) => ({
       filename: attachment.filename,
-      contentType: attachment.contentType,
+      contentType: attachmentContentType(attachment.contentType, attachment.content),
       content: attachment.content,
     })),
   });
@@ -77,34 +171,73 @@ export function headerValue(raw: Buffer, name: string): string | undefined {
   return unfolded.match(pattern)?.[1]?.trim();
 }
 
+/** RFC 5322 date-time in UTC: `Mon, 23 Nov 2026 10:15:00 +0000`. */
+export function rfc5322Date(date: Date): string {
+  return date.toUTCString().replace(/GMT$/, '+0000');
+}
+
+/** A Date header more than this far from the time of sending is replaced by the time of sending. */
+export const maxDateSkewMs = 60 * 60 * 1000;
+
+export interface PrepareEmlOptions {
+  /** The time of sending (Date when missing or more than an hour off). */
+  now?: Date;
+  /** `Feedback-ID` added when the EML has none. */
+  feedbackId?: string;
+}
+
 /**
- * An EML is sent as given, with two exceptions: a Bcc header field is removed (blind copies travel
- * in the envelope only, and a Bcc header would show them to every recipient), and a Message-ID is
- * added when it has none (RFC 5322 says a message SHOULD have one; replies and bounces use it).
+ * An EML is sent as given, except:
+ * - a Bcc header field is removed (blind copies travel in the envelope only, and a Bcc header would
+ *   show them to every recipient);
+ * - a Message-ID is added when it has none (RFC 5322 says a message SHOULD have one; replies and
+ *   bounces use it);
+ * - a Date is added when it has none (RFC 5322 requires one), and a Date that cannot be read or is
+ *   more than an hour away from the time of sending is replaced by the time of sending (spam
+ *   filters score a date in the past or the future);
+ * - a Feedback-ID is added when it has none.
+ * Every other header field stays byte for byte as given. The DKIM signature then covers it.
  */
-export function prepareEml(eml: Buffer, messageId: string): Buffer {
+export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOptions = {}): Buffer {
+  const now = options.now ?? new Date();
   const end = headerEnd(eml);
-  let raw = eml;
-  if (end !== -1) {
-    const head = eml.subarray(0, end).toString('latin1');
-    const lines = head.split(/(?<=\n)/);
-    const kept: string[] = [];
-    let dropping = false;
-    for (const line of lines) {
-      if (/^[ \t]/.test(line)) {
-        if (!dropping) kept.push(line);
-        continue;
-      }
-      dropping = /^bcc[ \t]*:/i.test(line);
-      if (!dropping) kept.push(line);
-    }
-    if (kept.length !== lines.length) {
-      // The block before `end` never ends in a line break (the blank line follows), even when the
-      // dropped field was the last one.
-      const header = kept.join('').replace(/\r?\n$/, '');
-      raw = Buffer.concat([Buffer.from(header, 'latin1'), eml.subarray(end)]);
+  // Without a blank line the whole EML is its header section (a message without a body).
+  const head = (end === -1 ? eml : eml.subarray(0, end)).toString('latin1').replace(/\r?\n$/, '');
+  const newline = /\n/.test(head) && !/\r\n/.test(head) ? '\n' : '\r\n';
+  const body = end === -1 ? Buffer.from(newline + newline) : eml.subarray(end);
+  // One entry per header field: its first line and its continuation lines.
+  const fields: string[] = [];
+  for (const line of head === '' ? [] : head.split(/(?<=\n)/)) {
+    if (/^[ \t]/.test(line) && fields.length > 0) fields[fields.length - 1] += line;
+    else fields.push(line);
+  }
+  const named = (name: string) => (field: string) => new RegExp(`^${name}[ \\t]*:`, 'i').test(field);
+  const kept = fields.filter((field) => !named('bcc')(field));
+  const added: string[] = [];
+  const dateIndex = kept.findIndex(named('date'));
+  const dateField = dateIndex === -1 ? undefined : kept[dateIndex];
+  const fresh = `Date: ${rfc5322Date(now)}`;
+  if (dateField === undefined) {
+    added.push(fresh);
+  } else {
+    const given = Date.parse(
+      dateField
+        .replace(/^date[ \t]*:/i, '')
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    );
+    if (Number.isNaN(given) || Math.abs(given - now.getTime()) > maxDateSkewMs) {
+      kept[dateIndex] = `${fresh}${/\r?\n$/.test(dateField) ? newline : ''}`;
     }
   }
-  if (headerValue(raw, 'message-id') !== undefined) return raw;
-  return Buffer.concat([Buffer.from(`Message-ID: ${messageId}\r\n`), raw]);
+  if (!kept.some(named('message-id'))) added.push(`Message-ID: ${messageId}`);
+  if (options.feedbackId !== undefined && !kept.some(named('feedback-id'))) {
+    added.push(`Feedback-ID: ${options.feedbackId}`);
+  }
+  if (added.length === 0 && kept.length === fields.length && kept[dateIndex] === dateField) return eml;
+  // The block before `end` never ends in a line break (the blank line follows), even when the
+  // dropped field was the last one.
+  const header = kept.join('').replace(/\r?\n$/, '');
+  const prefix = added.map((line) => `${line}${newline}`).join('');
+  return Buffer.concat([Buffer.from(prefix, 'latin1'), Buffer.from(header, 'latin1'), body]);
 }

@@ -25,7 +25,7 @@ export function createSesTransport(): MailTransport {
       try {
         const result = await client.send(
           new SendEmailCommand({
-            FromEmailAddress: mail.envelope.from,
+            FromEmailAddress: mail.sender ?? mail.envelope.from,
             Destination: { ToAddresses: mail.envelope.to },
             Content: { Raw: { Data: mail.raw } },
             ...(configurationSet === undefined ? {} : { ConfigurationSetName: configurationSet }),

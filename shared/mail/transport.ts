@@ -7,7 +7,13 @@ import { envString } from '../config/env.ts';
  */
 export interface OutgoingMail {
   messageUuid: string;
+  /** SMTP envelope: `from` is the per-message bounce address (shared/mail/envelope.ts). */
   envelope: { from: string; to: string[] };
+  /**
+   * The sending address (`message_sender`). SES sends as this identity and writes the envelope
+   * sender itself, from the identity's custom MAIL FROM domain.
+   */
+  sender?: string;
   raw: Buffer;
 }
 

@@ -1,4 +1,10 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
@@ -21,6 +27,15 @@ export interface StoredDkimKey {
   status: DkimKeyStatus;
   createdAt: string;
   retiredAt?: string;
+  /**
+   * On an Ed25519 key: the selector of the RSA-2048 key created with it, which signs beside it
+   * (RFC 8463 section 4). Both are active and retired together.
+   */
+  companionSelector?: string;
+  /** On a companion key: the selector of the key it accompanies. */
+  companionOf?: string;
+  /** Epoch seconds after which a retired key is removed (the table's TTL attribute). */
+  expiresAt?: number;
 }
 
 const skPrefix = 'DKIM#';
@@ -38,6 +53,9 @@ function toKey(item: Record<string, unknown>): StoredDkimKey {
     createdAt: String(item.created_at),
   };
   if (typeof item.retired_at === 'string') key.retiredAt = item.retired_at;
+  if (typeof item.companion_selector === 'string') key.companionSelector = item.companion_selector;
+  if (typeof item.companion_of === 'string') key.companionOf = item.companion_of;
+  if (typeof item.expires_at === 'number') key.expiresAt = item.expires_at;
   return key;
 }
 
@@ -71,40 +89,80 @@ export async function getDkimKey(domain: string, selector: string): Promise<Stor
   return result.Item === undefined ? undefined : toKey(result.Item);
 }
 
+export type NewStoredKey = Omit<StoredDkimKey, 'status' | 'retiredAt' | 'expiresAt'>;
+
 export interface ActivateKeyInput {
-  key: Omit<StoredDkimKey, 'status' | 'retiredAt'>;
+  /** The key that becomes the domain's `active_selector`. */
+  key: NewStoredKey;
+  /** Its RSA companion (for an Ed25519 key), written and activated in the same transaction. */
+  companion?: NewStoredKey;
   accountId: string;
   /** The selector that is active now (retired by this write), or undefined for a domain's first key. */
   previousSelector: string | undefined;
+  /** The previous key's companion, retired with it. */
+  previousCompanion?: string;
+  /** Epoch seconds at which the retired keys expire (the table's TTL removes them). */
+  retiredExpiresAt: number;
+}
+
+function putKeyItem(table: string, key: NewStoredKey) {
+  return {
+    Put: {
+      TableName: table,
+      Item: {
+        ...keys.dkimKey(key.domain, key.selector),
+        domain: key.domain,
+        selector: key.selector,
+        algorithm: key.algorithm,
+        public_key: key.publicKey,
+        private_key_ciphertext: key.privateKeyCiphertext,
+        status: 'active',
+        created_at: key.createdAt,
+        ...(key.companionSelector === undefined ? {} : { companion_selector: key.companionSelector }),
+        ...(key.companionOf === undefined ? {} : { companion_of: key.companionOf }),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+function retireKeyItem(table: string, domain: string, selector: string, at: string, expiresAt: number) {
+  return {
+    Update: {
+      TableName: table,
+      Key: keys.dkimKey(domain, selector),
+      UpdateExpression: 'SET #status = :retired, retired_at = :at, expires_at = :expires',
+      ConditionExpression: '#status = :active',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':retired': 'retired',
+        ':active': 'active',
+        ':at': at,
+        ':expires': expiresAt,
+      },
+    },
+  };
 }
 
 /**
- * Makes a new key the domain's active key in one transaction: the new key item (refused if the
- * selector exists), the previous key marked retired (only if it is still active), and the domain's
- * `active_selector` moved (only if the domain still belongs to the account and still points at the
- * previous key). A concurrent rotation makes the transaction fail (code 5, retry), never leaving two
- * active keys.
+ * Makes a new key (and its companion, if any) the domain's active key in one transaction: the new
+ * key items (refused if a selector exists), the previous key and its companion marked retired
+ * (only if still active) with their expiry time, and the domain's `active_selector` moved (only if
+ * the domain still belongs to the account and still points at the previous key). A concurrent
+ * rotation makes the transaction fail (code 5, retry), never leaving two active keys.
  */
-export async function activateDkimKey({ key, accountId, previousSelector }: ActivateKeyInput): Promise<void> {
+export async function activateDkimKey({
+  key,
+  companion,
+  accountId,
+  previousSelector,
+  previousCompanion,
+  retiredExpiresAt,
+}: ActivateKeyInput): Promise<void> {
   const table = tableName();
   const at = key.createdAt;
   const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-    {
-      Put: {
-        TableName: table,
-        Item: {
-          ...keys.dkimKey(key.domain, key.selector),
-          domain: key.domain,
-          selector: key.selector,
-          algorithm: key.algorithm,
-          public_key: key.publicKey,
-          private_key_ciphertext: key.privateKeyCiphertext,
-          status: 'active',
-          created_at: at,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
+    putKeyItem(table, key),
     {
       Update: {
         TableName: table,
@@ -122,19 +180,35 @@ export async function activateDkimKey({ key, accountId, previousSelector }: Acti
       },
     },
   ];
-  if (previousSelector !== undefined) {
-    items.push({
-      Update: {
-        TableName: table,
-        Key: keys.dkimKey(key.domain, previousSelector),
-        UpdateExpression: 'SET #status = :retired, retired_at = :at',
-        ConditionExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':retired': 'retired', ':active': 'active', ':at': at },
-      },
-    });
+  if (companion !== undefined) items.push(putKeyItem(table, companion));
+  for (const selector of [previousSelector, previousCompanion]) {
+    if (selector !== undefined) items.push(retireKeyItem(table, key.domain, selector, at, retiredExpiresAt));
   }
   await guarded('database', () => dynamo().send(new TransactWriteCommand({ TransactItems: items })));
+}
+
+/**
+ * Deletes a retired key (only while it is still retired). The table's TTL removes retired keys on
+ * AWS by itself; this is the same removal done at once, for keys whose time has come.
+ */
+export async function deleteRetiredDkimKey(domain: string, selector: string): Promise<boolean> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.dkimKey(domain, selector),
+          ConditionExpression: '#status = :retired',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':retired': 'retired' },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }
 
 /** Removes every key of a domain (when an operator removes the domain). */

@@ -31,7 +31,7 @@ const algorithm = described(
 
 const dnsStatus = described(
   z.enum(['verified', 'pending', 'mismatch', 'unreachable']),
-  'Result of a DNS TXT lookup of the active selector: verified (our key is published), pending (no record yet), mismatch (another or a malformed record), unreachable (the lookup failed)',
+  'Result of DNS TXT lookups of the active keys (the worst of them): verified (our keys are published), pending (a record is missing), mismatch (another or a malformed record), unreachable (a lookup failed)',
 );
 
 export const dkimStatusRequest = z.object({ domain });
@@ -52,7 +52,7 @@ export const dkimKeyRecord = z.object({
   ),
   status: described(
     z.enum(['active', 'retired']),
-    'active: signs the mail now. retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it',
+    'active: signs the mail now (an ed25519-sha256 domain has two active keys: the Ed25519 key and the RSA-2048 key that signs beside it; publish both). retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it (retired keys are listed for 30 days)',
   ),
   created_at: serverDate('When the key was created (ISO 8601 with offset)'),
   retired_at: z.optional(serverDate('When the key was retired (ISO 8601 with offset)')),
@@ -64,13 +64,19 @@ export const dkimStatusResponse = z.object({
       z.object({
         dkim_enabled: described(z.boolean(), 'Whether outgoing mail of the domain is DKIM-signed'),
         dkim_algorithm: algorithm,
-        dkim_selector: described(z.string(), 'Selector of the active key'),
+        dkim_selector: described(
+          z.string(),
+          'Selector of the active key (on ed25519-sha256, the Ed25519 key; its RSA companion is listed in dkim_keys)',
+        ),
         dkim_dns_status: dnsStatus,
       }),
     ),
     'The active DKIM configuration, or null when the domain has no active key',
   ),
-  dkim_keys: described(z.array(dkimKeyRecord), 'Every key of the domain (active and retired), newest first'),
+  dkim_keys: described(
+    z.array(dkimKeyRecord),
+    'Every key of the domain (active, and retired for 30 days after retirement), newest first',
+  ),
 });
 
 export const dkimSetAlgorithmRequest = z.object({ domain, algorithm });

@@ -1,9 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { type EncryptionContext, openSecret, sealSecret } from '../aws/key-envelope.ts';
+import { envNumber } from '../config/env.ts';
 import { generateDkimKeyPair } from '../crypto/dkim-key-pair.ts';
-import { type DkimAlgorithm, defaultDkimAlgorithm, newSelector } from '../domain/dkim.ts';
-import { log } from '../observability/log.ts';
-import { activateDkimKey, type StoredDkimKey } from '../repositories/dkim-keys.ts';
+import {
+  companionAlgorithm,
+  type DkimAlgorithm,
+  defaultDkimAlgorithm,
+  defaultRetiredKeyRetentionDays,
+  isExpiredKey,
+  newSelector,
+  retiredKeyExpiry,
+} from '../domain/dkim.ts';
+import { describeError, log } from '../observability/log.ts';
+import {
+  activateDkimKey,
+  deleteRetiredDkimKey,
+  getDkimKey,
+  listDkimKeys,
+  type NewStoredKey,
+  type StoredDkimKey,
+} from '../repositories/dkim-keys.ts';
 import { getDomain } from '../repositories/domains.ts';
 
 /**
@@ -19,11 +35,35 @@ export interface NewDkimKey {
   selector: string;
   algorithm: DkimAlgorithm;
   createdAt: string;
+  /** The RSA companion's selector (Ed25519 keys). */
+  companionSelector?: string;
+}
+
+/** How long a retired key stays listed and stored (DKIM_RETIRED_KEY_RETENTION_DAYS, default 30). */
+export const retiredKeyRetentionDays = envNumber(
+  'DKIM_RETIRED_KEY_RETENTION_DAYS',
+  defaultRetiredKeyRetentionDays,
+  { min: 0 },
+);
+
+async function sealedKey(
+  domain: string,
+  algorithm: DkimAlgorithm,
+  now: Date,
+): Promise<Omit<NewStoredKey, 'createdAt'>> {
+  const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
+  const pair = await generateDkimKeyPair(algorithm);
+  const privateKeyCiphertext = await sealSecret(
+    Buffer.from(pair.privateKeyPem, 'utf8'),
+    encryptionContext(domain, selector),
+  );
+  return { domain, selector, algorithm, publicKey: pair.publicKey, privateKeyCiphertext };
 }
 
 /**
- * Generates a key pair, encrypts the private key and makes the key the domain's active one,
- * retiring `previousSelector` in the same transaction.
+ * Generates a key pair (and, for Ed25519, an RSA-2048 companion pair), encrypts the private keys
+ * and makes the key the domain's active one, retiring `previousSelector` and its companion in the
+ * same transaction. Outside Lambda, retired keys whose retention has passed are then removed.
  */
 export async function createActiveDkimKey(
   domain: string,
@@ -32,20 +72,52 @@ export async function createActiveDkimKey(
   previousSelector: string | undefined,
   now: Date = new Date(),
 ): Promise<NewDkimKey> {
-  const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
-  const pair = await generateDkimKeyPair(algorithm);
-  const privateKeyCiphertext = await sealSecret(
-    Buffer.from(pair.privateKeyPem, 'utf8'),
-    encryptionContext(domain, selector),
-  );
+  const companionAlgo = companionAlgorithm(algorithm);
+  const [primary, companion, previous] = await Promise.all([
+    sealedKey(domain, algorithm, now),
+    companionAlgo === undefined ? undefined : sealedKey(domain, companionAlgo, now),
+    previousSelector === undefined ? undefined : getDkimKey(domain, previousSelector),
+  ]);
   const createdAt = now.toISOString();
   await activateDkimKey({
-    key: { domain, selector, algorithm, publicKey: pair.publicKey, privateKeyCiphertext, createdAt },
+    key: { ...primary, createdAt, companionSelector: companion?.selector },
+    companion:
+      companion === undefined ? undefined : { ...companion, createdAt, companionOf: primary.selector },
     accountId,
     previousSelector,
+    previousCompanion: previous?.status === 'active' ? previous.companionSelector : undefined,
+    retiredExpiresAt: retiredKeyExpiry(now, retiredKeyRetentionDays),
   });
-  log('info', 'dkim key activated', { domain, selector, algorithm, previousSelector });
-  return { selector, algorithm, createdAt };
+  log('info', 'dkim key activated', {
+    domain,
+    selector: primary.selector,
+    algorithm,
+    companion_selector: companion?.selector,
+    previousSelector,
+  });
+  // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
+  // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
+  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
+}
+
+/**
+ * Removes the domain's retired keys whose retention has passed: what the table's TTL does on AWS
+ * (typically within two days of `expires_at`), done at each rotation where no TTL runs (DynamoDB
+ * Local, under the local host and the admin command). A failure here is logged, never an error of
+ * the rotation that already happened.
+ */
+export async function pruneRetiredKeys(domain: string, nowMs: number = Date.now()): Promise<number> {
+  try {
+    const expired = (await listDkimKeys(domain)).filter((key) => isExpiredKey(key, nowMs));
+    let removed = 0;
+    for (const key of expired) if (await deleteRetiredDkimKey(domain, key.selector)) removed++;
+    if (removed > 0) log('info', 'retired dkim keys removed', { domain, removed });
+    return removed;
+  } catch (error) {
+    log('warn', 'removing retired dkim keys failed', { domain, ...describeError(error) });
+    return 0;
+  }
 }
 
 /**

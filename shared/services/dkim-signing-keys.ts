@@ -1,5 +1,5 @@
 import type { DkimAlgorithm } from '../domain/dkim.ts';
-import { getDkimKey } from '../repositories/dkim-keys.ts';
+import { getDkimKey, type StoredDkimKey } from '../repositories/dkim-keys.ts';
 import { getDomain, normaliseDomain } from '../repositories/domains.ts';
 import { openPrivateKey } from './dkim-key-store.ts';
 
@@ -36,11 +36,32 @@ function cachedPrivateKey(cacheKey: string, open: () => Promise<string>): Promis
   return entry;
 }
 
+async function openedKey(key: StoredDkimKey): Promise<SigningKey> {
+  const privateKeyPem = await cachedPrivateKey(`${key.domain} ${key.selector}`, () => openPrivateKey(key));
+  return { domain: key.domain, selector: key.selector, algorithm: key.algorithm, privateKeyPem };
+}
+
+/** The domain's active key (the one `active_selector` names), decrypted. */
 export async function getActiveSigningKey(domain: string): Promise<SigningKey | undefined> {
   const record = await getDomain(normaliseDomain(domain));
   if (record?.activeSelector === undefined) return undefined;
   const key = await getDkimKey(record.domain, record.activeSelector);
   if (key === undefined || key.status !== 'active') return undefined;
-  const privateKeyPem = await cachedPrivateKey(`${key.domain} ${key.selector}`, () => openPrivateKey(key));
-  return { domain: key.domain, selector: key.selector, algorithm: key.algorithm, privateKeyPem };
+  return openedKey(key);
+}
+
+/**
+ * Every key that signs the domain's mail, decrypted: the active key, then its RSA companion when
+ * the active key is Ed25519 (two DKIM-Signature headers, RFC 8463 section 4). Empty when the domain
+ * has no active key.
+ */
+export async function getActiveSigningKeys(domain: string): Promise<SigningKey[]> {
+  const record = await getDomain(normaliseDomain(domain));
+  if (record?.activeSelector === undefined) return [];
+  const key = await getDkimKey(record.domain, record.activeSelector);
+  if (key === undefined || key.status !== 'active') return [];
+  const companion =
+    key.companionSelector === undefined ? undefined : await getDkimKey(record.domain, key.companionSelector);
+  const signing = [key, ...(companion?.status === 'active' ? [companion] : [])];
+  return Promise.all(signing.map(openedKey));
 }

@@ -1,8 +1,10 @@
 import {
+  combinedDnsStatus,
   type DkimAlgorithm,
   type DkimDnsStatus,
   type DkimKeyView,
   dkimDnsName,
+  isExpiredKey,
   keyView,
 } from '../domain/dkim.ts';
 import { Code } from '../errors/catalogue.ts';
@@ -48,7 +50,9 @@ async function ownedDomain(domain: string, accountId: string): Promise<DomainRec
 
 export async function getDkimStatus(domain: string, accountId: string): Promise<DkimStatus> {
   const record = await ownedDomain(domain, accountId);
-  const keys = await listDkimKeys(record.domain);
+  const now = Date.now();
+  // A retired key past its retention is gone, even while the table's TTL has not removed it yet.
+  const keys = (await listDkimKeys(record.domain)).filter((key) => !isExpiredKey(key, now));
   const active = keys.find((key) => key.status === 'active' && key.selector === record.activeSelector);
   const views = keys.map((key) =>
     keyView(
@@ -58,13 +62,19 @@ export async function getDkimStatus(domain: string, accountId: string): Promise<
     ),
   );
   if (active === undefined) return { svc_config: null, dkim_keys: views };
-  const dnsName = dkimDnsName(active.selector, active.domain);
+  // The active key and its RSA companion sign every message: both records must be published.
+  const signing = keys.filter(
+    (key) => key === active || (key.status === 'active' && key.selector === active.companionSelector),
+  );
+  const statuses = await Promise.all(
+    signing.map((key) => checkDkimDns(dkimDnsName(key.selector, key.domain), key.algorithm, key.publicKey)),
+  );
   return {
     svc_config: {
       dkim_enabled: true,
       dkim_algorithm: active.algorithm,
       dkim_selector: active.selector,
-      dkim_dns_status: await checkDkimDns(dnsName, active.algorithm, active.publicKey),
+      dkim_dns_status: combinedDnsStatus(statuses),
     },
     dkim_keys: views,
   };
@@ -72,7 +82,8 @@ export async function getDkimStatus(domain: string, accountId: string): Promise<
 
 /**
  * Rotates the domain to a new key pair of the algorithm (also when it is the current algorithm: a
- * plain key rotation). The new key signs from now on; the previous one stays listed as retired.
+ * plain key rotation), with a new RSA companion for Ed25519. The new keys sign from now on; the
+ * previous ones stay listed as retired until their retention passes.
  * A dry run checks the domain and the input and changes nothing.
  */
 export async function setDkimAlgorithm(

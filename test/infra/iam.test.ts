@@ -117,6 +117,8 @@ describe('IAM least privilege: named negative checks', () => {
     );
     assert.match(JSON.stringify(statement?.Resource), /configuration-set\/"?,?\{"Ref":"ConfigurationSet/);
     assert.equal(environmentOf(template, 'sender').MAIL_TRANSPORT, 'ses');
+    // The envelope sender's subdomain (context mailFromSubdomain), for the per-message bounce address.
+    assert.equal(environmentOf(template, 'sender').MAIL_FROM_SUBDOMAIN, 'bounce');
   });
 
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {

@@ -8,7 +8,7 @@ import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
 import { putDomain } from '../../shared/repositories/domains.ts';
 import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/schemas/dkim.ts';
 import { openPrivateKey } from '../../shared/services/dkim-key-store.ts';
-import { getActiveSigningKey } from '../../shared/services/dkim-signing-keys.ts';
+import { getActiveSigningKey, getActiveSigningKeys } from '../../shared/services/dkim-signing-keys.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { publishTxt, removeName, silenceName, testDnsServer } from '../support/dns.ts';
 import {
@@ -274,8 +274,14 @@ describe('DKIM status and set-algorithm', () => {
     });
 
     const after = (await status(token, domain)).body.data;
-    assert.equal(after.dkim_keys.length, 2);
-    const [newest, previous] = after.dkim_keys;
+    // The Ed25519 key, the RSA-2048 companion created with it, and the retired RSA key.
+    assert.equal(after.dkim_keys.length, 3);
+    const [newest, companion, previous] = after.dkim_keys;
+    assert.equal(companion.status, 'active');
+    assert.equal(companion.algorithm, 'rsa-sha256');
+    assert.match(companion.selector, /^rsa-\d{8}-[0-9a-f]{6}$/);
+    assert.notEqual(companion.selector, before.selector);
+    assert.equal(companion.created_at, newest.created_at);
     assert.equal(newest.status, 'active');
     assert.equal(newest.algorithm, 'ed25519-sha256');
     assert.match(newest.selector, /^ed-\d{8}-[0-9a-f]{6}$/);
@@ -291,13 +297,24 @@ describe('DKIM status and set-algorithm', () => {
 
     const signing = await getActiveSigningKey(domain);
     assert.equal(signing?.selector, newest.selector);
+    const signingKeys = await getActiveSigningKeys(domain);
+    assert.deepEqual(
+      signingKeys.map((key) => key.selector),
+      [newest.selector, companion.selector],
+    );
 
-    // Rotating again (same algorithm) retires the ed25519 key too; both old keys stay listed.
+    // Rotating again retires the ed25519 key and its companion together; the old keys stay listed.
     await setAlgorithm(token, { domain, algorithm: 'rsa-sha256' });
     const statuses = (await status(token, domain)).body.data.dkim_keys.map(
       (key: { status: string; algorithm: string }) => `${key.algorithm}:${key.status}`,
     );
-    assert.deepEqual(statuses, ['rsa-sha256:active', 'ed25519-sha256:retired', 'rsa-sha256:retired']);
+    assert.deepEqual(statuses, [
+      'rsa-sha256:active',
+      'ed25519-sha256:retired',
+      'rsa-sha256:retired',
+      'rsa-sha256:retired',
+    ]);
+    assert.equal((await getActiveSigningKeys(domain)).length, 1);
   });
 
   it('gives a domain without a key its first key, and never leaves two active keys under concurrency', async () => {
@@ -319,13 +336,20 @@ describe('DKIM status and set-algorithm', () => {
       // Each rotation either wins or loses the transaction (code 5, retryable); none half-applies.
       assert.ok(response.status === 200 || response.body.error.code === 5, response.text);
     }
-    const winners = racing.filter((response) => response.status === 200).length;
-    assert.ok(winners >= 1);
+    const algorithms = ['rsa-sha256', 'ed25519-sha256', 'rsa-sha256'];
+    const won = algorithms.filter((_, index) => racing[index]?.status === 200);
+    assert.ok(won.length >= 1);
     const after = (await status(token, domain)).body.data;
     const active = after.dkim_keys.filter((key: { status: string }) => key.status === 'active');
-    assert.equal(active.length, 1);
-    assert.equal(after.svc_config.dkim_selector, active[0].selector);
-    assert.equal(after.dkim_keys.length, 1 + winners);
+    // One active key, plus its RSA companion when it is Ed25519: never two sets.
+    const primary = active.find(
+      (key: { selector: string }) => key.selector === after.svc_config.dkim_selector,
+    );
+    assert.ok(primary);
+    assert.equal(active.length, primary.algorithm === 'ed25519-sha256' ? 2 : 1);
+    // Every rotation that won created its keys (two for Ed25519); nothing else was written.
+    const created = (algorithm: string) => (algorithm === 'ed25519-sha256' ? 2 : 1);
+    assert.equal(after.dkim_keys.length, 2 + won.reduce((sum, algorithm) => sum + created(algorithm), 0));
   });
 
   it('a dry run checks everything and changes nothing', async () => {
@@ -361,10 +385,18 @@ describe('DKIM status and set-algorithm', () => {
   it('signs with ed25519-sha256 and verifies with the published record (mailauth)', async () => {
     const { domain, token } = await newDomain();
     await setAlgorithm(token, { domain, algorithm: 'ed25519-sha256' });
-    const key = activeKey((await status(token, domain)).body);
+    const body = (await status(token, domain)).body;
+    const key = activeKey(body);
     assert.equal(key.algorithm, 'ed25519-sha256');
     publishTxt(key.dns_name, [key.dns_value_chunks]);
     await signAndVerify(domain, 'ed25519-sha256');
+    // Both active records (the Ed25519 key and its RSA companion) must be published for verified.
+    assert.equal((await status(token, domain)).body.data.svc_config.dkim_dns_status, 'pending');
+    const companion = body.data.dkim_keys.find(
+      (candidate: { status: string; algorithm: string }) =>
+        candidate.status === 'active' && candidate.algorithm === 'rsa-sha256',
+    );
+    publishTxt(companion.dns_name, [companion.dns_value_chunks]);
     assert.equal((await status(token, domain)).body.data.svc_config.dkim_dns_status, 'verified');
   });
 

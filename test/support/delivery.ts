@@ -161,6 +161,14 @@ export function outboxEml(uuid: string): Buffer | undefined {
   return existsSync(file) ? readFileSync(file) : undefined;
 }
 
+/** The envelope the local recipient MTA recorded beside the message (`<uuid>.envelope.json`). */
+export function outboxEnvelope(
+  uuid: string,
+): { message_uuid: string; mail_from: string | null; recipients: string[] } | undefined {
+  const file = join(outboxDir(), `${uuid}.envelope.json`);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
+
 /** SMTP transactions the local recipient MTA saw for one message. */
 export function smtpTransactions(uuid: string): Array<{ recipients: string[] }> {
   const file = join(outboxDir(), 'transactions.jsonl');
@@ -197,11 +205,13 @@ export async function sendingDomain(algorithm: 'rsa-sha256' | 'ed25519-sha256'):
     if (set.status !== 200) throw new Error(`set-algorithm failed: ${set.text}`);
   }
   const after = await call('GET', '/domain/dkim/status-1.0', { token, query: { domain } });
-  const active = (after.body.data.dkim_keys as Array<Record<string, any>>).find(
+  // Every active record: an Ed25519 domain also signs with its RSA companion key.
+  const actives = (after.body.data.dkim_keys as Array<Record<string, any>>).filter(
     (key) => key.status === 'active',
   );
+  const active = actives.find((key) => key.selector === after.body.data.svc_config?.dkim_selector);
   if (active === undefined) throw new Error(`no active key: ${after.text}`);
-  publishTxt(active.dns_name, [active.dns_value_chunks ?? [active.dns_value]]);
+  for (const key of actives) publishTxt(key.dns_name, [key.dns_value_chunks ?? [key.dns_value]]);
   return { account, domain, token, selector: active.selector, algorithm };
 }
 

@@ -8,6 +8,7 @@ import {
 } from '../../domain/delivery/status.ts';
 import { composeMime, messageIdFor, prepareEml } from '../../mail/compose.ts';
 import { SigningError, type SigningKey, signMessage } from '../../mail/dkim.ts';
+import { bounceAddress, feedbackId } from '../../mail/envelope.ts';
 import {
   type MailTransport,
   mailTransport,
@@ -27,7 +28,7 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { deliverySettings } from './settings.ts';
-import { activeSigningKey } from './signing-keys.ts';
+import { activeSigningKeys } from './signing-keys.ts';
 
 /**
  * One message from the send queue: claim it, compose it (or take the EML), sign it with the
@@ -40,7 +41,7 @@ export type SendResult = { result: 'done'; status: string } | { result: 'retry';
 
 export interface SendDependencies {
   transport?: () => Promise<MailTransport>;
-  signingKey?: (domain: string) => Promise<SigningKey | undefined>;
+  signingKeys?: (domain: string) => Promise<SigningKey[]>;
   now?: () => number;
   leaseMs?: number;
 }
@@ -85,14 +86,15 @@ export async function sendQueuedMessage(
   let signed: boolean;
   try {
     transport = await (deps.transport ?? mailTransport)();
-    const built = await buildSignedMessage(claimed, transport, deps.signingKey ?? activeSigningKey);
+    const built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
     signed = built.signed;
     outcome = await transport.send({
       messageUuid,
       envelope: {
-        from: claimed.message_sender,
+        from: bounceAddress(messageUuid, claimed.tenant),
         to: recipientsOf(claimed).map((recipient) => recipient.email),
       },
+      sender: claimed.message_sender,
       raw: built.raw,
     });
   } catch (error) {
@@ -113,14 +115,20 @@ function recipientsOf(message: DeliveryMessage): Recipient[] {
 async function buildSignedMessage(
   message: DeliveryMessage,
   transport: MailTransport,
-  signingKey: (domain: string) => Promise<SigningKey | undefined>,
+  signingKeys: (domain: string) => Promise<SigningKey[]>,
+  nowMs: number,
 ): Promise<{ raw: Buffer; signed: boolean }> {
   const messageId = messageIdFor(message.message_uuid, message.tenant);
+  const feedback = feedbackId(message.message_uuid, message.account_id, message.tenant);
+  const date = new Date(nowMs);
   let raw: Buffer;
   if (message.content_kind === 'eml') {
     if (message.parts.eml === undefined)
       throw new MissingObjectError(`messages/${message.message_uuid}/message.eml`);
-    raw = prepareEml(await readMessageObject(message.parts.eml), messageId);
+    raw = prepareEml(await readMessageObject(message.parts.eml), messageId, {
+      now: date,
+      feedbackId: feedback,
+    });
   } else {
     const [text, html, attachments] = await Promise.all([
       message.parts.text === undefined ? undefined : readMessageObject(message.parts.text),
@@ -145,17 +153,19 @@ async function buildSignedMessage(
       text: text?.toString('utf8'),
       html: html?.toString('utf8'),
       attachments,
+      date,
+      feedbackId: feedback,
     });
   }
-  const key = await signingKey(message.tenant);
-  if (key === undefined) {
+  const keys = await signingKeys(message.tenant);
+  if (keys.length === 0) {
     log('warn', 'sending unsigned: the domain has no active DKIM key', {
       message_uuid: message.message_uuid,
       tenant: message.tenant,
     });
     return { raw, signed: false };
   }
-  return { raw: await signMessage(raw, key, transport.rewrittenHeaders), signed: true };
+  return { raw: await signMessage(raw, keys, transport.rewrittenHeaders), signed: true };
 }
 
 function isPermanent(error: unknown): boolean {
