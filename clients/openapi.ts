@@ -188,6 +188,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/suppression/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One address of your suppression list, or a filtered page of it
+         * @description Needs a Bearer token with the scope `suppressions:read`.
+         */
+        post: operations["suppressionQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/add-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suppress addresses for your account
+         * @description Needs a Bearer token with the scope `suppressions:write`. Supports `?dry_run=true`.
+         */
+        post: operations["suppressionAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppression/delete-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove addresses from your suppression list
+         * @description Needs a Bearer token with the scope `suppressions:write`. Supports `?dry_run=true`.
+         */
+        post: operations["suppressionDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -391,6 +451,31 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 107 | 114 | 10000001 | 10010001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_114_10000001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
+                 *     10000001: Invalid e-mail address
+                 * @enum {integer}
+                 */
+                code: 107 | 114 | 10000001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_10000001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     10000001: Invalid e-mail address
+                 * @enum {integer}
+                 */
+                code: 107 | 10000001;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1149,7 +1234,7 @@ export interface operations {
                              * @example queued
                              * @enum {string}
                              */
-                            status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed";
+                            status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
                             /** @description Present and true when nothing was changed (?dry_run=true) */
                             dry_run?: boolean;
                         };
@@ -1369,7 +1454,7 @@ export interface operations {
                     /** Format: uuid */
                     message_uuid?: string;
                     filters?: {
-                        status?: ("queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed") | ("queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed")[];
+                        status?: ("queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed") | ("queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed")[];
                         /**
                          * @description date_from: ISO 8601 with an offset
                          * @example 2026-11-22T09:15:00+01:00
@@ -1403,7 +1488,7 @@ export interface operations {
                              * @example queued
                              * @enum {string}
                              */
-                            status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed";
+                            status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
                             message_sender: string;
                             tenant: string;
                             from: {
@@ -1473,7 +1558,7 @@ export interface operations {
                                  * @example queued
                                  * @enum {string}
                                  */
-                                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed";
+                                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
                                 message_sender: string;
                                 subject: string;
                                 /** @enum {string} */
@@ -2538,6 +2623,728 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114_10000001_10010001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    suppressionQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An e-mail address; compared case-insensitively and stored lower-cased
+                     * @example ada@example.org
+                     */
+                    email?: string;
+                    filters?: {
+                        /**
+                         * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                         * @example hard_bounce
+                         * @enum {string}
+                         */
+                        reason?: "hard_bounce" | "complaint" | "manual";
+                        /**
+                         * @description date_from: ISO 8601 with an offset; bounds created_at (inclusive)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
+                        date_from?: string;
+                        /**
+                         * @description date_to: ISO 8601 with an offset; bounds created_at (inclusive)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
+                        date_to?: string;
+                        limit?: number;
+                    };
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One address of your suppression list, or a filtered page of it */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The entry, or null when the address is not suppressed */
+                            suppression: {
+                                email: string;
+                                /**
+                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                                 * @example hard_bounce
+                                 * @enum {string}
+                                 */
+                                reason: "hard_bounce" | "complaint" | "manual";
+                                /** @description What caused it: the bounce or complaint as reported, or a note */
+                                detail: string | null;
+                                /** @description The message whose bounce or complaint added the address; null for manual entries */
+                                message_uuid: string | null;
+                                /**
+                                 * @description When the address was suppressed
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                            } | null;
+                        } | {
+                            suppressions: {
+                                email: string;
+                                /**
+                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                                 * @example hard_bounce
+                                 * @enum {string}
+                                 */
+                                reason: "hard_bounce" | "complaint" | "manual";
+                                /** @description What caused it: the bounce or complaint as reported, or a note */
+                                detail: string | null;
+                                /** @description The message whose bounce or complaint added the address; null for manual entries */
+                                message_uuid: string | null;
+                                /**
+                                 * @description When the address was suppressed
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                            }[];
+                            /** @description Number of entries in this page */
+                            count: number;
+                            /** @description Pass as `cursor` (with the same filters) for the next page; null at the end */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114_10000001"];
+                };
+            };
+            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    suppressionAdd: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 addresses */
+                    emails: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Suppress addresses for your account */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Addresses newly suppressed (lower-cased) */
+                            added: string[];
+                            /** @description Addresses that were already suppressed */
+                            existing: string[];
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_10000001"];
+                };
+            };
+            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    suppressionDelete: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 addresses */
+                    emails: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Remove addresses from your suppression list */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Addresses removed from the list (lower-cased) */
+                            deleted: string[];
+                            /** @description Addresses that were not on your list */
+                            not_found: string[];
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_10000001"];
+                };
+            };
+            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
+            413: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */

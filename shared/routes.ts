@@ -13,7 +13,7 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service';
+  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions';
 }
 
 export const scopes = {
@@ -24,6 +24,8 @@ export const scopes = {
   'domains:write': 'Change DKIM settings of your domains',
   'avatars:read': 'Look up avatars',
   'keepalive:run': 'Run keepalive housekeeping',
+  'suppressions:read': 'Read your suppression list',
+  'suppressions:write': 'Add addresses to or remove them from your suppression list',
 } as const;
 
 export type Scope = keyof typeof scopes;
@@ -128,6 +130,36 @@ export const routes = [
     dryRun: false,
     tag: 'avatars',
     summary: 'Avatar image URL for an e-mail address',
+  },
+  {
+    id: 'suppression-query',
+    method: 'POST',
+    path: '/suppression/query-1.0',
+    public: false,
+    scopes: ['suppressions:read'],
+    dryRun: false,
+    tag: 'suppressions',
+    summary: 'One address of your suppression list, or a filtered page of it',
+  },
+  {
+    id: 'suppression-add',
+    method: 'POST',
+    path: '/suppression/add-1.0',
+    public: false,
+    scopes: ['suppressions:write'],
+    dryRun: true,
+    tag: 'suppressions',
+    summary: 'Suppress addresses for your account',
+  },
+  {
+    id: 'suppression-delete',
+    method: 'POST',
+    path: '/suppression/delete-1.0',
+    public: false,
+    scopes: ['suppressions:write'],
+    dryRun: true,
+    tag: 'suppressions',
+    summary: 'Remove addresses from your suppression list',
   },
 ] as const satisfies readonly Route[];
 

@@ -7,7 +7,7 @@ import { isServiceError } from '../../shared/errors/service-error.ts';
 import { scopes as knownScopes } from '../../shared/routes.ts';
 
 /**
- * `npm run admin -- <command>`: operator commands for accounts and sending domains. They write
+ * `npm run admin -- <command>`: operator commands for accounts, sending domains and suppression lists. They write
  * through the same repository and service modules the functions use, against whatever table the
  * environment names (TABLE_NAME, AWS credentials, AWS_ENDPOINT_URL_DYNAMODB): the deployed table
  * on AWS, or the running local host (its <DATA_DIR>/host.json) when TABLE_NAME is unset.
@@ -18,6 +18,10 @@ Commands:
   domains add <domain> --account <id>    register a sending domain for an account
   domains list [--account <id>] [--json] list registered domains (all, or one account's)
   domains remove <domain>                unregister a domain
+  suppressions import <file> --account <id>
+                                         add the file's addresses (one a line; blank lines
+                                         and lines starting with # are skipped) to the
+                                         account's suppression list, reason manual
   accounts disable <id>                  refuse the account's tokens (code 110)
   accounts enable <id>                   accept the account's tokens again
   token --account <id> [--scopes a,b] [--expires-in <seconds>]
@@ -133,6 +137,42 @@ async function domains(action: string | undefined, args: string[], given: Option
   );
 }
 
+/** Reads an address list: one a line; all lines must be valid, else nothing is imported. */
+async function suppressions(action: string | undefined, args: string[], given: Options): Promise<string> {
+  if (action !== 'import') {
+    throw new UsageError(
+      action === undefined ? 'missing suppressions command' : `unknown suppressions command "${action}"`,
+    );
+  }
+  onlyOptions(given, ['account']);
+  const [file = ''] = positionals(args, 1, 'one <file>');
+  const account = requireAccount(given.account);
+  if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  const { parseSuppressedAddress } = await import('../../shared/domain/suppressions.ts');
+  const { importSuppressions } = await import('../../shared/services/suppressions.ts');
+  const emails: string[] = [];
+  const invalid: string[] = [];
+  readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      const text = line.trim();
+      if (text === '' || text.startsWith('#')) return;
+      const parsed = parseSuppressedAddress(text);
+      if (parsed.ok) emails.push(parsed.email);
+      else invalid.push(`line ${index + 1}: ${parsed.message} (${JSON.stringify(text.slice(0, 80))})`);
+    });
+  if (invalid.length > 0) {
+    const shown = invalid.slice(0, 10).join('\n  ');
+    const more = invalid.length > 10 ? `\n  … and ${invalid.length - 10} more` : '';
+    throw new Error(`${invalid.length} invalid address(es); nothing imported:\n  ${shown}${more}`);
+  }
+  if (emails.length === 0) throw new Error(`${file} holds no addresses`);
+  const started = performance.now();
+  const result = await importSuppressions(account, emails);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  return `suppressed ${result.added} new address(es) for account ${account}; ${result.existing} already listed (${seconds} s)`;
+}
+
 async function accounts(action: string | undefined, args: string[], given: Options): Promise<string> {
   if (action !== 'disable' && action !== 'enable') {
     throw new UsageError(
@@ -207,6 +247,7 @@ export async function runAdmin(argv: string[]): Promise<{ code: number; out?: st
     let out: string;
     if (group === 'domains') out = await domains(rest[0], rest.slice(1), given);
     else if (group === 'accounts') out = await accounts(rest[0], rest.slice(1), given);
+    else if (group === 'suppressions') out = await suppressions(rest[0], rest.slice(1), given);
     else if (group === 'token') out = await token(rest, given);
     else throw new UsageError(`unknown command "${group}"`);
     const note = hostUrl !== undefined && group !== 'token' ? `(local host at ${hostUrl})` : undefined;

@@ -1,7 +1,9 @@
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -121,5 +123,39 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    await addMissingIndexes(dynamo, tableName);
+  }
+}
+
+/**
+ * A table kept in DATA_DIR from an older version lacks the indexes added since (such as
+ * `suppressions`): create them, one per UpdateTable call as DynamoDB requires.
+ */
+async function addMissingIndexes(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  const described = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((described.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of tableDefinition.indexes) {
+    if (present.has(index.name)) continue;
+    await dynamo.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: index.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.sortKey, AttributeType: 'S' },
+        ],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: 'ALL' },
+            },
+          },
+        ],
+      }),
+    );
   }
 }

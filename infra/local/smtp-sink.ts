@@ -9,7 +9,8 @@ import type { LocalWorker } from './workers.ts';
  * the one in the per-message MAIL FROM, else the `<uuid@…>` Message-ID), with its envelope (MAIL FROM, RCPT TO) beside it in
  * `<message_uuid>.envelope.json`; every transaction is also appended to `outbox/transactions.jsonl`,
  * so tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
- * `bounce` is refused with `550 5.1.1`; every other recipient is accepted.
+ * `bounce` is refused with `550 5.1.1` (and logged in `outbox/refusals.jsonl`); every other
+ * recipient is accepted.
  */
 export const bounceReply = '5.1.1 Recipient address rejected: mailbox unavailable (local bounce simulator)';
 
@@ -29,13 +30,28 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
     banner: 'svc-mail local recipient MTA',
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
-    // Offer DSN, so the sender's ENVID (the message uuid) reaches the envelope.
+    // Offer DSN (smtp-server hides it by default), so the sender's ENVID (the message uuid) arrives
+    // with MAIL FROM and names the message even when every recipient is refused.
     hideDSN: false,
     size: 64 * 1024 * 1024,
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       const local = address.address.split('@')[0] ?? '';
       if (/^bounce/i.test(local)) {
+        // Refusals are logged too (outbox/refusals.jsonl), so a test can tell "refused" from "never tried".
+        const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
+        appendFileSync(
+          join(outbox, 'refusals.jsonl'),
+          `${JSON.stringify({
+            message_uuid:
+              uuidFrom(envelopeId) ??
+              uuidFrom(session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined) ??
+              null,
+            recipient: address.address,
+            response: `550 ${bounceReply}`,
+            at: new Date().toISOString(),
+          })}\n`,
+        );
         const error = new Error(bounceReply) as Error & { responseCode: number };
         error.responseCode = 550;
         return callback(error);

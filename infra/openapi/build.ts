@@ -325,6 +325,7 @@ export function buildOpenApi(): Schema {
       { name: 'domains', description: 'DKIM settings of sending domains' },
       { name: 'avatars', description: 'Avatar lookup and housekeeping' },
       { name: 'service', description: 'Health, keepalive and this document' },
+      { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),

@@ -11,6 +11,8 @@ export const tableDefinition = {
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
     { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    // Sparse: only suppression items carry these attributes (docs/data-model.md).
+    { name: 'suppressions', partitionKey: 'suppressions_pk', sortKey: 'suppressions_sk' },
   ],
 } as const;
 

@@ -116,21 +116,7 @@ export class Alarms extends Construct {
         'Webhook deliveries are failing (5 or more failed attempts in 5 minutes): customers are not told ' +
         'about delivered, bounced or failed messages until their endpoint answers again.',
     });
-    const bounceRate = new cloudwatch.MathExpression({
-      expression: 'IF(sent >= 20, 100 * bounced / sent, 0)',
-      usingMetrics: {
-        bounced: metrics.messages('bounced', Duration.hours(1)),
-        sent: metrics.messages('sent', Duration.hours(1)),
-      },
-      period: Duration.hours(1),
-      label: 'bounce rate (%)',
-    });
-    this.add('BounceRate', bounceRate, {
-      threshold: 5,
-      description:
-        'More than 5% of the messages sent in the last hour bounced: SES reviews accounts above 5% and may ' +
-        'pause sending for every customer of this deployment. Find the sender with bad lists.',
-    });
+    // The bounce and complaint rates are alarmed on SES's own reputation metrics (reputation.ts).
     const serverErrorRate = new cloudwatch.MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {

@@ -58,6 +58,10 @@ export const functionAccess = {
   'dkim-set-algorithm': { table: 'write', dkimKey: 'encrypt' },
   // Cache in S3 under avatars/, returns presigned GET URLs.
   'avatar-get': { table: 'read', objects: { 'avatars/': ['read', 'write'] }, avatars: true },
+  // The caller's suppression list: read; add (conditional puts, no deletes); delete (no puts).
+  'suppression-query': { table: 'read' },
+  'suppression-add': { table: 'write' },
+  'suppression-delete': { table: 'delete' },
   // Claims, composes from the stored bodies, DKIM-signs (decrypts the key) and sends.
   sender: { table: 'write', objects: { 'messages/': ['read'] }, dkimKey: 'decrypt', mail: true },
   // Marks messages the queue gave up on as failed.

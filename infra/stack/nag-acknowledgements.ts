@@ -1,6 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { IConstruct } from 'constructs';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
@@ -144,6 +145,42 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
           'verified SES identity of the account (context sesIdentity "*"); set sesIdentity to narrow it.',
       );
     }
+  }
+  // The custom resource that turns on SES's account-level suppression (infra/stack/reputation.ts).
+  acknowledge(
+    stack.reputation.accountSuppression,
+    'AwsSolutions-IAM5[Resource::*]',
+    'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
+      'only possible resource is "*"; the policy allows that single action and nothing else.',
+  );
+  const provider = stack.node.tryFindChild(
+    `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+  );
+  if (provider !== undefined) {
+    acknowledge(
+      provider,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "CDK's AwsCustomResource provider (a deploy-time function that runs only on stack create and update) " +
+        'writes its own logs with this AWS managed policy; its SES permission is the separate inline policy above.',
+    );
+    const deployTime =
+      "CDK's AwsCustomResource provider runs only while CloudFormation creates or updates the stack, and CDK " +
+      'sets its function up; ';
+    acknowledge(
+      provider,
+      'Serverless-LambdaDefaultMemorySize',
+      `${deployTime}its one SES API call per deployment needs no tuning of the default memory.`,
+    );
+    acknowledge(
+      provider,
+      'Serverless-LambdaDLQ',
+      `${deployTime}a failed call fails the deployment itself, which CloudFormation reports and rolls back.`,
+    );
+    acknowledge(
+      provider,
+      'Serverless-LambdaTracing',
+      `${deployTime}it serves no request of the service, so there is nothing to trace; its logs show each call.`,
+    );
   }
   return acknowledged;
 }

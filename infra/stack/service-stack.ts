@@ -23,6 +23,7 @@ import {
 } from './function-access.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
 import { ServiceMetrics } from './observability-metrics.ts';
+import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
 
@@ -76,6 +77,7 @@ export class MailServiceStack extends Stack {
   readonly dashboard: ServiceDashboard;
   readonly serviceMetrics: ServiceMetrics;
   readonly configurationSet: ses.ConfigurationSet;
+  readonly reputation: ReputationGuard;
   readonly acknowledgements: Acknowledgement[];
 
   constructor(scope: Construct, id: string, props: MailServiceStackProps) {
@@ -91,6 +93,9 @@ export class MailServiceStack extends Stack {
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
       reputationMetrics: true,
+      // SES's own suppression list for everything sent with this set, whatever the account-level
+      // setting (the backstop behind the service's per-account list; docs/deliverability.md).
+      suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: ses.EventDestination.eventBus(
@@ -192,13 +197,14 @@ export class MailServiceStack extends Stack {
       ],
     });
 
+    this.reputation = new ReputationGuard(this, 'Reputation', { topic: this.alarms.topic });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       name: this.stackName,
       metrics: this.serviceMetrics,
       routes,
       serverErrorRate: this.alarms.serverErrorRate,
       deadLetterQueue: this.storage.deadLetterQueue,
-      alarms: this.alarms.alarms,
+      alarms: [...this.alarms.alarms, this.reputation.bounceRateAlarm, this.reputation.complaintRateAlarm],
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });

@@ -1,7 +1,9 @@
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
  * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first), `gsi2pk/gsi2sk` (an
- * account's messages by status) and `gsi3pk/gsi3sk` (the sparse "due" index for the dispatcher).
+ * account's messages by status) and `gsi3pk/gsi3sk` (the sparse "due" index for the dispatcher);
+ * the sparse `suppressions` index uses `suppressions_pk/suppressions_sk` (an account's suppression
+ * list, by reason, newest first). Only suppression items carry those two attributes.
  */
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
@@ -16,4 +18,17 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
   due: 'DUE',
+  /**
+   * One suppressed address of one account. The partition is the address (so lookups and imports
+   * spread over partitions), the sort key the account: neither part can spill into the other.
+   */
+  suppression: (accountId: string, email: string) => ({
+    pk: `SUPPRESSION#${email}`,
+    sk: `ACCOUNT#${accountId}`,
+  }),
+  /** Partition of the `suppressions` index: one account's list. */
+  suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
+  /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
+  suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
+    `${reason}#${createdAt}#${email}`,
 } as const;

@@ -17,6 +17,14 @@ import {
   messageQueryResponse,
 } from './messages.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
+import {
+  suppressionAddRequest,
+  suppressionAddResponse,
+  suppressionDeleteRequest,
+  suppressionDeleteResponse,
+  suppressionQueryRequest,
+  suppressionQueryResponse,
+} from './suppressions.ts';
 
 /**
  * The contract registry: route id → the zod schemas of its request and of its success response
@@ -309,6 +317,102 @@ export const contract: Record<RouteId, RouteContract> = {
         done: {
           summary: 'A complete run',
           value: { examined: 120, removed: 7, remaining: false, resumed: false },
+        },
+      },
+    },
+  },
+
+  // suppressions
+  'suppression-query': {
+    request: suppressionQueryRequest,
+    requestIn: 'body',
+    response: suppressionQueryResponse,
+    // 10000001: an invalid email; 107 also for a bad cursor.
+    errors: [Code.InvalidEmail],
+    examples: {
+      request: {
+        one: { summary: 'One address', value: { email: 'ada@example.org' } },
+        page: {
+          summary: 'Hard bounces of November',
+          value: {
+            filters: {
+              reason: 'hard_bounce',
+              date_from: '2026-11-01T00:00:00+01:00',
+              date_to: '2026-11-30T23:59:59+01:00',
+              limit: 50,
+            },
+          },
+        },
+      },
+      response: {
+        one: {
+          summary: 'A suppressed address',
+          value: {
+            suppression: {
+              email: 'ada@example.org',
+              reason: 'hard_bounce',
+              detail: '550 5.1.1 user unknown',
+              message_uuid: uuid,
+              created_at: at,
+            },
+          },
+        },
+        none: { summary: 'Not suppressed', value: { suppression: null } },
+        page: {
+          summary: 'A page of the list',
+          value: {
+            suppressions: [
+              {
+                email: 'grace@example.org',
+                reason: 'complaint',
+                detail: 'abuse',
+                message_uuid: otherUuid,
+                created_at: at,
+              },
+            ],
+            count: 1,
+            next_cursor: null,
+          },
+        },
+      },
+    },
+  },
+  'suppression-add': {
+    request: suppressionAddRequest,
+    requestIn: 'body',
+    response: suppressionAddResponse,
+    errors: [Code.InvalidEmail],
+    examples: {
+      request: {
+        two: {
+          summary: 'Suppress two addresses',
+          value: { emails: ['ada@example.org', 'Grace@Example.org'] },
+        },
+      },
+      response: {
+        outcome: {
+          summary: 'One added, one already listed',
+          value: { added: ['ada@example.org'], existing: ['grace@example.org'] },
+        },
+      },
+    },
+  },
+  'suppression-delete': {
+    request: suppressionDeleteRequest,
+    requestIn: 'body',
+    response: suppressionDeleteResponse,
+    errors: [Code.InvalidEmail],
+    examples: {
+      request: {
+        two: {
+          summary: 'Remove two addresses',
+          value: { emails: ['ada@example.org', 'nobody@example.org'] },
+        },
+      },
+      response: {
+        outcome: {
+          summary: 'One removed, one was not listed',
+          value: { deleted: ['ada@example.org'], not_found: ['nobody@example.org'] },
         },
       },
     },

@@ -50,12 +50,25 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(actions.has('dynamodb:Query'));
   });
 
-  it('only the delete function may delete table items, and it cannot put or update', () => {
-    assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete']);
-    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete']);
-    const actions = allowedActions(template, 'message-delete');
-    assert.ok(!actions.has('dynamodb:PutItem'));
-    assert.ok(!actions.has('dynamodb:UpdateItem'));
+  it('only the two delete functions may delete table items, and they cannot put or update', () => {
+    assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete', 'suppression-delete']);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete', 'suppression-delete']);
+    for (const id of ['message-delete', 'suppression-delete']) {
+      const actions = allowedActions(template, id);
+      assert.ok(!actions.has('dynamodb:PutItem'), id);
+      assert.ok(!actions.has('dynamodb:UpdateItem'), id);
+    }
+  });
+
+  it('the suppression query function only reads; the add function cannot delete', () => {
+    const query = allowedActions(template, 'suppression-query');
+    for (const forbidden of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
+      assert.ok(!query.has(forbidden), `suppression-query may ${forbidden}`);
+    }
+    assert.ok(query.has('dynamodb:Query'));
+    const add = allowedActions(template, 'suppression-add');
+    assert.ok(add.has('dynamodb:PutItem'));
+    assert.ok(!add.has('dynamodb:DeleteItem'));
   });
 
   it('nobody may BatchWriteItem (it would bypass the put/delete split) or use a wildcard action', () => {

@@ -74,14 +74,14 @@ describe('alarms that can fire, saying what the user loses', () => {
     assert.equal(alarmOn('Errors').length, 0);
   });
 
-  it('alarms on webhook failures, dropped SES events, the bounce rate and the API 5xx rate', () => {
+  it('alarms on webhook failures, dropped SES events and the API 5xx rate (bounce rate: SES reputation alarms)', () => {
     assert.match(alarmOn(webhookMetric.failures)[0]?.Properties.AlarmDescription, /customers are not told/);
     const dropped = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions ?? []).includes(eventsDlqId));
     assert.equal(dropped.length, 1);
     assert.match(dropped[0]?.Properties.AlarmDescription, /stale status/);
-    const bounce = alarmOn(messageMetric.bounced);
-    assert.equal(bounce.length, 1);
-    assert.match(bounce[0]?.Properties.AlarmDescription, /may pause sending/);
+    // The bounce rate is alarmed on SES's own Reputation.BounceRate, not a second time on our counters.
+    assert.equal(alarmOn(messageMetric.bounced).length, 0);
+    assert.equal(alarmOn('Reputation.BounceRate').length, 1);
     const api = alarmOn('5XXError');
     assert.equal(api.length, 1);
     assert.match(JSON.stringify(api[0]?.Properties.Metrics), /"ApiName","Value":"MailProd"/);
@@ -185,8 +185,8 @@ describe('dashboard', () => {
     assert.ok(!/account/i.test(body), 'no per-account dimension');
   });
 
-  it('shows the state of every alarm', () => {
-    const referenced = body.match(/"Fn::GetAtt\\?":\[\\?"Alarms\w+\\?",\\?"Arn\\?"\]/g) ?? [];
+  it('shows the state of every alarm, the SES reputation alarms included', () => {
+    const referenced = body.match(/"Fn::GetAtt\\?":\[\\?"(?:Alarms|Reputation)\w+\\?",\\?"Arn\\?"\]/g) ?? [];
     assert.equal(referenced.length, alarms.length);
   });
 });

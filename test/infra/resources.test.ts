@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, it } from 'vitest';
 import { queueDefinition, tableDefinition } from '../../infra/resources/definitions.ts';
+import { routes } from '../../shared/routes.ts';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
@@ -278,7 +279,7 @@ describe('alarms and outputs', () => {
     );
     assert.match(apiAlarm?.Properties.AlarmDescription, /callers cannot/);
     const throttles = alarms.filter((alarm) => alarm.Properties.MetricName === 'Throttles');
-    assert.equal(throttles.length, 14);
+    assert.equal(throttles.length, routes.length + workers.length, 'one per function');
     for (const alarm of alarms) {
       assert.ok(alarm.Properties.AlarmDescription.length > 40);
       assert.equal(alarm.Properties.AlarmActions.length, 1);

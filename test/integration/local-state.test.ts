@@ -8,7 +8,7 @@ import { type SecondaryHost, startSecondaryHost } from '../support/secondary-hos
 
 /**
  * `npm start` keeps its state in DATA_DIR: a host stopped and started again on the same folder
- * still has the messages, domains and DKIM keys created before. (Its identity provider keeps its
+ * still has the messages, domains, DKIM keys and suppressions created before. (Its identity provider keeps its
  * signing key too; the issuer changes here only because the test picks free ports.)
  */
 describe('local host state across a restart (npm start, LOCAL_STATE=persistent)', () => {
@@ -23,7 +23,7 @@ describe('local host state across a restart (npm start, LOCAL_STATE=persistent)'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps messages, domains and DKIM keys in DATA_DIR', async () => {
+  it('keeps messages, domains, DKIM keys and suppressions in DATA_DIR', async () => {
     host = await startSecondaryHost(settings, undefined, dataDir);
     assert.ok(existsSync(join(dataDir, 'dynamodb')), 'DynamoDB Local keeps no files in DATA_DIR');
     assert.ok(existsSync(join(dataDir, 'fauxqs')), 'fauxqs keeps no files in DATA_DIR');
@@ -47,7 +47,14 @@ describe('local host state across a restart (npm start, LOCAL_STATE=persistent)'
       query: { domain },
     });
     assert.equal(before.status, 200, before.text);
-    assert.equal(before.body.data.dkim_keys.length, 1);
+    assert.ok(before.body.data.dkim_keys.length >= 1);
+    const suppressed = await call('POST', '/suppression/add-1.0', {
+      baseUrl: host.url,
+      token,
+      body: { emails: ['gone@recipient.test'] },
+    });
+    assert.equal(suppressed.status, 200, suppressed.text);
+    assert.deepEqual(suppressed.body.data.added, ['gone@recipient.test']);
 
     await host.stop();
     host = await startSecondaryHost(settings, undefined, dataDir);
@@ -69,5 +76,12 @@ describe('local host state across a restart (npm start, LOCAL_STATE=persistent)'
     assert.equal(after.status, 200, after.text);
     assert.deepEqual(after.body.data.dkim_keys, before.body.data.dkim_keys);
     assert.deepEqual(after.body.data.svc_config, before.body.data.svc_config);
+    const listed = await call('POST', '/suppression/query-1.0', {
+      baseUrl: host.url,
+      token,
+      body: { email: 'gone@recipient.test' },
+    });
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.body.data.suppression?.reason, 'manual');
   });
 });

@@ -6,6 +6,7 @@ import { MessageCounters, metricsInLine } from '../../infra/local/metrics-summar
 import { latencyMetric, messageMetric, metricUnits } from '../../shared/observability/metric-names.ts';
 import { addMessage, sendingDomain, waitForStatus } from '../support/delivery.ts';
 import { hostInfo, useHostEnvironment } from '../support/host.ts';
+import { waitForSuppression } from '../support/suppressions.ts';
 
 useHostEnvironment();
 
@@ -59,10 +60,31 @@ describe('logs and metrics a real request and a real delivery print (LOG_FILE of
     });
     const final = await waitForStatus(sender.token, added.uuid, ['delivered', 'bounced', 'failed']);
     assert.equal(final.status, 'bounced', 'one recipient delivered, one bounced');
+    // The hard bounce put the address on the account's suppression list: the next message to it
+    // alone is suppressed.
+    await waitForSuppression({ token: sender.token }, 'bounce@recipient.test');
+    const again = await addMessage(sender.token, {
+      message_sender: `app@${sender.domain}`,
+      to: ['Bounce <bounce@recipient.test>'],
+      subject: 'Observability, again',
+      content: { kind: 'text_only', text: `Hello again ${secret}` },
+    });
+    const suppressed = await waitForStatus(sender.token, again.uuid, [
+      'delivered',
+      'bounced',
+      'failed',
+      'suppressed',
+    ]);
+    assert.equal(suppressed.status, 'suppressed');
 
-    const lines = await until('the sender’s metric line', () => {
+    const lines = await until('the sender’s metric lines', () => {
       const all = linesSince(offset);
-      return emfLines(all).some((line) => hasMetric(line, messageMetric.bounced)) ? all : undefined;
+      const emf = emfLines(all);
+      return [messageMetric.bounced, messageMetric.suppressed].every((name) =>
+        emf.some((line) => hasMetric(line, name)),
+      )
+        ? all
+        : undefined;
     });
 
     // Every EMF line of the service (this test's and concurrent tests') uses the catalogue's names and units.
@@ -95,7 +117,7 @@ describe('logs and metrics a real request and a real delivery print (LOG_FILE of
     assert.ok(latency, 'latency of the add request');
     assert.deepEqual(directivesOf(latency)[0]?.Dimensions, [['service', 'route']]);
     // The delivery: sent, delivered (the sink is the final hop) and bounced.
-    for (const name of [messageMetric.sent, messageMetric.bounced]) {
+    for (const name of [messageMetric.sent, messageMetric.bounced, messageMetric.suppressed]) {
       assert.ok(
         emf.some((line) => hasMetric(line, name)),
         name,
@@ -106,7 +128,7 @@ describe('logs and metrics a real request and a real delivery print (LOG_FILE of
     for (const line of emf) counters.add(JSON.stringify(line));
     assert.match(
       counters.take(),
-      /^accepted [1-9]\d* · sent [1-9]\d* · delivered \d+ · bounced [1-9]\d* · suppressed \d+ · failed \d+$/,
+      /^accepted [1-9]\d* · sent [1-9]\d* · delivered \d+ · bounced [1-9]\d* · suppressed [1-9]\d* · failed \d+$/,
     );
     assert.equal(metricsInLine('{"level":"INFO","message":"request"}').size, 0);
 

@@ -60,6 +60,11 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
       return { query: { domain } };
     case 'avatar-get':
       return { query: { email: 'someone@example.net', size: '80' } };
+    case 'suppression-query':
+      return { body: { filters: { reason: 'manual', limit: 10 } } };
+    case 'suppression-add':
+    case 'suppression-delete':
+      return { body: { emails: ['someone@example.net', 'Other <other@example.net>'] } };
     default:
       return route.method === 'POST' ? { body: {} } : { query: {} };
   }

@@ -5,6 +5,7 @@ import { recordFigures } from '../support/figures.ts';
 import { type ApiResponse, call, hostInfo, mintToken } from '../support/host.ts';
 import { mapLimit, newAccount } from '../support/messages.ts';
 import { transactionsByMessage } from '../support/remote-store.ts';
+import { smtpRecipientsByMessage } from '../support/suppressions.ts';
 
 /*
  * Load through the shared local host: LOAD_MESSAGES messages (default 500; 5,000 in
@@ -13,14 +14,21 @@ import { transactionsByMessage } from '../support/remote-store.ts';
  * (<DATA_DIR>/outbox/transactions.jsonl), and no request may answer a 5xx. The rate limit
  * (RATE_LIMIT_BURST 100 per token) is respected by using a fresh token every 50 requests, as a
  * fleet of clients would.
+ * Suppressed recipients ride along: one message in 10 also copies an address on the account's
+ * suppression list (it must still end delivered, with that address never given to the MTA), and
+ * one in 20 goes only to suppressed addresses (it must end suppressed with no SMTP transaction).
  */
 const total = Number(process.env.LOAD_MESSAGES ?? 500);
 const concurrency = 50;
 const perToken = 50;
 const nonFinal = ['queued', 'processing', 'sent', 'scheduled', 'waiting'];
+/** Every suppressed address, listed before the load starts. */
+const suppressedOnly = (index: number) => index % 20 === 7;
+const withSuppressedCopy = (index: number) => index % 10 === 3;
+const listedAddress = (index: number) => `suppressed-${index}@example.net`;
 
 describe('load through the local host', () => {
-  it(`${total} messages at concurrency ${concurrency}: each final, each sent exactly once, no 5xx`, {
+  it(`${total} messages at concurrency ${concurrency}: each final, each sent exactly once (suppressed ones never), no 5xx`, {
     timeout: 3_600_000,
   }, async () => {
     const who = await newAccount('load');
@@ -30,6 +38,17 @@ describe('load through the local host', () => {
     let tokenUse = 0;
     const nextToken = () => tokens[Math.floor(tokenUse++ / perToken) % tokens.length] as string;
 
+    const listed = Array.from({ length: total }, (_, index) => index)
+      .filter((index) => suppressedOnly(index) || withSuppressedCopy(index))
+      .map(listedAddress);
+    for (let start = 0; start < listed.length; start += 1000) {
+      const added = await call('POST', '/suppression/add-1.0', {
+        token: nextToken(),
+        body: { emails: listed.slice(start, start + 1000) },
+      });
+      assert.equal(added.status, 200, added.text);
+    }
+
     const started = Date.now();
     const statuses = new Map<number, number>();
     const responses = await mapLimit(Array.from({ length: total }), concurrency, async (_, index) => {
@@ -37,7 +56,8 @@ describe('load through the local host', () => {
         token: nextToken(),
         body: {
           message_sender: who.sender,
-          to: [`load-${index}@example.net`],
+          to: suppressedOnly(index) ? [listedAddress(index)] : [`load-${index}@example.net`],
+          ...(withSuppressedCopy(index) ? { cc: [listedAddress(index)] } : {}),
           subject: `load ${index}`,
           content: { kind: 'text_only', text: `message ${index}` },
         },
@@ -51,6 +71,11 @@ describe('load through the local host', () => {
     for (const response of responses) assert.equal(response.status, 200, response.text);
     const uuids = new Set(responses.map((response) => response.body.data.message_uuid as string));
     assert.equal(uuids.size, total);
+    const expectSuppressed = new Set(
+      responses
+        .filter((_, index) => suppressedOnly(index))
+        .map((response) => response.body.data.message_uuid),
+    );
 
     // Wait (through the query endpoint) until none of this account's messages is still on its way.
     const deadline = Date.now() + Math.max(600_000, total * 300);
@@ -82,13 +107,26 @@ describe('load through the local host', () => {
     } while (cursor !== null);
 
     const sent = transactionsByMessage(hostInfo().dataDir);
+    const smtpRecipients = smtpRecipientsByMessage(hostInfo().dataDir);
+    const listedSet = new Set(listed);
     let lost = 0;
     let duplicates = 0;
     let delivered = 0;
+    let suppressed = 0;
+    let sentToListed = 0;
     for (const uuid of uuids) {
       const status = final.get(uuid);
       if (status === 'delivered') delivered += 1;
+      if (status === 'suppressed') suppressed += 1;
       const count = sent.get(uuid) ?? 0;
+      sentToListed += (smtpRecipients.get(uuid) ?? []).filter((email) => listedSet.has(email)).length;
+      if (expectSuppressed.has(uuid)) {
+        // Never sent: a transaction would be a suppressed address reached; status other than
+        // suppressed would be a message lost or stuck.
+        if (status !== 'suppressed') lost += 1;
+        duplicates += count;
+        continue;
+      }
       if (count === 0) lost += 1;
       if (count > 1) duplicates += count - 1;
     }
@@ -99,6 +137,9 @@ describe('load through the local host', () => {
       add_5xx: serverErrors,
       add_non_200: responses.filter((response) => response.status !== 200).length,
       delivered,
+      suppressed,
+      suppressed_recipients: listed.length,
+      sent_to_suppressed: sentToListed,
       lost,
       duplicates,
       add_seconds: Math.round(addSeconds),
@@ -106,7 +147,9 @@ describe('load through the local host', () => {
       query_pages: queries,
     });
     assert.equal(final.size, total, 'the query lists every message');
-    assert.equal(delivered, total);
+    assert.equal(delivered, total - expectSuppressed.size);
+    assert.equal(suppressed, expectSuppressed.size);
+    assert.equal(sentToListed, 0, 'no suppressed address reached the MTA');
     assert.equal(lost, 0);
     assert.equal(duplicates, 0);
   });

@@ -19,6 +19,11 @@ export interface SesEventEffect {
   notes: HistoryEntry[];
   /** When set, the whole message failed (SES rejected it). */
   failure?: string;
+  /**
+   * Recipients to put on the sending account's suppression list: a `Permanent` bounce
+   * (`hard_bounce`) or a complaint. `Transient` (soft) bounces never suppress.
+   */
+  suppress?: Array<{ email: string; reason: 'hard_bounce' | 'complaint'; detail: string }>;
   at: string;
 }
 
@@ -83,7 +88,15 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
         const reason = asString(recipient.diagnosticCode) ?? asString(recipient.status) ?? 'bounced';
         return [{ email, status: 'bounced' as const, detail: clip(`${kind || 'Bounce'}: ${reason}`) }];
       });
-      return { messageUuid, eventType, updates, notes: [], at: timestampOf(record, bounce) };
+      const suppress =
+        asString(bounce.bounceType) === 'Permanent'
+          ? updates.map((update) => ({
+              email: update.email,
+              reason: 'hard_bounce' as const,
+              detail: update.detail,
+            }))
+          : [];
+      return { messageUuid, eventType, updates, notes: [], suppress, at: timestampOf(record, bounce) };
     }
     case 'Complaint': {
       const complaint = asObject(record.complaint);
@@ -95,7 +108,12 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
           ? []
           : [{ status: 'complaint', at, recipient: email, detail: `${email}: ${feedback}` }];
       });
-      return { messageUuid, eventType, updates: [], notes, at };
+      const suppress = notes.map((note) => ({
+        email: note.recipient,
+        reason: 'complaint' as const,
+        detail: clip(`Complaint: ${feedback}`),
+      }));
+      return { messageUuid, eventType, updates: [], notes, suppress, at };
     }
     case 'DeliveryDelay': {
       const delay = asObject(record.deliveryDelay);

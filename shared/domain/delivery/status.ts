@@ -12,6 +12,7 @@ export const finalStatuses: ReadonlySet<MessageStatus> = new Set([
   'delivered',
   'bounced',
   'failed',
+  'suppressed',
 ]);
 
 /**
@@ -19,13 +20,16 @@ export const finalStatuses: ReadonlySet<MessageStatus> = new Set([
  * section 3): `delivered` when every recipient is delivered, `bounced` when one bounced and none is
  * pending; while any recipient is pending the message stays `sent`. Recipients that failed without a
  * bounce (refused temporarily, rejected by the relay) make the message `failed` once none is pending,
- * unless one bounced.
+ * unless one bounced. Suppressed recipients (never attempted) do not count, except that a message
+ * whose every recipient is suppressed is `suppressed` (docs/suppressions.md).
  */
 export function messageStatusFromRecipients(recipients: readonly Pick<Recipient, 'status'>[]): MessageStatus {
   if (recipients.length === 0) return 'sent';
   if (recipients.some((recipient) => recipient.status === 'pending')) return 'sent';
-  if (recipients.every((recipient) => recipient.status === 'delivered')) return 'delivered';
-  if (recipients.some((recipient) => recipient.status === 'bounced')) return 'bounced';
+  const attempted = recipients.filter((recipient) => recipient.status !== 'suppressed');
+  if (attempted.length === 0) return 'suppressed';
+  if (attempted.every((recipient) => recipient.status === 'delivered')) return 'delivered';
+  if (attempted.some((recipient) => recipient.status === 'bounced')) return 'bounced';
   return 'failed';
 }
 
@@ -37,7 +41,7 @@ export interface RecipientUpdate {
 
 /**
  * Applies per-recipient results to a message's recipient list (matched by address, case-insensitive).
- * A recipient already `bounced` or `failed` keeps that status; `delivered` may still turn into
+ * A recipient already `bounced`, `failed` or `suppressed` keeps that status; `delivered` may still turn into
  * `bounced` (an asynchronous bounce after the relay reported delivery). Returns the new list and the
  * updates that changed something.
  */

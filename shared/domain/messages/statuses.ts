@@ -1,6 +1,7 @@
 /**
  * Message statuses and the transitions the messages API itself makes (docs/data-model.md).
- * The delivery pipeline owns the others (queued → processing → sent → delivered/bounced/failed).
+ * The delivery pipeline owns the others (queued → processing → sent → delivered/bounced/failed, or
+ * processing → suppressed when every recipient is on the account's suppression list).
  */
 export const messageStatuses = [
   'queued',
@@ -12,6 +13,7 @@ export const messageStatuses = [
   'delivered',
   'bounced',
   'failed',
+  'suppressed',
 ] as const;
 
 export type MessageStatus = (typeof messageStatuses)[number];
@@ -28,7 +30,8 @@ export function isProtected(status: string): boolean {
   return (protectedStatuses as readonly string[]).includes(status);
 }
 
-export const recipientStatuses = ['pending', 'delivered', 'bounced', 'failed'] as const;
+/** `suppressed`: on the account's suppression list at send time, so never attempted (final). */
+export const recipientStatuses = ['pending', 'delivered', 'bounced', 'failed', 'suppressed'] as const;
 export type RecipientStatus = (typeof recipientStatuses)[number];
 
 export const creationModes = ['immediate', 'scheduled', 'manual-wait'] as const;

@@ -8,6 +8,7 @@ import {
 import { log } from '../../observability/log.ts';
 import { type CountedStatus, countMessages } from '../../observability/metrics.ts';
 import { updateWithRetry } from '../../repositories/message-delivery.ts';
+import { suppressAutomatically } from '../suppressions.ts';
 
 /** Statuses in which relay events may still change a message. */
 /** The SES events that count in the message metrics (a delay changes nothing yet). */
@@ -36,7 +37,9 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
   const effect = interpretSesEvent(event);
   if (effect === undefined) return 'ignored';
   let notSettled = false;
+  let account: string | undefined;
   const result = await updateWithRetry(effect.messageUuid, (message) => {
+    account = message.account_id;
     if (message.status === 'processing') {
       notSettled = true;
       return undefined;
@@ -71,6 +74,15 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
     if (status !== message.status) history.push({ status, at: effect.at });
     return { status, recipients, history, at: effect.at };
   });
+  // Hard bounces and complaints join the sending account's suppression list, whether or not the
+  // message changed (a redelivered event finds the entry and leaves it as it is). A failure here
+  // throws, so EventBridge retries the event.
+  if (account !== undefined && (effect.suppress?.length ?? 0) > 0) {
+    await suppressAutomatically(
+      account,
+      (effect.suppress ?? []).map((entry) => ({ ...entry, message_uuid: effect.messageUuid })),
+    );
+  }
   if (notSettled) throw new MessageNotSettledError();
   if (result === 'missing') {
     log('info', 'delivery event for an unknown message', { message_uuid: effect.messageUuid });

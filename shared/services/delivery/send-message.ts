@@ -6,6 +6,7 @@ import {
   type Recipient,
   type RecipientUpdate,
 } from '../../domain/delivery/status.ts';
+import { applySuppressions, hardBouncesOf, type Suppression } from '../../domain/suppressions.ts';
 import { composeMime, messageIdFor, prepareEml } from '../../mail/compose.ts';
 import { SigningError, type SigningKey, signMessage } from '../../mail/dkim.ts';
 import { bounceAddress, feedbackId } from '../../mail/envelope.ts';
@@ -27,6 +28,7 @@ import {
   recordOutcome,
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
+import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
@@ -44,6 +46,8 @@ export interface SendDependencies {
   signingKeys?: (domain: string) => Promise<SigningKey[]>;
   now?: () => number;
   leaseMs?: number;
+  /** The pre-send check: which recipients the account suppresses (default: the suppression list). */
+  suppressions?: (account: string, emails: readonly string[]) => Promise<Map<string, Suppression>>;
 }
 
 export async function sendQueuedMessage(
@@ -84,23 +88,60 @@ export async function sendQueuedMessage(
   let transport: MailTransport;
   let outcome: TransportResult;
   let signed: boolean;
+  let checked: ReturnType<typeof applySuppressions>;
   try {
+    // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
+    const recipients = recipientsOf(claimed);
+    const listed = await (deps.suppressions ?? suppressedRecipients)(
+      claimed.account_id,
+      recipients.filter((recipient) => recipient.status === 'pending').map((recipient) => recipient.email),
+    );
+    checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
+    if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
     const built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
     signed = built.signed;
     outcome = await transport.send({
       messageUuid,
-      envelope: {
-        from: bounceAddress(messageUuid, claimed.tenant),
-        to: recipientsOf(claimed).map((recipient) => recipient.email),
-      },
+      envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
       sender: claimed.message_sender,
       raw: built.raw,
     });
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
-  return recordRelayResult(claimed, outcome, signed, now());
+  return recordRelayResult(
+    { ...claimed, recipients: checked.recipients },
+    outcome,
+    signed,
+    now(),
+    checked.history,
+  );
+}
+
+/** Every recipient is suppressed: the message ends `suppressed` and nothing reaches the relay. */
+async function recordAllSuppressed(
+  message: DeliveryMessage,
+  checked: { recipients: Recipient[]; history: HistoryEntry[] },
+  nowMs: number,
+): Promise<SendResult> {
+  const at = new Date(nowMs).toISOString();
+  const recorded = await withRetries(() =>
+    recordOutcome(message, {
+      status: 'suppressed',
+      recipients: checked.recipients,
+      history: checked.history,
+      at,
+    }),
+  );
+  log('info', 'message state change', {
+    message_uuid: message.message_uuid,
+    status: 'suppressed',
+    recorded: recorded !== undefined,
+    suppressed_recipients: checked.recipients.length,
+  });
+  if (recorded !== undefined) countMessages('suppressed');
+  return { result: 'done', status: 'suppressed' };
 }
 
 /** The recipient list fixed at creation (to, cc, bcc in order), rebuilt from the address lists if absent. */
@@ -274,9 +315,26 @@ async function recordRelayResult(
   result: TransportResult,
   signed: boolean,
   nowMs: number,
+  suppressionHistory: readonly HistoryEntry[] = [],
 ): Promise<SendResult> {
   const at = new Date(nowMs).toISOString();
-  const outcome = outcomeFromRelay(message, result, at, signed);
+  const relayOutcome = outcomeFromRelay(message, result, at, signed);
+  const outcome = { ...relayOutcome, history: [...suppressionHistory, ...relayOutcome.history] };
+  // Hard bounces (5xx) join the account's suppression list before the outcome is recorded, so a
+  // retry of this step (or of the whole send, should the record fail) finds them listed.
+  const hardBounces = hardBouncesOf(message.message_uuid, result.recipients);
+  if (hardBounces.length > 0) {
+    await withRetries(
+      () => suppressAutomatically(message.account_id, hardBounces, new Date(nowMs)),
+      'suppressing hard-bounced recipients',
+    ).catch((error: unknown) =>
+      log('error', 'suppressing hard-bounced recipients failed', {
+        message_uuid: message.message_uuid,
+        recipients: hardBounces.length,
+        ...describeError(error),
+      }),
+    );
+  }
   // The mail has left: losing this write would mean a second send after the lease expires, so a
   // store hiccup is retried here a few times before giving up to the queue's redelivery.
   const recorded = await withRetries(() =>
@@ -303,13 +361,14 @@ async function recordRelayResult(
 
 async function withRetries<T>(
   call: () => Promise<T>,
+  what = 'recording the relay outcome',
   delaysMs: readonly number[] = [200, 1_000, 3_000],
 ): Promise<T> {
   for (const delay of delaysMs) {
     try {
       return await call();
     } catch (error) {
-      log('warn', 'recording the relay outcome failed; retrying', describeError(error));
+      log('warn', `${what} failed; retrying`, describeError(error));
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

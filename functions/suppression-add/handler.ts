@@ -1,0 +1,12 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type SuppressionAddRequest, suppressionAddRequest } from '#shared/schemas/suppressions.ts';
+import { addManualSuppressions } from '#shared/services/suppressions.ts';
+
+/** POST /suppression/add-1.0: suppresses addresses for the caller's account (reason manual). */
+export const handler = protectedHandler<SuppressionAddRequest>(
+  'suppression-add',
+  { input: { schema: suppressionAddRequest, from: 'body' } },
+  async ({ input, caller, dryRun }) =>
+    dataResponse(await addManualSuppressions(caller.account, input.emails, dryRun)),
+);

@@ -1,0 +1,12 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type SuppressionDeleteRequest, suppressionDeleteRequest } from '#shared/schemas/suppressions.ts';
+import { removeSuppressions } from '#shared/services/suppressions.ts';
+
+/** POST /suppression/delete-1.0: removes addresses from the caller's suppression list. */
+export const handler = protectedHandler<SuppressionDeleteRequest>(
+  'suppression-delete',
+  { input: { schema: suppressionDeleteRequest, from: 'body' } },
+  async ({ input, caller, dryRun }) =>
+    dataResponse(await removeSuppressions(caller.account, input.emails, dryRun)),
+);

@@ -1,0 +1,14 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type SuppressionQueryRequest, suppressionQueryRequest } from '#shared/schemas/suppressions.ts';
+import { listSuppressions, lookupSuppression } from '#shared/services/suppressions.ts';
+
+/** POST /suppression/query-1.0: one address of the caller's suppression list, or a page of it. */
+export const handler = protectedHandler<SuppressionQueryRequest>(
+  'suppression-query',
+  { input: { schema: suppressionQueryRequest, from: 'body' } },
+  async ({ input, caller }) =>
+    input.email !== undefined
+      ? dataResponse({ suppression: await lookupSuppression(caller.account, input.email) })
+      : dataResponse(await listSuppressions(caller.account, input.filters ?? {}, input.cursor)),
+);

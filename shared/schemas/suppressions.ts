@@ -1,0 +1,172 @@
+import * as z from 'zod/mini';
+import { parseSuppressedAddress, suppressionReasons } from '../domain/suppressions.ts';
+import { Code } from '../errors/catalogue.ts';
+import { serverDate } from './dates.ts';
+
+/**
+ * Request and response schemas of the three suppression routes, the single source for validation,
+ * types and the OpenAPI document. Requests are strict: an unknown field is 107. Response schemas
+ * describe the `data` member of the success body.
+ */
+function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
+  const meta: { description: string; example?: unknown } = { description };
+  if (example !== undefined) meta.example = example;
+  z.globalRegistry.add(schema, meta as never);
+  return schema;
+}
+
+export const maxSuppressionBatch = 1000;
+export const maxSuppressionLimit = 1000;
+
+/** One address, lower-cased; an invalid one is reported with code 10000001. */
+const suppressedAddress = describe(
+  z.pipe(
+    z.string({ error: 'An address must be a string' }),
+    z.transform((value, context): string => {
+      const result = parseSuppressedAddress(value);
+      if (result.ok) return result.email;
+      context.issues.push({
+        code: 'custom',
+        message: result.message,
+        input: value,
+        params: { catalogueCode: Code.InvalidEmail },
+      });
+      return z.NEVER;
+    }),
+  ),
+  'An e-mail address; compared case-insensitively and stored lower-cased',
+  'ada@example.org',
+);
+
+const emailList = describe(
+  z
+    .array(suppressedAddress, { error: 'emails must be a list of addresses' })
+    .check(
+      z.minLength(1, 'emails must name at least one address'),
+      z.maxLength(maxSuppressionBatch, `emails holds at most ${maxSuppressionBatch} addresses`),
+    ),
+  `1 to ${maxSuppressionBatch} addresses`,
+);
+
+const reason = describe(
+  z.enum(suppressionReasons, { error: `reason must be one of ${suppressionReasons.join(', ')}` }),
+  'Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)',
+  'hard_bounce',
+);
+
+const dateWithOffset = (what: string) =>
+  describe(
+    z
+      .string({ error: `${what} must be a string` })
+      .check(
+        z.regex(
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
+          `${what} must be ISO 8601 with an offset`,
+        ),
+      ),
+    `${what}: ISO 8601 with an offset; bounds created_at (inclusive)`,
+    '2026-11-22T09:15:00+01:00',
+  );
+
+export const suppressionFilters = z.strictObject({
+  reason: z.optional(reason),
+  date_from: z.optional(dateWithOffset('date_from')),
+  date_to: z.optional(dateWithOffset('date_to')),
+  limit: z.optional(
+    z
+      .number({ error: 'limit must be a number' })
+      .check(
+        z.int('limit must be an integer'),
+        z.minimum(1, 'limit must be at least 1'),
+        z.maximum(maxSuppressionLimit, `limit must be at most ${maxSuppressionLimit}`),
+      ),
+  ),
+});
+
+export const suppressionQueryRequest = describe(
+  z
+    .strictObject({
+      email: z.optional(suppressedAddress),
+      filters: z.optional(suppressionFilters),
+      cursor: z.optional(
+        z.string({ error: 'cursor must be a string' }).check(z.maxLength(4096, 'cursor is too long')),
+      ),
+    })
+    .check(
+      z.superRefine((value, context) => {
+        if (value.email !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'Give either email or filters/cursor, not both',
+            path: ['email'],
+            input: value.email,
+          });
+        }
+        const from = value.filters?.date_from;
+        const to = value.filters?.date_to;
+        if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'date_from is after date_to',
+            path: ['filters', 'date_from'],
+            input: from,
+          });
+        }
+      }),
+    ),
+  'Either {email} for one address, or {filters, cursor} for a page of your suppression list, newest first',
+);
+
+export type SuppressionQueryRequest = z.infer<typeof suppressionQueryRequest>;
+
+export const suppressionEntry = z.object({
+  email: z.string(),
+  reason,
+  detail: describe(z.nullable(z.string()), 'What caused it: the bounce or complaint as reported, or a note'),
+  message_uuid: describe(
+    z.nullable(z.string()),
+    'The message whose bounce or complaint added the address; null for manual entries',
+  ),
+  created_at: serverDate('When the address was suppressed'),
+});
+
+export const suppressionQueryResponse = z.union([
+  z.object({
+    suppression: describe(
+      z.nullable(suppressionEntry),
+      'The entry, or null when the address is not suppressed',
+    ),
+  }),
+  z.object({
+    suppressions: z.array(suppressionEntry),
+    count: describe(z.number(), 'Number of entries in this page'),
+    next_cursor: describe(
+      z.nullable(z.string()),
+      'Pass as `cursor` (with the same filters) for the next page; null at the end',
+    ),
+  }),
+]);
+
+export const suppressionAddRequest = describe(
+  z.strictObject({ emails: emailList }),
+  'Addresses to suppress for your account (reason manual); already listed ones keep their entry',
+);
+export type SuppressionAddRequest = z.infer<typeof suppressionAddRequest>;
+
+export const suppressionAddResponse = z.object({
+  added: describe(z.array(z.string()), 'Addresses newly suppressed (lower-cased)'),
+  existing: describe(z.array(z.string()), 'Addresses that were already suppressed'),
+  dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
+});
+
+export const suppressionDeleteRequest = describe(
+  z.strictObject({ emails: emailList }),
+  'Addresses to remove from your suppression list; mail to them is sent again',
+);
+export type SuppressionDeleteRequest = z.infer<typeof suppressionDeleteRequest>;
+
+export const suppressionDeleteResponse = z.object({
+  deleted: describe(z.array(z.string()), 'Addresses removed from the list (lower-cased)'),
+  not_found: describe(z.array(z.string()), 'Addresses that were not on your list'),
+  dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
+});

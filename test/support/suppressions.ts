@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CallOptions, call, hostInfo } from './host.ts';
+import type { TestAccount } from './messages.ts';
+
+/** One call to a suppression route with the account's token (every scope unless given another). */
+export async function suppressionCall(
+  who: Pick<TestAccount, 'token'>,
+  action: 'query' | 'add' | 'delete',
+  body: unknown,
+  options: Omit<CallOptions, 'token' | 'body'> = {},
+) {
+  return call('POST', `/suppression/${action}-1.0`, { token: who.token, body, ...options });
+}
+
+/** The account's entry for one address (null when not listed), through the API. */
+export async function lookup(who: Pick<TestAccount, 'token'>, email: string) {
+  const response = await suppressionCall(who, 'query', { email });
+  if (response.status !== 200) throw new Error(`query failed: ${response.status} ${response.text}`);
+  return response.body.data.suppression as Record<string, any> | null;
+}
+
+/** Polls the list until `email` is on it (or fails after `timeoutMs`). */
+export async function waitForSuppression(
+  who: Pick<TestAccount, 'token'>,
+  email: string,
+  timeoutMs = 60_000,
+): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entry = await lookup(who, email);
+    if (entry !== null) return entry;
+    if (Date.now() > deadline) throw new Error(`${email} was not suppressed within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Recipients the local MTA refused (550) for one message: outbox/refusals.jsonl. */
+export function smtpRefusals(uuid: string): string[] {
+  const file = join(hostInfo().dataDir, 'outbox', 'refusals.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(uuid))
+    .map((line) => JSON.parse(line) as { message_uuid: string | null; recipient: string })
+    .filter((entry) => entry.message_uuid === uuid)
+    .map((entry) => entry.recipient);
+}
+
+/** The recipients of every SMTP transaction the local MTA accepted, by message (lower-cased). */
+export function smtpRecipientsByMessage(dataDir: string): Map<string, string[]> {
+  const recipients = new Map<string, string[]>();
+  const file = join(dataDir, 'outbox', 'transactions.jsonl');
+  if (!existsSync(file)) return recipients;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const entry = JSON.parse(line) as { message_uuid: string; recipients: string[] };
+    const list = recipients.get(entry.message_uuid) ?? [];
+    list.push(...entry.recipients.map((email) => email.toLowerCase()));
+    recipients.set(entry.message_uuid, list);
+  }
+  return recipients;
+}
