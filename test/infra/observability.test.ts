@@ -145,7 +145,12 @@ describe('API, table and tracing', () => {
         id,
       );
     }
-    for (const policy of Object.values(ofType('AWS::IAM::Policy'))) {
+    // On the functions' roles (the SES account-setting custom resource has its own "*", see nag.test.ts).
+    const functionPolicies = Object.entries(ofType('AWS::IAM::Policy')).filter(([id]) =>
+      /^(Route|Worker)/.test(id),
+    );
+    assert.ok(functionPolicies.length >= 14);
+    for (const [, policy] of functionPolicies) {
       for (const statement of policy.Properties.PolicyDocument.Statement as Array<Record<string, any>>) {
         if (statement.Resource !== '*') continue;
         assert.deepEqual([statement.Action].flat().sort(), [
