@@ -649,7 +649,13 @@ const target =
   quick || only !== undefined
     ? join(tmpdir(), `svc-mail-benchmarks-${quick ? 'quick' : 'only'}.md`)
     : join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
-writeFileSync(target, `${header.join('\n')}\n${report}\n${notes}`);
+// The webhook section is measured alone (npm run bench:webhooks, bench/webhooks.ts): keep it.
+const previous = readFileSync(join(import.meta.dirname, '..', 'docs', 'benchmarks.md'), 'utf8');
+const webhookSection = /<!-- webhooks:start -->[\s\S]*?<!-- webhooks:end -->/.exec(previous)?.[0];
+writeFileSync(
+  target,
+  `${header.join('\n')}\n${report}\n${notes}${webhookSection === undefined ? '' : `\n${webhookSection}\n`}`,
+);
 progress(`wrote ${target}`);
 rmSync(workDir, { recursive: true, force: true });
 if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions';
+  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks';
 }
 
 export const scopes = {
@@ -26,6 +26,8 @@ export const scopes = {
   'keepalive:run': 'Run keepalive housekeeping',
   'suppressions:read': 'Read your suppression list',
   'suppressions:write': 'Add addresses to or remove them from your suppression list',
+  'webhooks:read': 'List your webhook endpoints and their delivery attempts',
+  'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
 } as const;
 
 export type Scope = keyof typeof scopes;
@@ -160,6 +162,56 @@ export const routes = [
     dryRun: true,
     tag: 'suppressions',
     summary: 'Remove addresses from your suppression list',
+  },
+  {
+    id: 'webhook-add',
+    method: 'POST',
+    path: '/webhook/add-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Add a webhook endpoint; the answer carries its signing secret',
+  },
+  {
+    id: 'webhook-query',
+    method: 'POST',
+    path: '/webhook/query-1.0',
+    public: false,
+    scopes: ['webhooks:read'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Your webhook endpoints, or one with its latest delivery attempts',
+  },
+  {
+    id: 'webhook-delete',
+    method: 'POST',
+    path: '/webhook/delete-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Delete a webhook endpoint',
+  },
+  {
+    id: 'webhook-rotate-secret',
+    method: 'POST',
+    path: '/webhook/rotate-secret-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Rotate the signing secret of a webhook endpoint',
+  },
+  {
+    id: 'webhook-replay',
+    method: 'POST',
+    path: '/webhook/replay-1.0',
+    public: false,
+    scopes: ['webhooks:write'],
+    dryRun: false,
+    tag: 'webhooks',
+    summary: 'Deliver a past event to a webhook endpoint again',
   },
 ] as const satisfies readonly Route[];
 

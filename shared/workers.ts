@@ -5,7 +5,13 @@
 export interface Worker {
   /** Also the function's folder: functions/<id>/handler.ts. */
   readonly id: string;
-  readonly trigger: 'send-queue' | 'dead-letter-queue' | 'schedule' | 'ses-events';
+  readonly trigger:
+    | 'send-queue'
+    | 'dead-letter-queue'
+    | 'schedule'
+    | 'ses-events'
+    | 'table-stream'
+    | 'webhook-queue';
   /** For schedules: minutes between runs. */
   readonly everyMinutes?: number;
   readonly summary: string;
@@ -28,6 +34,16 @@ export const workers = [
     id: 'delivery-events',
     trigger: 'ses-events',
     summary: 'Records SES delivery, bounce and complaint events',
+  },
+  {
+    id: 'webhook-fanout',
+    trigger: 'table-stream',
+    summary: 'Turns committed message changes (table stream) into webhook events, one queue job per endpoint',
+  },
+  {
+    id: 'webhook-delivery',
+    trigger: 'webhook-queue',
+    summary: 'Delivers webhook events: signed POSTs, retried on the schedule, dead-lettered after the last',
   },
 ] as const satisfies readonly Worker[];
 

@@ -85,6 +85,11 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     QUEUE_URL: resources.queueUrl,
     DEAD_LETTER_QUEUE_URL: resources.deadLetterQueueUrl,
     BUCKET_NAME: resources.bucketName,
+    TABLE_STREAM_ARN: resources.tableStreamArn,
+    WEBHOOK_QUEUE_URL: resources.webhookQueueUrl,
+    WEBHOOK_DEAD_LETTER_QUEUE_URL: resources.webhookDeadLetterQueueUrl,
+    // Receivers on this machine (loopback, private networks) are allowed locally; see docs/webhooks.md.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     AUTH_ISSUER: process.env.AUTH_ISSUER ?? idp.issuer,
     AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? idp.audience,
     AUTH_JWKS_URL: process.env.AUTH_JWKS_URL ?? idp.jwksUrl,

@@ -8,13 +8,21 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { queueDefinition, tableDefinition } from '../resources/definitions.ts';
+import { queueDefinition, tableDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
 
 export interface ProvisionTarget {
   dynamoEndpoint: string;
   sqsS3Endpoint: string;
   region: string;
-  names: { table: string; queue: string; deadLetterQueue: string; bucket: string };
+  names: {
+    table: string;
+    queue: string;
+    deadLetterQueue: string;
+    bucket: string;
+    /** Default: `<table>-webhooks` and `<table>-webhooks-dlq`. */
+    webhookQueue?: string;
+    webhookDeadLetterQueue?: string;
+  };
 }
 
 export interface ProvisionedResources {
@@ -22,6 +30,10 @@ export interface ProvisionedResources {
   queueUrl: string;
   deadLetterQueueUrl: string;
   bucketName: string;
+  /** The table's stream, read by the host's stream poller. */
+  tableStreamArn: string;
+  webhookQueueUrl: string;
+  webhookDeadLetterQueueUrl: string;
 }
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -46,6 +58,13 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
   });
   try {
     await createTable(dynamo, target.names.table);
+    const tableStreamArn = await ensureStream(dynamo, target.names.table);
+    const webhooks = await createQueuePair(
+      sqs,
+      target.names.webhookQueue ?? `${target.names.table}-webhooks`,
+      target.names.webhookDeadLetterQueue ?? `${target.names.table}-webhooks-dlq`,
+      webhookQueueDefinition,
+    );
     const deadLetter = await sqs.send(
       new CreateQueueCommand({
         QueueName: target.names.deadLetterQueue,
@@ -80,12 +99,84 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
       queueUrl: queue.QueueUrl as string,
       deadLetterQueueUrl: deadLetter.QueueUrl as string,
       bucketName: target.names.bucket,
+      tableStreamArn,
+      webhookQueueUrl: webhooks.queueUrl,
+      webhookDeadLetterQueueUrl: webhooks.deadLetterQueueUrl,
     };
   } finally {
     dynamo.destroy();
     sqs.destroy();
     s3.destroy();
   }
+}
+
+/** A queue with its dead-letter queue and redrive, shaped by a definition. */
+async function createQueuePair(
+  sqs: SQSClient,
+  name: string,
+  deadLetterName: string,
+  definition: {
+    visibilityTimeoutSeconds: number;
+    retentionSeconds: number;
+    deadLetterRetentionSeconds: number;
+    maxReceiveCount: number;
+  },
+): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
+  const deadLetter = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: deadLetterName,
+      Attributes: { MessageRetentionPeriod: String(definition.deadLetterRetentionSeconds) },
+    }),
+  );
+  const deadLetterArn = (
+    await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: deadLetter.QueueUrl, AttributeNames: ['QueueArn'] }),
+    )
+  ).Attributes?.QueueArn;
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: name,
+      Attributes: {
+        VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(definition.retentionSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: deadLetterArn,
+          maxReceiveCount: definition.maxReceiveCount,
+        }),
+      },
+    }),
+  );
+  return { queueUrl: queue.QueueUrl as string, deadLetterQueueUrl: deadLetter.QueueUrl as string };
+}
+
+/**
+ * The table's stream (NEW_AND_OLD_IMAGES), turned on for a table from an older data directory
+ * that was created without it. Returns the stream's ARN.
+ */
+async function ensureStream(dynamo: DynamoDBClient, tableName: string): Promise<string> {
+  const described = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const spec = described.Table?.StreamSpecification;
+  if (
+    spec?.StreamEnabled === true &&
+    spec.StreamViewType === tableDefinition.streamViewType &&
+    described.Table?.LatestStreamArn
+  ) {
+    return described.Table.LatestStreamArn;
+  }
+  if (spec?.StreamEnabled === true) {
+    await dynamo.send(
+      new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }),
+    );
+  }
+  const updated = await dynamo.send(
+    new UpdateTableCommand({
+      TableName: tableName,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
+    }),
+  );
+  const arn = updated.TableDescription?.LatestStreamArn;
+  if (arn === undefined) throw new Error('DynamoDB Local did not report the table stream');
+  return arn;
 }
 
 async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
@@ -105,6 +196,7 @@ async function createTable(dynamo: DynamoDBClient, tableName: string): Promise<v
           { AttributeName: partitionKey, KeyType: 'HASH' },
           { AttributeName: sortKey, KeyType: 'RANGE' },
         ],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
         GlobalSecondaryIndexes: indexes.map((index) => ({
           IndexName: index.name,
           KeySchema: [

@@ -326,6 +326,7 @@ export function buildOpenApi(): Schema {
       { name: 'avatars', description: 'Avatar lookup and housekeeping' },
       { name: 'service', description: 'Health, keepalive and this document' },
       { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
+      { name: 'webhooks', description: 'Signed delivery events (Standard Webhooks v1) to your endpoints' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),

@@ -7,6 +7,8 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB TTL removes idempotency records and expired data. */
   ttlAttribute: 'expires_at',
+  /** The table's stream: the outbox of webhook events (docs/webhooks.md). */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
     { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
@@ -27,6 +29,29 @@ export const queueDefinition = {
   batchSize: 10,
 } as const;
 
+/** The webhook queue (one job per event and endpoint and attempt) and its dead-letter queue. */
+export const webhookQueueDefinition = {
+  /** One attempt waits at most 15 s for an answer; a batch runs its jobs concurrently. */
+  deliveryTimeoutSeconds: 30,
+  /** Lambda's event source needs visibility ≥ 6 × the consumer's timeout. */
+  visibilityTimeoutSeconds: 180,
+  /** A job whose processing crashed this often moves to the dead-letter queue (and stays replayable). */
+  maxReceiveCount: 5,
+  retentionSeconds: 4 * 24 * 3600,
+  deadLetterRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 10,
+} as const;
+
+/** The table stream → webhook-fanout mapping (on AWS the Lambda event source mapping). */
+export const tableStreamDefinition = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 0,
+  /** Retries of a failing batch (halved each time: bisect) before its records go to the failure queue. */
+  retryAttempts: 10,
+  maxRecordAgeHours: 24,
+  fanoutTimeoutSeconds: 60,
+} as const;
+
 export const bucketDefinition = {
   messagePrefix: 'messages/',
   avatarPrefix: 'avatars/',
@@ -37,4 +62,6 @@ export const localNames = {
   queue: 'svc-mail-send',
   deadLetterQueue: 'svc-mail-send-dlq',
   bucket: 'svc-mail-objects',
+  webhookQueue: 'svc-mail-webhooks',
+  webhookDeadLetterQueue: 'svc-mail-webhooks-dlq',
 } as const;

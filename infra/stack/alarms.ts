@@ -26,7 +26,15 @@ export interface AlarmsProps {
   readonly functions: readonly MonitoredFunction[];
   readonly alarmEmail: string | undefined;
   readonly maxReceiveCount: number;
+  readonly webhooks: {
+    readonly deadLetterQueue: IQueue;
+    readonly streamFailureQueue: IQueue;
+    readonly fanout: IFunction;
+  };
 }
+
+/** Webhook delivery failures (every failed attempt) in 15 minutes that raise the alarm. */
+export const webhookFailureThreshold = 50;
 
 /**
  * Alarms whose descriptions say what a user loses when they fire, all notifying one SNS topic
@@ -110,13 +118,49 @@ export class Alarms extends Construct {
           'do not fire. Fix the cause, then replay the events from the queue.',
       },
     );
-    this.add('WebhookFailures', metrics.webhooks('failures', period), {
-      threshold: 5,
-      description:
-        'Webhook deliveries are failing (5 or more failed attempts in 5 minutes): customers are not told ' +
-        'about delivered, bounced or failed messages until their endpoint answers again.',
-    });
     // The bounce and complaint rates are alarmed on SES's own reputation metrics (reputation.ts).
+    this.add(
+      'WebhookDeadLetterQueueNotEmpty',
+      props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: 'Maximum',
+      }),
+      {
+        threshold: 1,
+        description:
+          'Webhook events reached the dead-letter queue: a receiver failed all 10 attempts (about 75 h), or the ' +
+          'delivery function crashed repeatedly. Those receivers did not get these events; fix the receiver or the ' +
+          'cause, then replay the events (POST /webhook/replay-1.0, within 7 days).',
+      },
+    );
+    this.add(
+      'WebhookStreamFailures',
+      props.webhooks.streamFailureQueue.metricApproximateNumberOfMessagesVisible({
+        period,
+        statistic: 'Maximum',
+      }),
+      {
+        threshold: 1,
+        description:
+          'The webhook fan-out gave up on table stream records (after retries): the events of those message ' +
+          "changes were not created, so no receiver gets them. The queue holds the records' positions; fix the " +
+          'cause and re-drive them from the stream while it keeps them (24 h).',
+      },
+    );
+    this.add('WebhookFanoutErrors', props.webhooks.fanout.metricErrors({ period, statistic: 'Sum' }), {
+      threshold: 1,
+      evaluationPeriods: 3,
+      description:
+        'The webhook fan-out keeps failing: webhook events are delayed (the stream holds them for 24 h) and ' +
+        'receivers get them late or, past 24 h, not at all.',
+    });
+    this.add('WebhookDeliveryFailures', metrics.webhooks('failures', Duration.minutes(15)), {
+      threshold: webhookFailureThreshold,
+      description:
+        `${webhookFailureThreshold} or more webhook delivery attempts failed in 15 minutes: receivers are down ` +
+        "or refusing; their events are retried for about 75 h and then dead-lettered. Check the endpoints' " +
+        'attempts (POST /webhook/query-1.0 with webhook_id).',
+    });
     const serverErrorRate = new cloudwatch.MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {

@@ -15,10 +15,13 @@ import type { workers } from '../../shared/workers.ts';
  * - objects: per key prefix of the bucket, `read` (GetObject; also what a presigned GET needs,
  *   plus ListBucket so that a missing key is a 404), `write` (PutObject), `delete` (DeleteObject).
  * - dkimKey: `encrypt` (GenerateDataKey, Encrypt) or `decrypt` (Decrypt) with the DKIM KMS key.
+ * - webhookQueue / webhookDeadLetterQueue: `send` (SendMessage) on the webhook queue or its DLQ.
+ * - webhookSecrets: `encrypt` or `decrypt` with the key-wrapping KMS key, only for ciphertexts whose
+ *   encryption context says `purpose = svc-mail-webhook-secret` (a condition in the statement).
  * - mail: sends through SES with the configuration set.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
-export type TableAccess = 'read' | 'write' | 'delete';
+export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete';
 export type ObjectAccess = 'read' | 'write' | 'delete';
 export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/';
 
@@ -27,6 +30,9 @@ export interface AccessNeeds {
   readonly queue?: 'send';
   readonly objects?: Partial<Record<ObjectPrefix, readonly ObjectAccess[]>>;
   readonly dkimKey?: 'encrypt' | 'decrypt';
+  readonly webhookQueue?: 'send';
+  readonly webhookDeadLetterQueue?: 'send';
+  readonly webhookSecrets?: 'encrypt' | 'decrypt';
   readonly mail?: true;
   readonly avatars?: true;
 }
@@ -70,6 +76,22 @@ export const functionAccess = {
   dispatcher: { table: 'write', queue: 'send' },
   // Records delivery, bounce and complaint events per recipient.
   'delivery-events': { table: 'write' },
+  // Webhooks (docs/webhooks.md): endpoints with their secret encrypted under the wrapping key.
+  'webhook-add': { table: 'write', webhookSecrets: 'encrypt' },
+  'webhook-query': { table: 'read' },
+  // Deletes the endpoint and decrements the account's counter in one transaction.
+  'webhook-delete': { table: 'write-delete' },
+  'webhook-rotate-secret': { table: 'write', webhookSecrets: 'encrypt' },
+  'webhook-replay': { table: 'read', webhookQueue: 'send' },
+  // Reads endpoints, stores events, queues one job per endpoint (the stream itself comes from the trigger).
+  'webhook-fanout': { table: 'write', webhookQueue: 'send' },
+  // Decrypts secrets, records attempts, disables endpoints on 410, queues retries, dead-letters the last.
+  'webhook-delivery': {
+    table: 'write',
+    webhookSecrets: 'decrypt',
+    webhookQueue: 'send',
+    webhookDeadLetterQueue: 'send',
+  },
 } as const satisfies Record<FunctionId, AccessNeeds>;
 
 /** What a user loses when a worker stops working (for alarm descriptions). */
@@ -78,4 +100,8 @@ export const workerImpact: Record<WorkerId, string> = {
   'dead-letter': 'messages the queue gave up on stay in status queued/processing instead of failed',
   dispatcher: 'scheduled messages are not sent at their send_at time and stranded messages are not re-queued',
   'delivery-events': 'message and recipient statuses stop moving to delivered or bounced',
+  'webhook-fanout':
+    'webhook events stop being created; they are not lost while the table stream keeps them (24 h), and follow once it recovers',
+  'webhook-delivery':
+    'webhook receivers stop getting events; queued jobs wait and are delivered once it recovers',
 };

@@ -58,12 +58,17 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
   }
 
   // Serverless pack, and what its fixes brought.
-  for (const queue of [stack.storage.deadLetterQueue, stack.storage.eventsDeadLetterQueue]) {
+  for (const queue of [
+    stack.storage.deadLetterQueue,
+    stack.storage.eventsDeadLetterQueue,
+    stack.storage.webhookDeadLetterQueue,
+    stack.storage.streamFailureQueue,
+  ]) {
     acknowledge(
       queue,
       'Serverless-SQSRedrivePolicy',
-      'This queue is itself a dead-letter queue (of the send queue, or of the SES events rule and the ' +
-        'delivery-events function); a redrive policy on it would only move its messages further away.',
+      'This queue is itself a dead-letter queue (of the send queue, the webhook queue, the SES events rule ' +
+        'and delivery-events, or the table-stream mapping); a redrive policy would only move its messages further away.',
     );
   }
   acknowledge(
@@ -98,6 +103,19 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
       return 'Only its scheduled runs are asynchronous, and a failed one is repeated by the next run (the dispatcher from the due index, keepalive from its saved cursor); HTTP calls are synchronous.';
     return 'Invoked synchronously by API Gateway only: the caller receives the error response and retries; there is no asynchronous event that a dead-letter queue could keep.';
   };
+  acknowledge(
+    stack.storage.streamFailureQueue,
+    'AwsSolutions-SQS3',
+    'This queue is itself a dead-letter destination: the on-failure destination of the table-stream ' +
+      'mapping of webhook-fanout (records it gave up on). An alarm fires on its first message.',
+  );
+  acknowledge(
+    stack.functionById('webhook-fanout').role,
+    'AwsSolutions-IAM5[Resource::*]',
+    'dynamodb:ListStreams, which the Lambda event source mapping of the table stream needs, has no ' +
+      'resource-level permissions (AWS service authorization reference); the stream read actions are ' +
+      'limited to the table stream ARN.',
+  );
 
   const bucketId = stack.getLogicalId(stack.storage.bucket.node.defaultChild as CfnBucket);
   for (const [id, fn] of stack.functions) {
@@ -120,7 +138,10 @@ export function acknowledgeFindings(stack: MailServiceStack, config: ServiceConf
       'Active X-Ray tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no ' +
         'resource-level permissions (AWS documents Resource "*" for them); no other action has a wildcard.',
     );
-    for (const mapping of fn.function.node.findAll().filter((c) => c instanceof CfnEventSourceMapping)) {
+    const sqsMappings = fn.function.node
+      .findAll()
+      .filter((c) => c instanceof CfnEventSourceMapping && c.node.path.includes('/SqsEventSource:'));
+    for (const mapping of sqsMappings) {
       acknowledge(
         mapping,
         'Serverless-LambdaEventSourceMappingDestination',

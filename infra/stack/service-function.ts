@@ -10,6 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { webhookSecretPurpose } from '../../shared/config/webhooks.ts';
 import { bundlingFor } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
@@ -38,6 +39,19 @@ export function assertEntriesExist(functionIds: readonly string[], root = projec
 }
 
 export { esmRequireBanner } from '../bundling.ts';
+
+export type QueueVariable =
+  | 'QUEUE_URL'
+  | 'DEAD_LETTER_QUEUE_URL'
+  | 'WEBHOOK_QUEUE_URL'
+  | 'WEBHOOK_DEAD_LETTER_QUEUE_URL';
+
+const queueStatementNames: Record<QueueVariable, string> = {
+  QUEUE_URL: 'SendToSendQueue',
+  DEAD_LETTER_QUEUE_URL: 'SendToDeadLetterQueue',
+  WEBHOOK_QUEUE_URL: 'SendToWebhookQueue',
+  WEBHOOK_DEAD_LETTER_QUEUE_URL: 'SendToWebhookDeadLetterQueue',
+};
 
 const objectStatementNames: Record<ObjectPrefix, string> = {
   'messages/': 'MessageObjects',
@@ -129,14 +143,14 @@ export class ServiceFunction extends Construct {
       ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
       resources,
     );
-    if (access === 'write') {
+    if (access === 'write' || access === 'write-delete') {
       this.allow(
         'WriteMessageTableWithoutDeleting',
         ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
         [table.tableArn],
       );
     }
-    if (access === 'delete') {
+    if (access === 'delete' || access === 'write-delete') {
       this.allow(
         'DeleteMessageTableItems',
         ['dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
@@ -147,19 +161,25 @@ export class ServiceFunction extends Construct {
   }
 
   /** QUEUE_URL (or DEAD_LETTER_QUEUE_URL) plus SendMessage. Consuming is granted by the event source. */
-  bindQueue(
-    queue: IQueue,
-    variable: 'QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL',
-    access: 'send' | 'consume',
-  ): this {
+  bindQueue(queue: IQueue, variable: QueueVariable, access: 'send' | 'consume'): this {
     this.addEnvironment(variable, queue.queueUrl);
-    if (access === 'send') {
-      this.allow(
-        variable === 'QUEUE_URL' ? 'SendToSendQueue' : 'SendToDeadLetterQueue',
-        ['sqs:SendMessage'],
-        [queue.queueArn],
-      );
-    }
+    if (access === 'send') this.allow(queueStatementNames[variable], ['sqs:SendMessage'], [queue.queueArn]);
+    return this;
+  }
+
+  /**
+   * DKIM_KMS_KEY_ARN (the key-wrapping key the envelope uses) plus encrypt or decrypt, only for
+   * webhook secrets: the statement requires the encryption context's `purpose`, so these functions
+   * cannot open DKIM private keys with it.
+   */
+  bindWebhookSecretKey(key: IKey, mode: 'encrypt' | 'decrypt'): this {
+    this.addEnvironment('DKIM_KMS_KEY_ARN', key.keyArn);
+    this.allow(
+      mode === 'encrypt' ? 'EncryptWebhookSecrets' : 'DecryptWebhookSecrets',
+      [mode === 'encrypt' ? 'kms:GenerateDataKey' : 'kms:Decrypt'],
+      [key.keyArn],
+      { StringEquals: { 'kms:EncryptionContext:purpose': webhookSecretPurpose } },
+    );
     return this;
   }
 

@@ -1,15 +1,16 @@
 import { Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
 import { type Route, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
-import { queueDefinition } from '../resources/definitions.ts';
+import { queueDefinition, tableStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
 import { ServiceDashboard } from './dashboard.ts';
@@ -54,6 +55,11 @@ const httpTimeout = Duration.seconds(25);
 /** Queue consumers run with the timeout the queues' visibility (6 ×) is sized for. */
 const queueConsumers = new Set<Worker['trigger']>(['send-queue', 'dead-letter-queue']);
 const workerTimeout = Duration.seconds(60);
+/** Worker timeouts that their trigger's settings are sized for. */
+const workerTimeouts: Partial<Record<Worker['trigger'], Duration>> = {
+  'webhook-queue': Duration.seconds(webhookQueueDefinition.deliveryTimeoutSeconds),
+  'table-stream': Duration.seconds(tableStreamDefinition.fanoutTimeoutSeconds),
+};
 /** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
 const timeouts: Partial<Record<FunctionId, Duration>> = { 'keepalive-run': Duration.seconds(60) };
 const memory: Partial<Record<FunctionId, number>> = {
@@ -147,9 +153,11 @@ export class MailServiceStack extends Stack {
       const fn = new ServiceFunction(this, `Worker-${worker.id}`, {
         functionId: worker.id,
         description: `${worker.trigger}: ${worker.summary}`,
-        timeout: queueConsumers.has(worker.trigger)
-          ? Duration.seconds(queueDefinition.senderTimeoutSeconds)
-          : workerTimeout,
+        timeout:
+          workerTimeouts[worker.trigger] ??
+          (queueConsumers.has(worker.trigger)
+            ? Duration.seconds(queueDefinition.senderTimeoutSeconds)
+            : workerTimeout),
         memorySize: memory[worker.id as FunctionId],
         logRetention,
         environment: common,
@@ -181,6 +189,11 @@ export class MailServiceStack extends Stack {
       deadLetterQueue: this.storage.deadLetterQueue,
       eventsDeadLetterQueue: this.storage.eventsDeadLetterQueue,
       metrics: this.serviceMetrics,
+      webhooks: {
+        deadLetterQueue: this.storage.webhookDeadLetterQueue,
+        streamFailureQueue: this.storage.streamFailureQueue,
+        fanout: this.functionById('webhook-fanout').function,
+      },
       maxReceiveCount: queueDefinition.maxReceiveCount,
       alarmEmail: config.alarmEmail,
       functions: [
@@ -215,6 +228,7 @@ export class MailServiceStack extends Stack {
     new CfnOutput(this, 'QueueUrl', { value: this.storage.queue.queueUrl });
     new CfnOutput(this, 'QueueName', { value: this.storage.queue.queueName });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.storage.deadLetterQueue.queueUrl });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', { value: this.storage.webhookDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'BucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'ConfigurationSetName', { value: this.configurationSet.configurationSetName });
     new CfnOutput(this, 'DkimKeyArn', { value: this.storage.dkimKey.keyArn });
@@ -240,6 +254,11 @@ export class MailServiceStack extends Stack {
       fn.bindBucket(bucket, prefix as ObjectPrefix, access);
     }
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
+    if (needs.webhookSecrets !== undefined) fn.bindWebhookSecretKey(dkimKey, needs.webhookSecrets);
+    if (needs.webhookQueue === 'send') fn.bindQueue(this.storage.webhookQueue, 'WEBHOOK_QUEUE_URL', 'send');
+    if (needs.webhookDeadLetterQueue === 'send') {
+      fn.bindQueue(this.storage.webhookDeadLetterQueue, 'WEBHOOK_DEAD_LETTER_QUEUE_URL', 'send');
+    }
     if (needs.mail === true) {
       fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
@@ -289,6 +308,31 @@ export class MailServiceStack extends Stack {
         return;
       case 'schedule':
         this.schedule(fn, worker.everyMinutes ?? 1);
+        return;
+      case 'table-stream':
+        // The outbox: every committed change, retried (halving the batch) and, as a last resort,
+        // described in the failure queue, which an alarm watches.
+        fn.function.addEventSource(
+          new DynamoEventSource(this.storage.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: tableStreamDefinition.batchSize,
+            maxBatchingWindow: Duration.seconds(tableStreamDefinition.maxBatchingWindowSeconds),
+            bisectBatchOnError: true,
+            reportBatchItemFailures: true,
+            retryAttempts: tableStreamDefinition.retryAttempts,
+            maxRecordAge: Duration.hours(tableStreamDefinition.maxRecordAgeHours),
+            onFailure: new SqsDlq(this.storage.streamFailureQueue),
+          }),
+        );
+        return;
+      case 'webhook-queue':
+        fn.bindQueue(this.storage.webhookQueue, 'WEBHOOK_QUEUE_URL', 'consume');
+        fn.function.addEventSource(
+          new SqsEventSource(this.storage.webhookQueue, {
+            batchSize: webhookQueueDefinition.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
         return;
       case 'ses-events':
         // An event the function failed on after Lambda's two retries is kept, not dropped.

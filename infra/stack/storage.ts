@@ -4,7 +4,12 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { bucketDefinition, queueDefinition, tableDefinition } from '../resources/definitions.ts';
+import {
+  bucketDefinition,
+  queueDefinition,
+  tableDefinition,
+  webhookQueueDefinition,
+} from '../resources/definitions.ts';
 
 export interface StorageProps {
   /** Days message bodies and attachments stay in S3. */
@@ -27,6 +32,12 @@ export class Storage extends Construct {
   readonly bucket: s3.Bucket;
   readonly accessLogBucket: s3.Bucket;
   readonly dkimKey: kms.Key;
+  /** One job per webhook event, endpoint and attempt (docs/webhooks.md). */
+  readonly webhookQueue: sqs.Queue;
+  /** Jobs after their last attempt, and jobs whose processing crashed maxReceiveCount times. */
+  readonly webhookDeadLetterQueue: sqs.Queue;
+  /** The stream mapping's on-failure destination: records the fan-out could not process. */
+  readonly streamFailureQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: StorageProps) {
     super(scope, id);
@@ -39,6 +50,8 @@ export class Storage extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      // The outbox of webhook events: every committed change, with the item before and after.
+      stream: dynamodb.StreamViewType[tableDefinition.streamViewType],
       removalPolicy: RemovalPolicy.RETAIN,
       // A stack update or a console click cannot delete the messages; turn off deliberately first.
       deletionProtection: true,
@@ -79,6 +92,27 @@ export class Storage extends Construct {
       visibilityTimeout: Duration.seconds(queueDefinition.visibilityTimeoutSeconds),
       retentionPeriod: Duration.seconds(queueDefinition.retentionSeconds),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: queueDefinition.maxReceiveCount },
+    });
+
+    this.webhookDeadLetterQueue = new sqs.Queue(this, 'WebhookDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(webhookQueueDefinition.deadLetterRetentionSeconds),
+    });
+    this.webhookQueue = new sqs.Queue(this, 'WebhookQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(webhookQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(webhookQueueDefinition.retentionSeconds),
+      deadLetterQueue: {
+        queue: this.webhookDeadLetterQueue,
+        maxReceiveCount: webhookQueueDefinition.maxReceiveCount,
+      },
+    });
+    this.streamFailureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
     });
 
     this.accessLogBucket = new s3.Bucket(this, 'AccessLogBucket', {

@@ -20,8 +20,12 @@ export const messageMetric = {
 export type CountedStatus = keyof typeof messageMetric;
 
 export const webhookMetric = {
+  /** Every delivery attempt. */
   deliveries: 'WebhookDeliveries',
-  failures: 'WebhookFailures',
+  /** Attempts that failed (refused, timed out, unreachable). */
+  failures: 'WebhookDeliveryFailures',
+  /** Events given up on after the last attempt (to the webhook dead-letter queue). */
+  deadLettered: 'WebhookDeadLettered',
 } as const;
 
 /** Handler latency of one API request, dimensions `service` and `route` (`POST /message/add-1.0`). */

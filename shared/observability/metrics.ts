@@ -14,8 +14,12 @@ export function countMessages(status: CountedStatus, count = 1): void {
   if (count > 0) metrics.addMetric(messageMetric[status], MetricUnit.Count, count);
 }
 
-/** One webhook delivery attempt: every attempt counts as a delivery, a failed one also as a failure. */
-export function countWebhookDelivery(ok: boolean): void {
+/**
+ * One webhook delivery attempt: every attempt counts as a delivery, a failed one also as a failure,
+ * and one after which the event is given up on also as dead-lettered.
+ */
+export function countWebhookDelivery(ok: boolean, deadLettered = false): void {
   metrics.addMetric(webhookMetric.deliveries, MetricUnit.Count, 1);
   if (!ok) metrics.addMetric(webhookMetric.failures, MetricUnit.Count, 1);
+  if (deadLettered) metrics.addMetric(webhookMetric.deadLettered, MetricUnit.Count, 1);
 }

@@ -25,6 +25,17 @@ import {
   suppressionQueryRequest,
   suppressionQueryResponse,
 } from './suppressions.ts';
+import {
+  webhookAddRequest,
+  webhookAddResponse,
+  webhookDeleteResponse,
+  webhookIdRequest,
+  webhookQueryRequest,
+  webhookQueryResponse,
+  webhookReplayRequest,
+  webhookReplayResponse,
+  webhookRotateSecretResponse,
+} from './webhooks.ts';
 
 /**
  * The contract registry: route id → the zod schemas of its request and of its success response
@@ -64,6 +75,8 @@ export type RouteContract = {
 const uuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
 const otherUuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0f';
 const at = '2026-11-22T09:15:00.000+01:00';
+const webhookExampleId = 'wh_5f0c6a1e2b3d4c5e6f708192';
+const eventExampleId = 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 
 export const contract: Record<RouteId, RouteContract> = {
   // service (foundation)
@@ -413,6 +426,149 @@ export const contract: Record<RouteId, RouteContract> = {
         outcome: {
           summary: 'One removed, one was not listed',
           value: { deleted: ['ada@example.org'], not_found: ['nobody@example.org'] },
+        },
+      },
+    },
+  },
+
+  // webhooks
+  'webhook-add': {
+    request: webhookAddRequest,
+    requestIn: 'body',
+    response: webhookAddResponse,
+    // 111: the account already has 10 endpoints; 107 also for a URL the target rule refuses.
+    errors: [Code.MethodValidation],
+    examples: {
+      request: {
+        all: { summary: 'Every event type', value: { url: 'https://hooks.example.com/svc-mail' } },
+        some: {
+          summary: 'Bounces and complaints only',
+          value: {
+            url: 'https://hooks.example.com/svc-mail/bounces',
+            events: ['message.bounced', 'message.complained'],
+            description: 'Suppression sync',
+          },
+        },
+      },
+      response: {
+        added: {
+          summary: 'Added (the secret is shown only now)',
+          value: {
+            webhook: {
+              webhook_id: webhookExampleId,
+              url: 'https://hooks.example.com/svc-mail',
+              events: ['message.delivered', 'message.bounced'],
+              description: null,
+              enabled: true,
+              created_at: at,
+              secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwQ0Cu6nD1vGs=',
+            },
+          },
+        },
+      },
+    },
+  },
+  'webhook-query': {
+    request: webhookQueryRequest,
+    requestIn: 'body',
+    response: webhookQueryResponse,
+    // 112: unknown or another account's webhook_id.
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        all: { summary: 'Every endpoint', value: {} },
+        one: { summary: 'One endpoint with its delivery attempts', value: { webhook_id: webhookExampleId } },
+      },
+      response: {
+        one: {
+          summary: 'One endpoint with its delivery attempts',
+          value: {
+            webhook: {
+              webhook_id: webhookExampleId,
+              url: 'https://hooks.example.com/svc-mail',
+              events: ['message.delivered'],
+              description: null,
+              enabled: true,
+              created_at: at,
+              deliveries: [
+                {
+                  event_id: eventExampleId,
+                  type: 'message.delivered',
+                  attempt: 2,
+                  status_code: 200,
+                  error: null,
+                  at,
+                  next_attempt_at: null,
+                },
+                {
+                  event_id: eventExampleId,
+                  type: 'message.delivered',
+                  attempt: 1,
+                  status_code: 500,
+                  error: 'Receiver answered 500',
+                  at,
+                  next_attempt_at: at,
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+  'webhook-delete': {
+    request: webhookIdRequest,
+    requestIn: 'body',
+    response: webhookDeleteResponse,
+    errors: [Code.NotFound],
+    examples: {
+      request: { one: { summary: 'Delete an endpoint', value: { webhook_id: webhookExampleId } } },
+      response: { deleted: { summary: 'Deleted', value: { webhook_id: webhookExampleId, deleted: true } } },
+    },
+  },
+  'webhook-rotate-secret': {
+    request: webhookIdRequest,
+    requestIn: 'body',
+    response: webhookRotateSecretResponse,
+    // 112: unknown webhook; 5: rotated concurrently.
+    errors: [Code.CommitFailed, Code.NotFound],
+    examples: {
+      request: { one: { summary: 'Rotate the secret', value: { webhook_id: webhookExampleId } } },
+      response: {
+        rotated: {
+          summary: 'The new secret (the previous one also signs for 24 h)',
+          value: {
+            webhook: {
+              webhook_id: webhookExampleId,
+              url: 'https://hooks.example.com/svc-mail',
+              events: ['message.delivered', 'message.bounced'],
+              description: null,
+              enabled: true,
+              created_at: at,
+              secret: 'whsec_3q2+7w8bY1bQ0dVHc5N6x9o4mR7sT2uV8wXyZaBcDeE=',
+            },
+          },
+        },
+      },
+    },
+  },
+  'webhook-replay': {
+    request: webhookReplayRequest,
+    requestIn: 'body',
+    response: webhookReplayResponse,
+    // 112: unknown webhook or event (events are kept 7 days); 111: the endpoint is disabled.
+    errors: [Code.MethodValidation, Code.NotFound],
+    examples: {
+      request: {
+        one: {
+          summary: 'Deliver an event again',
+          value: { webhook_id: webhookExampleId, event_id: eventExampleId },
+        },
+      },
+      response: {
+        queued: {
+          summary: 'Queued',
+          value: { webhook_id: webhookExampleId, event_id: eventExampleId, queued: true },
         },
       },
     },

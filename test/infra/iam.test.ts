@@ -50,9 +50,17 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(actions.has('dynamodb:Query'));
   });
 
-  it('only the two delete functions may delete table items, and they cannot put or update', () => {
-    assert.deepEqual(holders('dynamodb:DeleteItem'), ['message-delete', 'suppression-delete']);
-    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), ['message-delete', 'suppression-delete']);
+  it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
+    assert.deepEqual(holders('dynamodb:DeleteItem'), [
+      'message-delete',
+      'suppression-delete',
+      'webhook-delete',
+    ]);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), [
+      'message-delete',
+      'suppression-delete',
+      'webhook-delete',
+    ]);
     for (const id of ['message-delete', 'suppression-delete']) {
       const actions = allowedActions(template, id);
       assert.ok(!actions.has('dynamodb:PutItem'), id);
@@ -115,12 +123,54 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('s3:ListBucket'), ['avatar-get', 'keepalive-run', 'sender']);
   });
 
-  it('only dkim-set-algorithm encrypts and only the sender decrypts with the DKIM key', () => {
-    assert.deepEqual(holders('kms:GenerateDataKey', keyId), ['dkim-set-algorithm']);
+  it('only dkim-set-algorithm encrypts and only the sender decrypts DKIM keys (webhook secrets: below)', () => {
+    assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
+      'dkim-set-algorithm',
+      'webhook-add',
+      'webhook-rotate-secret',
+    ]);
     assert.deepEqual(holders('kms:Encrypt'), []);
-    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender']);
+    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender', 'webhook-delivery']);
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
-    assert.deepEqual(withKeyArn, ['dkim-set-algorithm', 'sender']);
+    assert.deepEqual(withKeyArn, [
+      'dkim-set-algorithm',
+      'sender',
+      'webhook-add',
+      'webhook-delivery',
+      'webhook-rotate-secret',
+    ]);
+  });
+
+  it('webhook functions use the wrapping key only for webhook secrets (encryption-context condition)', () => {
+    const webhookKeyUsers = ['webhook-add', 'webhook-delivery', 'webhook-rotate-secret'];
+    for (const id of webhookKeyUsers) {
+      const statements = statementsOf(template, id).filter((s) =>
+        actionsOf(s).some((a) => a.startsWith('kms:')),
+      );
+      assert.equal(statements.length, 1, id);
+      assert.deepEqual(
+        (statements[0] as { Condition?: unknown }).Condition,
+        { StringEquals: { 'kms:EncryptionContext:purpose': 'svc-mail-webhook-secret' } },
+        id,
+      );
+    }
+    assert.deepEqual(
+      holders('kms:GenerateDataKey', keyId).filter((id) => id.startsWith('webhook-')),
+      ['webhook-add', 'webhook-rotate-secret'],
+    );
+  });
+
+  it('webhook queues: fan-out and replay queue jobs, only the delivery function dead-letters them', () => {
+    const webhookQueueId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookQueue/);
+    const webhookDlqId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookDeadLetterQueue/);
+    assert.deepEqual(holders('sqs:SendMessage', webhookQueueId), [
+      'webhook-delivery',
+      'webhook-fanout',
+      'webhook-replay',
+    ]);
+    assert.deepEqual(holders('sqs:SendMessage', webhookDlqId), ['webhook-delivery']);
+    assert.deepEqual(holders('sqs:DeleteMessage', webhookQueueId), ['webhook-delivery']);
+    assert.deepEqual(holders('dynamodb:GetRecords', tableId), ['webhook-fanout']);
   });
 
   it('only the sender sends mail, and only through the configuration set', () => {
@@ -136,7 +186,7 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
     assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
-    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender']);
+    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender', 'webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 
@@ -177,19 +227,25 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
       const table = needs.table as string | undefined;
       assert.equal('TABLE_NAME' in env, table !== undefined);
       assert.equal(actions.has('dynamodb:GetItem'), table !== undefined);
-      assert.equal(actions.has('dynamodb:PutItem'), table === 'write');
-      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete');
+      assert.equal(actions.has('dynamodb:PutItem'), table === 'write' || table === 'write-delete');
+      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete' || table === 'write-delete');
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
+      const sends =
+        needs.queue === 'send' || needs.webhookQueue === 'send' || needs.webhookDeadLetterQueue === 'send';
       assert.equal(
         allowedActions(template, id, queueId).has('sqs:SendMessage'),
         needs.queue === 'send',
-        `${id} SendMessage should be ${needs.queue === 'send'}`,
+        `${id} SendMessage to the send queue should be ${needs.queue === 'send'}`,
       );
-      // The only other queue a function may send to: delivery-events' on-failure destination.
+      // Besides the queues of the access table, one more: delivery-events' on-failure destination.
+      assert.equal(actions.has('sqs:SendMessage'), sends || id === 'delivery-events', `${id} SendMessage`);
       assert.equal(
         allowedActions(template, id, eventsDeadLetterQueueId).has('sqs:SendMessage'),
         id === 'delivery-events',
       );
+      assert.equal('QUEUE_URL' in env, needs.queue === 'send' || id === 'sender');
+      assert.equal('WEBHOOK_QUEUE_URL' in env, needs.webhookQueue === 'send' || id === 'webhook-delivery');
+      assert.equal('WEBHOOK_DEAD_LETTER_QUEUE_URL' in env, needs.webhookDeadLetterQueue === 'send');
       assert.equal('GRAVATAR_BASE_URL' in env, needs.avatars === true);
       const isProtectedRoute = routes.some((route) => route.id === id && !route.public);
       assert.equal('AUTH_ISSUER' in env, isProtectedRoute);

@@ -48,14 +48,15 @@ describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
     }
   });
 
-  it('acknowledges wildcards only for object prefixes, SES identities and X-Ray, never for actions', () => {
+  it('acknowledges wildcards only for object prefixes, SES identities, the stream listing and X-Ray, never for actions', () => {
     assert.ok(synthesized);
     const wildcards = synthesized.stack.acknowledgements.filter((a) =>
       a.rule.startsWith('AwsSolutions-IAM5'),
     );
     for (const { rule, resource } of wildcards) {
-      // Resource "*" only for actions without resource-level permissions: the SES account setting
-      // (infra/stack/reputation.ts) and the X-Ray actions of active tracing on each function's role.
+      // Actions without resource-level permissions: the account's SES suppression setting
+      // (infra/stack/reputation.ts), dynamodb:ListStreams for the table-stream mapping (webhook-fanout)
+      // and the X-Ray actions of active tracing on each function's role.
       if (rule === 'AwsSolutions-IAM5[Resource::*]') {
         assert.match(resource, /^SvcMail\/(Reputation\/AccountSuppression|(Route|Worker)-[a-z-]+\/Role)$/);
         continue;
@@ -65,5 +66,22 @@ describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
         /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
+    const fanout = synthesized.template.toJSON().Resources as Record<
+      string,
+      {
+        Type: string;
+        Properties: {
+          PolicyDocument?: { Statement: Array<{ Action: string | string[]; Resource: unknown }> };
+        };
+      }
+    >;
+    const starStatements = Object.entries(fanout)
+      .filter(([id, r]) => r.Type === 'AWS::IAM::Policy' && id.startsWith('Workerwebhookfanout'))
+      .flatMap(([, r]) => r.Properties.PolicyDocument?.Statement ?? [])
+      .filter((statement) => statement.Resource === '*');
+    assert.deepEqual(
+      starStatements.map((statement) => statement.Action),
+      ['dynamodb:ListStreams'],
+    );
   });
 });

@@ -75,7 +75,7 @@ describe('alarms that can fire, saying what the user loses', () => {
   });
 
   it('alarms on webhook failures, dropped SES events and the API 5xx rate (bounce rate: SES reputation alarms)', () => {
-    assert.match(alarmOn(webhookMetric.failures)[0]?.Properties.AlarmDescription, /customers are not told/);
+    assert.match(alarmOn(webhookMetric.failures)[0]?.Properties.AlarmDescription, /receivers are down/);
     const dropped = alarms.filter((a) => JSON.stringify(a.Properties.Dimensions ?? []).includes(eventsDlqId));
     assert.equal(dropped.length, 1);
     assert.match(dropped[0]?.Properties.AlarmDescription, /stale status/);

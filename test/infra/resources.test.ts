@@ -75,13 +75,19 @@ describe('queues', () => {
     });
   });
 
-  it('the dead-letter function consumes the DLQ, and nothing else consumes either queue', () => {
+  it("the dead-letter function consumes the DLQ, and nothing else consumes either queue (the other mappings are the webhooks')", () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
       FunctionName: { Ref: functionLogicalId(template, 'dead-letter') },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+    // sender, dead-letter, and the two webhook mappings (test/infra/webhooks.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
+    const onSendQueues = mappings.filter((m) =>
+      [queueId, dlqId].some((id) => JSON.stringify(m.Properties.EventSourceArn).includes(id)),
+    );
+    assert.equal(onSendQueues.length, 2);
   });
 });
 

@@ -30,6 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const gravatar = await startFakeGravatar();
   process.env.GRAVATAR_BASE_URL = gravatar.baseUrl;
   process.env.GRAVATAR_TIMEOUT_MS = '3000';
+  // Webhook retries after 1 s, 1 s, 1 s (4 attempts), so retry and dead-letter tests take seconds.
+  process.env.WEBHOOK_RETRY_SCHEDULE ??= '1,1,1';
   const host = await startLocalHost({
     port: 0,
     idpPort: 0,

@@ -1,0 +1,12 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type WebhookReplayRequest, webhookReplayRequest } from '#shared/schemas/webhooks.ts';
+import { replayWebhookEvent } from '#shared/services/webhooks/endpoints.ts';
+
+/** POST /webhook/replay-1.0: delivers a stored event (kept 7 days) again, with the same webhook-id. */
+export const handler = protectedHandler<WebhookReplayRequest>(
+  'webhook-replay',
+  { input: { schema: webhookReplayRequest, from: 'body' } },
+  async ({ input, caller }) =>
+    dataResponse(await replayWebhookEvent(input.webhook_id, input.event_id, caller.account)),
+);

@@ -1,0 +1,11 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type WebhookIdRequest, webhookIdRequest } from '#shared/schemas/webhooks.ts';
+import { rotateWebhookSecret } from '#shared/services/webhooks/endpoints.ts';
+
+/** POST /webhook/rotate-secret-1.0: a new secret; the old one also signs for 24 h. */
+export const handler = protectedHandler<WebhookIdRequest>(
+  'webhook-rotate-secret',
+  { input: { schema: webhookIdRequest, from: 'body' } },
+  async ({ input, caller }) => dataResponse(await rotateWebhookSecret(input.webhook_id, caller.account)),
+);

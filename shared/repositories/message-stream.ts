@@ -1,0 +1,54 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../domain/webhooks/events.ts';
+import { keys } from './keys.ts';
+
+/**
+ * The one place that reads a message item's stored layout for the webhook events: a table stream
+ * image (DynamoDB JSON) → the snapshot the pure event rules work on. Undefined for any other item
+ * (domains, keys, events, …). If the message item's layout changes, only this function changes.
+ */
+export function messageSnapshotOf(
+  image: Record<string, AttributeValue> | undefined,
+): MessageSnapshot | undefined {
+  if (image === undefined) return undefined;
+  const item = unmarshall(image) as Record<string, unknown>;
+  const uuid = item.message_uuid;
+  if (typeof uuid !== 'string' || typeof item.account_id !== 'string') return undefined;
+  const key = keys.message(uuid);
+  if (item.pk !== key.pk || item.sk !== key.sk) return undefined;
+  const recipients: RecipientSnapshot[] = (Array.isArray(item.recipients) ? item.recipients : []).flatMap(
+    (raw: Record<string, unknown>) =>
+      typeof raw?.email === 'string' && typeof raw.status === 'string'
+        ? [
+            {
+              email: raw.email,
+              status: raw.status,
+              ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
+              ...(typeof raw.updated_at === 'string' ? { updatedAt: raw.updated_at } : {}),
+            },
+          ]
+        : [],
+  );
+  const history: HistorySnapshot[] = (Array.isArray(item.history) ? item.history : []).flatMap(
+    (raw: Record<string, unknown>) =>
+      typeof raw?.status === 'string' && typeof raw.at === 'string'
+        ? [
+            {
+              status: raw.status,
+              at: raw.at,
+              ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
+              ...(typeof raw.recipient === 'string' ? { recipient: raw.recipient } : {}),
+            },
+          ]
+        : [],
+  );
+  return {
+    messageUuid: uuid,
+    accountId: item.account_id,
+    status: String(item.status ?? ''),
+    subject: typeof item.subject === 'string' ? item.subject : '',
+    recipients,
+    history,
+  };
+}

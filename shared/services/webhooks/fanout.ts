@@ -1,0 +1,99 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { eventRetentionSeconds } from '../../config/webhooks.ts';
+import { deriveEvents, eventBody, subscribes, type WebhookEvent } from '../../domain/webhooks/events.ts';
+import { describeError, log } from '../../observability/log.ts';
+import { messageSnapshotOf } from '../../repositories/message-stream.ts';
+import {
+  type DeliveryJob,
+  enqueueDeliveries,
+  listEndpoints,
+  putEvent,
+  type StoredEndpoint,
+} from '../../repositories/webhooks.ts';
+import { formatDate } from '../../time/format.ts';
+
+/**
+ * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
+ * item is diffed into events; each event is stored (7 days, for replays) and fanned out as one
+ * queue job per enabled endpoint of the account that subscribed to its type. The stream is the
+ * outbox: nothing that was written can be missed, and a failed record is reported in
+ * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
+ * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
+ */
+type Image = Record<string, AttributeValue>;
+
+export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  const endpoints = new Map<string, Promise<StoredEndpoint[]>>();
+  const endpointsOf = (accountId: string) => {
+    let found = endpoints.get(accountId);
+    if (found === undefined) {
+      found = listEndpoints(accountId).then((list) => list.filter((endpoint) => endpoint.enabled));
+      endpoints.set(accountId, found);
+    }
+    return found;
+  };
+  const results = await Promise.allSettled(event.Records.map((record) => fanOutRecord(record, endpointsOf)));
+  // The stream resumes from the first failed record (its later records are done again, harmlessly).
+  const firstFailure = results.findIndex((result) => result.status === 'rejected');
+  if (firstFailure === -1) return { batchItemFailures: [] };
+  const record = event.Records[firstFailure] as DynamoDBRecord;
+  const reason = (results[firstFailure] as PromiseRejectedResult).reason;
+  log('warn', 'webhook fan-out failed; the stream will retry', {
+    sequence_number: record.dynamodb?.SequenceNumber,
+    ...describeError(reason),
+  });
+  return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+}
+
+async function fanOutRecord(
+  record: DynamoDBRecord,
+  endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
+): Promise<void> {
+  if (record.eventName === 'REMOVE') return;
+  const after = messageSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
+  if (after === undefined) return;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  const events = deriveEvents(before, after);
+  if (events.length === 0) return;
+  const endpoints = await endpointsOf(after.accountId);
+  if (endpoints.length === 0) return;
+  const jobs: DeliveryJob[] = [];
+  const nowMs = Date.now();
+  for (const webhookEvent of events) {
+    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, webhookEvent.type));
+    if (targets.length === 0) continue;
+    await store(webhookEvent, nowMs);
+    for (const endpoint of targets) {
+      jobs.push({
+        account_id: after.accountId,
+        webhook_id: endpoint.webhookId,
+        event_id: webhookEvent.id,
+        attempt: 1,
+        due_at: nowMs,
+      });
+    }
+  }
+  await enqueueDeliveries(jobs);
+  if (jobs.length > 0) {
+    log('info', 'webhook events fanned out', {
+      message_uuid: after.messageUuid,
+      events: events.map((item) => item.type),
+      jobs: jobs.length,
+    });
+  }
+}
+
+function store(webhookEvent: WebhookEvent, nowMs: number): Promise<void> {
+  return putEvent(
+    {
+      eventId: webhookEvent.id,
+      accountId: webhookEvent.accountId,
+      type: webhookEvent.type,
+      messageUuid: webhookEvent.messageUuid,
+      body: eventBody(webhookEvent, formatDate),
+      createdAt: new Date(nowMs).toISOString(),
+    },
+    Math.floor(nowMs / 1000) + eventRetentionSeconds,
+  );
+}
