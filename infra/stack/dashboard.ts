@@ -46,9 +46,13 @@ export class ServiceDashboard extends Construct {
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
-        title: 'Webhooks: delivery attempts and failures',
+        title: 'Webhooks: attempts, failures, dead-lettered',
         width: 8,
-        left: [metrics.webhooks('deliveries', period), metrics.webhooks('failures', period)],
+        left: [
+          metrics.webhooks('deliveries', period),
+          metrics.webhooks('failures', period),
+          metrics.webhooks('deadLettered', period),
+        ],
       }),
       new cloudwatch.GraphWidget({
         title: 'API 5xx rate (%)',

@@ -26,12 +26,14 @@ describe('Powertools on Lambda', () => {
       '../../shared/observability/powertools.ts'
     );
     const { log } = await import('../../shared/observability/log.ts');
-    const { countMessages } = await import('../../shared/observability/metrics.ts');
+    const { countMessages, countWebhookDelivery } = await import('../../shared/observability/metrics.ts');
     assert.equal(observabilityMiddlewares().length, 2);
     const handler = observedWorker(async () => {
       log('info', 'message state change', { message_uuid: 'u-1', status: 'sent' });
       countMessages('sent');
       countMessages('delivered', 2);
+      countWebhookDelivery(true);
+      countWebhookDelivery(false, true);
       return 'done';
     });
     process.stdout.write = ((chunk: string | Uint8Array) => {
@@ -59,6 +61,9 @@ describe('Powertools on Lambda', () => {
     assert.equal(emf.length, 1, 'one EMF line per invocation');
     assert.equal(emf[0]?.MessagesSent, 1);
     assert.equal(emf[0]?.MessagesDelivered, 2);
+    assert.deepEqual(emf[0]?.WebhookDeliveries, [1, 1]);
+    assert.equal(emf[0]?.WebhookDeliveryFailures, 1);
+    assert.equal(emf[0]?.WebhookDeadLettered, 1);
     assert.deepEqual(emf[0]?._aws.CloudWatchMetrics[0].Dimensions, [['service']]);
     assert.equal(emf[0]?.service, 'UnitStack');
   });
