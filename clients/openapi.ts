@@ -407,6 +407,17 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_106: {
+            error: {
+                /**
+                 * @description 106: Input is not valid JSON
+                 * @enum {integer}
+                 */
+                code: 106;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_103_104_105_110: {
             error: {
                 /**
@@ -432,13 +443,14 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_107: {
+        Error_107_114: {
             error: {
                 /**
                  * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
                  * @enum {integer}
                  */
-                code: 107;
+                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -455,6 +467,18 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_8_9: {
+            error: {
+                /**
+                 * @description 8: Action not present in endpoint mapping
+                 *     9: Validator execution error
+                 * @enum {integer}
+                 */
+                code: 8 | 9;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_3_4_7: {
             error: {
                 /**
@@ -464,17 +488,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 3 | 4 | 7;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_106: {
-            error: {
-                /**
-                 * @description 106: Input is not valid JSON
-                 * @enum {integer}
-                 */
-                code: 106;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -503,18 +516,6 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_8_9: {
-            error: {
-                /**
-                 * @description 8: Action not present in endpoint mapping
-                 *     9: Validator execution error
-                 * @enum {integer}
-                 */
-                code: 8 | 9;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         Error_3_4_5_7: {
             error: {
                 /**
@@ -529,14 +530,13 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_107_114: {
+        Error_107: {
             error: {
                 /**
                  * @description 107: Input parameter errors
-                 *     114: Dry-run option not allowed
                  * @enum {integer}
                  */
-                code: 107 | 114;
+                code: 107;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -890,7 +890,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Run avatar housekeeping */
             200: {
@@ -912,6 +916,25 @@ export interface operations {
                             resumed: boolean;
                         };
                     };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
                 };
             };
             /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
@@ -952,27 +975,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
                     "x-request-id"?: string;
@@ -987,7 +991,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_107"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1036,7 +1040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_2_10020001"];
                 };
             };
-            /** @description 8: Action not present in endpoint mapping */
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
             501: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1052,7 +1056,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_8"];
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
             /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
@@ -1430,7 +1434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address */
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1447,25 +1451,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_10000001"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1780,7 +1765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1797,25 +1782,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2001,27 +1967,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors */
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
                     "x-request-id"?: string;
@@ -2424,6 +2371,51 @@ export interface operations {
                                 dkim_algorithm: "rsa-sha256" | "ed25519-sha256";
                                 dkim_enabled: boolean;
                             };
+                            /** @description The domain’s keys as the status operation shows them after the change (newest first): publish the new active key’s TXT record */
+                            dkim_keys: {
+                                /**
+                                 * @description DKIM selector (s= tag)
+                                 * @example rsa-20261122-3f9a1c
+                                 */
+                                selector: string;
+                                /**
+                                 * @description DKIM signing algorithm: rsa-sha256 (2048-bit RSA) or ed25519-sha256 (RFC 8463)
+                                 * @example rsa-sha256
+                                 * @enum {string}
+                                 */
+                                algorithm: "rsa-sha256" | "ed25519-sha256";
+                                /**
+                                 * @description Owner name of the TXT record: <selector>._domainkey.<domain>
+                                 * @example rsa-20261122-3f9a1c._domainkey.example.test
+                                 */
+                                dns_name: string;
+                                /** @enum {string} */
+                                dns_type: "TXT";
+                                /** @description The TXT record value: v=DKIM1; k=rsa|ed25519; p=<public key> */
+                                dns_value: string;
+                                /** @description dns_value split into the ≤255-character strings that DNS providers ask for; joined they equal dns_value */
+                                dns_value_chunks: string[];
+                                /**
+                                 * @description active: signs the mail now (an ed25519-sha256 domain has two active keys: the Ed25519 key and the RSA-2048 key that signs beside it; publish both). retired: replaced by a newer key; keep its record a few days for mail in transit, then remove it (retired keys are listed for 30 days)
+                                 * @enum {string}
+                                 */
+                                status: "active" | "retired";
+                                /**
+                                 * @description When the key was created (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description When the key was retired (ISO 8601 with offset)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                retired_at?: string;
+                            }[];
+                            /**
+                             * @description Present and true when nothing was changed (?dry_run=true)
+                             * @enum {boolean}
+                             */
+                            dry_run?: true;
                         };
                     };
                 };
@@ -2504,27 +2496,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors */
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
                     "x-request-id"?: string;
@@ -2976,7 +2949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -2993,25 +2966,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114_10000001"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -3199,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address */
+            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -3216,25 +3170,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_10000001"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -3422,7 +3357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address */
+            /** @description 107: Input parameter errors; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -3439,25 +3374,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_10000001"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -3670,7 +3586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
-            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -3687,25 +3603,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -3978,7 +3875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -3995,25 +3892,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -4220,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -4237,25 +4115,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -4480,7 +4339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -4497,25 +4356,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -4732,7 +4572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -4749,25 +4589,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_114"];
-                };
-            };
-            /** @description 107: the body exceeds the 6 MB payload limit (answered by the gateway) */
-            413: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */

@@ -1,3 +1,8 @@
+import {
+  minRetentionDays,
+  retentionMarginDays,
+  schedulingHorizonDays,
+} from '../shared/domain/messages/scheduling.ts';
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` or `-c name=value`) and
  * validated at synth time, so a bad value fails `cdk synth` with a message that names the key
@@ -12,6 +17,10 @@ export interface ServiceConfig {
   authAudience: string;
   authJwksUrl: string;
   authAccountClaim: string;
+  /** When set, tokens must carry this `typ` header (e.g. `at+jwt`); off by default. */
+  authRequiredTyp: string | undefined;
+  /** When set, tokens must carry this `token_use` claim (Amazon Cognito: `access`); off by default. */
+  authRequiredTokenUse: string | undefined;
   serverTimeZone: string;
   /** IPv4 and IPv6 networks answered with 401 / code 103 by the WAF and the functions. */
   blockedCidrs: string[];
@@ -21,8 +30,11 @@ export interface ServiceConfig {
   /** Whole-stage API Gateway throttling (all callers together). */
   stageThrottleRps: number;
   stageThrottleBurst: number;
-  /** SES identity (domain or address) the sender may send as; `*` for every identity in the account. */
-  sesIdentity: string;
+  /**
+   * SES identities (domains or addresses) the stack creates and the sender may send as, and no
+   * other; required when mailTransport is `ses` (there is no "every identity" default).
+   */
+  sesIdentities: string[];
   /**
    * Region whose SES identities and sending quota the service uses. SES is called in the stack's
    * region, so when set the deployment fails unless the stack is deployed there (a CloudFormation rule).
@@ -37,6 +49,8 @@ export interface ServiceConfig {
   mailFromSubdomain: string;
   /** Relay URL when mailTransport is `smtp` (a secret-free URL; credentials belong elsewhere). */
   smtpUrl: string | undefined;
+  /** Secrets Manager secret (ARN) with the relay's `{"username","password"}`, read at cold start. */
+  smtpSecretArn: string | undefined;
   /** Days message bodies and attachments are kept in S3. */
   retentionDays: number;
   /** Days function and access logs are kept. */
@@ -123,6 +137,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const authJwksUrl = required('authJwksUrl');
   url('authJwksUrl', authJwksUrl, { https: true });
   const authAccountClaim = text('authAccountClaim', 'sub') as string;
+  const authRequiredTyp = text('authRequiredTyp');
+  const authRequiredTokenUse = text('authRequiredTokenUse');
 
   const serverTimeZone = text('serverTimeZone', 'UTC') as string;
   try {
@@ -147,9 +163,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const stageThrottleRps = number('stageThrottleRps', 500, { min: 1 });
   const stageThrottleBurst = number('stageThrottleBurst', 1000, { min: 1, integer: true });
 
-  const sesIdentity = text('sesIdentity', '*') as string;
-  if (sesIdentity !== '*' && !/^([^\s@]+@)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(sesIdentity)) {
-    problems.push(`sesIdentity must be "*", a domain or an e-mail address, got "${sesIdentity}"`);
+  // Sender ownership on AWS: SES may send only as the identities this stack creates, never `*`.
+  const sesIdentities = [...new Set(list('sesIdentity').map((identity) => identity.toLowerCase()))];
+  for (const identity of sesIdentities) {
+    if (!/^([^\s@*]+@)?[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(identity)) {
+      problems.push(
+        `sesIdentity: "${identity}" must be a domain or an e-mail address (no wildcards: SES may send only as identities the stack manages)`,
+      );
+    }
   }
   const sesRegion = text('sesRegion');
   if (sesRegion !== undefined && !/^[a-z]{2}(-gov)?-[a-z]+-\d$/.test(sesRegion)) {
@@ -159,18 +180,39 @@ export function readConfig(context: ContextReader): ServiceConfig {
   if (mailTransport !== 'ses' && mailTransport !== 'smtp') {
     problems.push(`mailTransport must be "ses" or "smtp", got "${mailTransport}"`);
   }
+  if (mailTransport === 'ses' && sesIdentities.length === 0) {
+    problems.push(
+      'sesIdentity is required when mailTransport is "ses": the sending domains (comma-separated) the stack creates as SES identities',
+    );
+  }
   const mailFromSubdomain = (text('mailFromSubdomain', 'bounce') as string).toLowerCase();
   if (!mailFromSubdomain.split('.').every((label) => /^(?!-)[a-z0-9-]{1,63}(?<!-)$/.test(label))) {
     problems.push(`mailFromSubdomain must be DNS labels such as "bounce", got "${mailFromSubdomain}"`);
   }
   const smtpUrl = text('smtpUrl');
+  const smtpSecretArn = text('smtpSecretArn');
+  if (
+    smtpSecretArn !== undefined &&
+    !/^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(smtpSecretArn)
+  ) {
+    problems.push(`smtpSecretArn must be a Secrets Manager secret ARN, got "${smtpSecretArn}"`);
+  }
+  if (smtpUrl !== undefined && /^smtps?:\/\/[^/@]*:[^/@]*@/.test(smtpUrl)) {
+    problems.push('smtpUrl must not carry credentials: put them in a Secrets Manager secret (smtpSecretArn)');
+  }
   if (mailTransport === 'smtp') {
     if (smtpUrl === undefined) problems.push('smtpUrl is required when mailTransport is "smtp"');
     else if (!/^smtps?:\/\//.test(smtpUrl))
       problems.push(`smtpUrl must start with smtp:// or smtps://, got "${smtpUrl}"`);
   }
 
-  const retentionDays = number('retentionDays', 30, { min: 1, integer: true });
+  // Message objects must outlive the latest moment a held or scheduled message may still be sent.
+  const retentionDays = number('retentionDays', 35, { min: 1, integer: true });
+  if (retentionDays < minRetentionDays) {
+    problems.push(
+      `retentionDays must be at least ${minRetentionDays} (the ${schedulingHorizonDays}-day scheduling and manual-wait horizon plus ${retentionMarginDays} days for sending), got ${retentionDays}`,
+    );
+  }
   const logRetentionDays = number('logRetentionDays', 30, { min: 1, integer: true });
   if (!(logRetentionChoices as readonly number[]).includes(logRetentionDays)) {
     problems.push(
@@ -202,17 +244,20 @@ export function readConfig(context: ContextReader): ServiceConfig {
     authAudience,
     authJwksUrl,
     authAccountClaim,
+    authRequiredTyp,
+    authRequiredTokenUse,
     serverTimeZone,
     blockedCidrs: [...new Set(blockedCidrs)],
     rateLimitRps,
     rateLimitBurst,
     stageThrottleRps,
     stageThrottleBurst,
-    sesIdentity,
+    sesIdentities,
     sesRegion,
     mailTransport: mailTransport as MailTransport,
     mailFromSubdomain,
     smtpUrl,
+    smtpSecretArn,
     retentionDays,
     logRetentionDays,
     // Unique: the OPTIONS mock may set the allow-origin override only once per request.

@@ -222,3 +222,17 @@ export function routeById(id: RouteId): Route {
   if (route === undefined) throw new Error(`Unknown route ${id}`);
   return route;
 }
+
+/** What the gateway accepts at most (API Gateway's and Lambda's synchronous payload limit). */
+export const requestLimits = { maxBodyBytes: 6 * 1024 * 1024, maxBodyMegabytes: 6 } as const;
+
+/** The detail of a 107 for a request body over the gateway's limit (local gateway and stack alike). */
+export const tooLargeDetail = {
+  field: '(body)',
+  message: `The request is larger than the gateway accepts: at most ${requestLimits.maxBodyMegabytes} MB`,
+} as const;
+
+/** The message of a 102: which method(s) the path does accept. */
+export function methodNotAllowedMessage(path: string, allow: string): string {
+  return `${path} accepts only ${allow}`;
+}

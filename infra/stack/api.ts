@@ -4,23 +4,36 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
-import type { Route } from '../../shared/routes.ts';
+import { methodNotAllowedMessage, type Route, tooLargeDetail } from '../../shared/routes.ts';
 
 /** JSON of the service's error envelope, as gateway responses and mock integrations send it. */
-export function envelope(code: ErrorCode, message: string = catalogue[code].message): string {
-  return JSON.stringify({ error: { code, message } });
+export function envelope(
+  code: ErrorCode,
+  message: string = catalogue[code].message,
+  details?: readonly { field: string; message: string }[],
+): string {
+  return JSON.stringify({ error: details === undefined ? { code, message } : { code, message, details } });
 }
 
 /**
  * What API Gateway answers by itself, in the service's envelope with the catalogue's codes.
  * Keys are gateway response types; `status` overrides API Gateway's default status.
  */
-export const gatewayResponses: Record<string, { status: string; code: ErrorCode; message?: string }> = {
+export const gatewayResponses: Record<
+  string,
+  {
+    status: string;
+    code: ErrorCode;
+    message?: string;
+    details?: readonly { field: string; message: string }[];
+  }
+> = {
   MISSING_AUTHENTICATION_TOKEN: { status: '404', code: 100 },
   RESOURCE_NOT_FOUND: { status: '404', code: 100 },
   THROTTLED: { status: '429', code: 115 },
   QUOTA_EXCEEDED: { status: '429', code: 115 },
-  REQUEST_TOO_LARGE: { status: '413', code: 107, message: 'Request body exceeds the 6 MB limit' },
+  // 107 with the catalogue's status (406), as the local gateway answers; the detail names the limit.
+  REQUEST_TOO_LARGE: { status: '406', code: 107, details: [tooLargeDetail] },
   WAF_FILTERED: { status: '401', code: 103 },
   ACCESS_DENIED: { status: '403', code: 113 },
   DEFAULT_4XX: { status: '406', code: 107, message: 'The gateway could not accept this request' },
@@ -102,11 +115,13 @@ export class ServiceApi extends Construct {
         type: apigateway.ResponseType.of(type),
         statusCode: response.status,
         responseHeaders: {
+          // The request id of the gateway, as every answer of the functions carries it.
+          'x-request-id': 'context.requestId',
           'x-content-type-options': "'nosniff'",
           'access-control-expose-headers': `'${corsExposeHeaders}'`,
           ...(staticOrigin === undefined ? {} : { 'access-control-allow-origin': `'${staticOrigin}'` }),
         },
-        templates: { 'application/json': envelope(response.code, response.message) },
+        templates: { 'application/json': envelope(response.code, response.message, response.details) },
       });
     }
 
@@ -137,7 +152,9 @@ export class ServiceApi extends Construct {
       );
       resource.addMethod(
         'ANY',
-        mockIntegration('405', envelope(102), props.corsOrigins, { allow }),
+        mockIntegration('405', envelope(102, methodNotAllowedMessage(path, allow)), props.corsOrigins, {
+          allow,
+        }),
         mockMethodOptions('405', ['allow']),
       );
     }

@@ -19,7 +19,7 @@ const minimumRateLimit = 10;
  * AWS WAF in front of the stage, answering in the service's envelope:
  * 1. callers from a blocked network → 401, code 103 (IPv4 and IPv6 sets from `blockedCidrs`);
  * 2. more than `rateLimitRps` × 60 requests a minute with the same Authorization header → 429, code 115;
- * 3. the same for requests without an Authorization header, keyed on the caller's address.
+ * 3. the same for every request of one source address, token or not (random tokens cannot sidestep it).
  * WAF counts across every function instance; the functions' own token bucket only sees one instance.
  */
 export class Firewall extends Construct {
@@ -49,17 +49,18 @@ export class Firewall extends Construct {
       sampledRequestsEnabled: true,
       metricName,
     });
-    const blockWith = (status: number, bodyKey: string) => ({
-      block: { customResponse: { responseCode: status, customResponseBodyKey: bodyKey } },
-    });
-    const hasAuthorization = {
-      sizeConstraintStatement: {
-        fieldToMatch: { singleHeader: { Name: 'authorization' } },
-        comparisonOperator: 'GT',
-        size: 0,
-        textTransformations: [{ priority: 0, type: 'NONE' }],
+    // WAF answers before API Gateway assigns a request id and has no per-request variable for its
+    // custom responses, so `x-request-id` names the rule that answered (search WAF's sampled
+    // requests or logs by it); every other answer carries API Gateway's request id.
+    const blockWith = (status: number, bodyKey: string, rule: string) => ({
+      block: {
+        customResponse: {
+          responseCode: status,
+          customResponseBodyKey: bodyKey,
+          responseHeaders: [{ name: 'x-request-id', value: `waf-${rule}` }],
+        },
       },
-    };
+    });
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
@@ -82,7 +83,7 @@ export class Firewall extends Construct {
               ],
             },
           },
-          action: blockWith(401, 'ip-blocked'),
+          action: blockWith(401, 'ip-blocked', 'blocked-networks'),
           visibilityConfig: visibility('svc-mail-blocked-networks'),
         },
         {
@@ -98,11 +99,12 @@ export class Firewall extends Construct {
               ],
             },
           },
-          action: blockWith(429, 'too-many-requests'),
+          action: blockWith(429, 'too-many-requests', 'rate-per-token'),
           visibilityConfig: visibility('svc-mail-rate-per-token'),
         },
         {
-          // A rate rule with a custom key ignores requests that lack the key; these fall back to the address.
+          // Every request counts per source address, with or without a token: a caller who sends a
+          // new random token with each request escapes the per-token rule, never this one.
           name: 'rate-per-address',
           priority: 2,
           statement: {
@@ -110,10 +112,9 @@ export class Firewall extends Construct {
               limit: this.rateLimitPerWindow,
               evaluationWindowSec: rateWindowSeconds,
               aggregateKeyType: 'IP',
-              scopeDownStatement: { notStatement: { statement: hasAuthorization } },
             },
           },
-          action: blockWith(429, 'too-many-requests'),
+          action: blockWith(429, 'too-many-requests', 'rate-per-address'),
           visibilityConfig: visibility('svc-mail-rate-per-address'),
         },
       ],

@@ -219,9 +219,9 @@ export class ServiceFunction extends Construct {
 
   /**
    * MAIL_TRANSPORT=ses and SES_CONFIGURATION_SET plus sending (SES v2 SendEmail with raw content)
-   * as the allowed identities through that configuration set, in the stack's region.
+   * as exactly the given identities (those the stack creates) through that configuration set.
    */
-  bindSes(configurationSetName: string, identity: string): this {
+  bindSes(configurationSetName: string, identities: readonly string[]): this {
     this.addEnvironment('MAIL_TRANSPORT', 'ses');
     this.addEnvironment('SES_CONFIGURATION_SET', configurationSetName);
     const stack = Stack.of(this);
@@ -230,8 +230,18 @@ export class ServiceFunction extends Construct {
     this.allow(
       'SendMailThroughConfigurationSet',
       ['ses:SendEmail', 'ses:SendRawEmail'],
-      [sesArn(`identity/${identity}`), sesArn(`configuration-set/${configurationSetName}`)],
+      [
+        ...identities.map((identity) => sesArn(`identity/${identity}`)),
+        sesArn(`configuration-set/${configurationSetName}`),
+      ],
     );
+    return this;
+  }
+
+  /** SMTP_SECRET_ARN plus reading that one secret (the relay's credentials, read at cold start). */
+  bindSmtpSecret(secretArn: string): this {
+    this.addEnvironment('SMTP_SECRET_ARN', secretArn);
+    this.allow('ReadSmtpRelayCredentials', ['secretsmanager:GetSecretValue'], [secretArn]);
     return this;
   }
 }

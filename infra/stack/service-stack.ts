@@ -83,6 +83,7 @@ export class MailServiceStack extends Stack {
   readonly dashboard: ServiceDashboard;
   readonly serviceMetrics: ServiceMetrics;
   readonly configurationSet: ses.ConfigurationSet;
+  readonly sesIdentities: ses.EmailIdentity[];
   readonly reputation: ReputationGuard;
   readonly acknowledgements: Acknowledgement[];
 
@@ -109,6 +110,26 @@ export class MailServiceStack extends Stack {
       ),
       events: sesEventTypes,
     });
+    // The SES identities the sender may send as: created here, so the grant names exactly them.
+    this.sesIdentities =
+      config.mailTransport === 'ses'
+        ? config.sesIdentities.map(
+            (identity, index) =>
+              new ses.EmailIdentity(this, `SesIdentity${index}`, {
+                identity: identity.includes('@')
+                  ? ses.Identity.email(identity)
+                  : ses.Identity.domain(identity),
+                configurationSet: this.configurationSet,
+                // The custom MAIL FROM domain that aligns SPF (docs/deploy.md), for domain identities.
+                ...(identity.includes('@')
+                  ? {}
+                  : {
+                      mailFromDomain: `${config.mailFromSubdomain}.${identity}`,
+                      mailFromBehaviorOnMxFailure: ses.MailFromBehaviorOnMxFailure.REJECT_MESSAGE,
+                    }),
+              }),
+          )
+        : [];
     if (config.sesRegion !== undefined) {
       new CfnRule(this, 'DeployInSesRegion', {
         assertions: [
@@ -135,6 +156,10 @@ export class MailServiceStack extends Stack {
       AUTH_AUDIENCE: config.authAudience,
       AUTH_JWKS_URL: config.authJwksUrl,
       AUTH_ACCOUNT_CLAIM: config.authAccountClaim,
+      ...(config.authRequiredTyp === undefined ? {} : { AUTH_REQUIRED_TYP: config.authRequiredTyp }),
+      ...(config.authRequiredTokenUse === undefined
+        ? {}
+        : { AUTH_REQUIRED_TOKEN_USE: config.authRequiredTokenUse }),
     };
 
     for (const route of routes as readonly Route[]) {
@@ -262,10 +287,14 @@ export class MailServiceStack extends Stack {
     if (needs.mail === true) {
       fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
-        fn.bindSes(this.configurationSet.configurationSetName, config.sesIdentity);
+        fn.bindSes(
+          this.configurationSet.configurationSetName,
+          this.sesIdentities.map((identity) => identity.emailIdentityName),
+        );
       } else {
         fn.addEnvironment('MAIL_TRANSPORT', 'smtp');
         fn.addEnvironment('SMTP_URL', config.smtpUrl as string);
+        if (config.smtpSecretArn !== undefined) fn.bindSmtpSecret(config.smtpSecretArn);
       }
     }
     if (needs.avatars === true) {

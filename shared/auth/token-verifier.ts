@@ -45,9 +45,13 @@ export async function verifyToken(token: string): Promise<VerifiedToken> {
       algorithms: authConfig.algorithms,
       requiredClaims: ['exp'],
       clockTolerance: authConfig.clockToleranceSeconds,
+      ...(authConfig.requiredTyp === undefined ? {} : { typ: authConfig.requiredTyp }),
     }));
   } catch (error) {
     throw mapVerificationError(error);
+  }
+  if (authConfig.requiredTokenUse !== undefined && payload.token_use !== authConfig.requiredTokenUse) {
+    throw new ServiceError(Code.TokenInvalid, `Token is not an ${authConfig.requiredTokenUse} token`);
   }
   const account = payload[authConfig.accountClaim];
   if (typeof account !== 'string' || account.length === 0 || account.length > 256) {

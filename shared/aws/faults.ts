@@ -1,5 +1,6 @@
 import { Code } from '../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../errors/service-error.ts';
+import { describeError, log } from '../observability/log.ts';
 
 export type Store = 'database' | 'object storage' | 'queue';
 
@@ -33,7 +34,9 @@ function errorName(error: unknown): string {
 
 /**
  * Maps an infrastructure failure to the catalogue: a missing table/queue/bucket → 3, an
- * unreachable or throttled store after the SDK's retries → 4, a failed transaction → 5.
+ * unreachable or throttled store after the SDK's retries → 4, a failed transaction → 5, a request
+ * the database refuses as invalid (DynamoDB `ValidationException`, e.g. an item over 400 KB) → 111,
+ * logged.
  * Anything else is rethrown untouched and becomes code 2.
  */
 export function toServiceFault(error: unknown, store: Store): unknown {
@@ -47,6 +50,18 @@ export function toServiceFault(error: unknown, store: Store): unknown {
     return new ServiceError(Code.CommitFailed, `The ${store} could not commit the change; retry`, {
       cause: error,
     });
+  }
+  if (name === 'ValidationException' && store === 'database') {
+    // The request passed validation but the database refused the write or read (an item over
+    // 400 KB, an expression over its limits). Size bounds at the API make this unexpected: log it
+    // for the operator, and answer 111 (not 2): the request as given cannot be carried out, and a
+    // retry of the same request would fail the same way.
+    log('error', 'database refused a request as invalid', { store, ...describeError(error) });
+    return new ServiceError(
+      Code.MethodValidation,
+      'The database refused this change as too large or invalid; nothing was changed',
+      { cause: error },
+    );
   }
   const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
   if (unavailable.has(name) || unavailable.has(causeName) || (status !== undefined && status >= 500)) {

@@ -9,6 +9,13 @@ export const authConfig = {
   algorithms:
     envList('AUTH_ALGORITHMS').length > 0 ? envList('AUTH_ALGORITHMS') : ['RS256', 'ES256', 'EdDSA'],
   clockToleranceSeconds: envNumber('AUTH_CLOCK_TOLERANCE_SECONDS', 5),
+  /**
+   * When set, the token's `typ` header must be this (e.g. `at+jwt`, RFC 9068 access tokens), so an
+   * ID token of the same issuer and audience cannot stand in for an access token. Off by default.
+   */
+  requiredTyp: envString('AUTH_REQUIRED_TYP'),
+  /** When set, the `token_use` claim must be this (Amazon Cognito: `access`). Off by default. */
+  requiredTokenUse: envString('AUTH_REQUIRED_TOKEN_USE'),
   jwksTimeoutMs: envNumber('AUTH_JWKS_TIMEOUT_MS', 3000, { min: 100 }),
   /** Least time between two JWKS fetches triggered by an unknown `kid` (jose's cooldown). */
   jwksCooldownMs: envNumber('AUTH_JWKS_COOLDOWN_MS', 30_000, { min: 0 }),

@@ -52,7 +52,7 @@ export function buildChain<TInput, TCaller extends Caller | undefined>(
   chain
     .use(httpEnvelope({ routeKey: `${route.method} ${route.path}`, isPublic: route.public }))
     .use(networkRule())
-    .use(rateLimit());
+    .use(rateLimit({ isPublic: route.public }));
   for (const middleware of authMiddleware) chain.use(middleware);
   chain.use(dryRunGuard(route.dryRun));
   if (options.input !== undefined) {

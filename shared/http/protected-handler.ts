@@ -1,4 +1,5 @@
 import { bearerAuth } from '../middleware/bearer-auth.ts';
+import { accountRateLimit } from '../middleware/rate-limit.ts';
 import { requireScopes } from '../middleware/require-scopes.ts';
 import { observabilityMiddlewares } from '../observability/powertools.ts';
 import { type RouteId, routeById } from '../routes.ts';
@@ -17,7 +18,7 @@ export function protectedHandler<TInput = undefined>(
   const route = routeById(routeId);
   return buildChain<TInput, Caller>(
     routeId,
-    [bearerAuth(), requireScopes(route.scopes)],
+    [bearerAuth(), accountRateLimit(), requireScopes(route.scopes)],
     { ...options, observability: observabilityMiddlewares() },
     action,
   );

@@ -28,11 +28,20 @@ const transientCodes = new Set([
   'ECONNRESET',
 ]);
 
-export function createSmtpTransport(): MailTransport {
+export async function createSmtpTransport(): Promise<MailTransport> {
   const url = envString('SMTP_URL');
   if (url === undefined) throw new Error('SMTP_URL is not set');
   const finalHop = envString('SMTP_FINAL_HOP') === 'true';
-  const transporter = nodemailer.createTransport(url, {
+  // On AWS the relay's credentials live in Secrets Manager (SMTP_SECRET_ARN), read once per cold
+  // start, never in the environment; SMTP_URL then names only the host.
+  const secretArn = envString('SMTP_SECRET_ARN');
+  const auth =
+    secretArn === undefined
+      ? undefined
+      : await (await import('../aws/secrets.ts')).smtpCredentials(secretArn);
+  const transporter = nodemailer.createTransport({
+    url,
+    ...(auth === undefined ? {} : { auth }),
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,

@@ -1,41 +1,95 @@
-import { createHash } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import { httpConfig } from '../config/http.ts';
-import { TokenBuckets } from '../domain/token-bucket.ts';
+import { type BucketDecision, TokenBuckets } from '../domain/token-bucket.ts';
 import { Code } from '../errors/catalogue.ts';
-import { ServiceError } from '../errors/service-error.ts';
+import { isServiceError, ServiceError } from '../errors/service-error.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
 
-const buckets = new TokenBuckets(httpConfig.rateLimitRps, httpConfig.rateLimitBurst);
+type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
 
-/** The bucket key: a hash of the bearer token when there is one, else the caller's address. */
-export function rateLimitKey(authorization: string | undefined, sourceIp: string): string {
-  if (authorization !== undefined && authorization.trim() !== '') {
-    return `token:${createHash('sha256').update(authorization.trim()).digest('base64url').slice(0, 22)}`;
-  }
+/*
+ * Two kinds of buckets (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST` each), in two separate maps:
+ * - per source address: requests without a token, requests to public routes, and every request
+ *   whose token fails verification (104, 105, 110);
+ * - per verified account: requests whose token verified.
+ * So nothing a caller makes up picks its bucket: a new random token per request is a failed
+ * authentication, charged to the sender's address, and can neither escape the limit nor create
+ * entries that push real callers' buckets out of the account map.
+ */
+const addressBuckets = new TokenBuckets(httpConfig.rateLimitRps, httpConfig.rateLimitBurst);
+const accountBuckets = new TokenBuckets(httpConfig.rateLimitRps, httpConfig.rateLimitBurst);
+
+const authFailures: ReadonlySet<number> = new Set([
+  Code.AuthorizationMissing,
+  Code.TokenExpired,
+  Code.TokenInvalid,
+]);
+
+/** The bucket key of a request that did not (or could not) prove an account. */
+export function addressKey(sourceIp: string): string {
   return `ip:${sourceIp}`;
 }
 
+export function accountKey(account: string): string {
+  return `account:${account}`;
+}
+
+function hasAuthorization(event: ApiEvent): boolean {
+  const header = event.headers.authorization;
+  return header !== undefined && header.trim() !== '';
+}
+
+function charge(buckets: TokenBuckets, key: string, context: ApiContext): ServiceError | undefined {
+  const decision: BucketDecision = buckets.take(key, Date.now());
+  context.rateLimitHeaders = {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(decision.resetSeconds),
+  };
+  if (decision.allowed) return undefined;
+  return new ServiceError(Code.TooManyRequests, undefined, {
+    headers: { 'retry-after': String(decision.retryAfterSeconds) },
+  });
+}
+
 /**
- * Per-caller token bucket (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST`). On AWS the WAF rate rule and
- * stage throttling stand in front of this; here it protects each function instance as well.
+ * Before authentication: a request with nothing to verify (no token, or a public route) is charged
+ * to its address at once. A request with a token waits for the verdict: `accountRateLimit` charges
+ * its account when the token verifies; when it does not, `onError` here charges the address and
+ * answers 115 instead of the authentication error once that bucket is empty.
+ * On AWS the WAF rate rules (per token, per address) stand in front of this; this protects each
+ * function instance as well.
  */
-export function rateLimit(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
+export function rateLimit(options: { isPublic: boolean }): Middleware {
+  const deferred = new WeakSet<ApiContext>();
   return {
     name: 'rateLimit',
     before: ({ event, context }) => {
-      const key = rateLimitKey(event.headers.authorization, context.sourceIp);
-      const decision = buckets.take(key, Date.now());
-      context.rateLimitHeaders = {
-        'ratelimit-limit': String(decision.limit),
-        'ratelimit-remaining': String(decision.remaining),
-        'ratelimit-reset': String(decision.resetSeconds),
-      };
-      if (!decision.allowed) {
-        throw new ServiceError(Code.TooManyRequests, undefined, {
-          headers: { 'retry-after': String(decision.retryAfterSeconds) },
-        });
+      if (!options.isPublic && hasAuthorization(event)) {
+        deferred.add(context);
+        return;
       }
+      const limited = charge(addressBuckets, addressKey(context.sourceIp), context);
+      if (limited !== undefined) throw limited;
+    },
+    onError: (request) => {
+      const { context, error } = request;
+      if (!deferred.has(context) || context.caller !== undefined) return;
+      if (!(isServiceError(error) && authFailures.has(error.code))) return;
+      const limited = charge(addressBuckets, addressKey(context.sourceIp), context);
+      if (limited !== undefined) request.error = limited;
+    },
+  };
+}
+
+/** After authentication: the verified account's bucket. */
+export function accountRateLimit(): Middleware {
+  return {
+    name: 'accountRateLimit',
+    before: ({ context }) => {
+      if (context.caller === undefined) return;
+      const limited = charge(accountBuckets, accountKey(context.caller.account), context);
+      if (limited !== undefined) throw limited;
     },
   };
 }

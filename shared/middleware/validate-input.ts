@@ -35,21 +35,62 @@ function requestedCode(issue: $ZodIssue): ErrorCode | undefined {
  * Turns schema issues into one catalogue error: 10000001 when any address is invalid, else the code
  * a custom issue asks for (e.g. 10010001 for an avatar size), else 107. Details list every issue.
  */
-export function validationError(issues: readonly $ZodIssue[]): ServiceError {
-  const details: ErrorDetail[] = issues.map((issue) => ({
-    field: fieldName(issue.path),
-    message: issue.message,
-  }));
+export function validationError(issues: readonly $ZodIssue[], input?: unknown): ServiceError {
+  const details: ErrorDetail[] = issues.flatMap((issue): ErrorDetail[] => {
+    // Strict input: one detail per unknown field, named with its full path (a typo such as
+    // `schedule` for `scheduling` must be refused, never silently dropped).
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        field: fieldName([...issue.path, key]),
+        message: `Unknown field "${key.slice(0, 100)}"`,
+      }));
+    }
+    if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') &&
+      input !== undefined &&
+      isMissing(input, issue.path)
+    ) {
+      return [{ field: fieldName(issue.path), message: `${fieldName(issue.path)} is required` }];
+    }
+    return [{ field: fieldName(issue.path), message: issue.message }];
+  });
   const code = issues.some(isEmailIssue)
     ? Code.InvalidEmail
     : (issues.map(requestedCode).find((candidate) => candidate !== undefined) ?? Code.InvalidInput);
   return new ServiceError(code, undefined, { details });
 }
 
+/** True when the field at `path` is absent from an object that exists (a missing required field). */
+function isMissing(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return input === undefined;
+  let parent: unknown = input;
+  for (const part of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[part];
+  }
+  if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) return false;
+  return (parent as Record<PropertyKey, unknown>)[path[path.length - 1] as PropertyKey] === undefined;
+}
+
+/**
+ * The one field the interface accepts and ignores: `tenant_id` (the tenant comes from
+ * `message_sender`). It is removed before strict validation, from bodies and query strings alike.
+ */
+export const ignoredField = 'tenant_id';
+
+/** A body without its top-level `tenant_id` (the same value when it has none). */
+export function withoutIgnoredFields(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !(ignoredField in body))
+    return body;
+  const { [ignoredField]: _ignored, ...rest } = body as Record<string, unknown>;
+  return rest;
+}
+
 function queryInput(event: ApiEvent): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (name !== 'dry_run' && value !== undefined && value !== null) query[name] = value;
+    if (name !== 'dry_run' && name !== ignoredField && value !== undefined && value !== null)
+      query[name] = value;
   }
   return query;
 }
@@ -62,6 +103,19 @@ export function validateInput(
   return {
     name: 'validateInput',
     before: ({ event }) => {
+      if (source === 'body') {
+        event.jsonBody = withoutIgnoredFields(event.jsonBody);
+        // A body route reads nothing from the query string but `dry_run`: anything else is a mistake.
+        const unknown = Object.keys(queryInput(event));
+        if (unknown.length > 0) {
+          throw new ServiceError(Code.InvalidInput, undefined, {
+            details: unknown.map((name) => ({
+              field: `?${name.slice(0, 100)}`,
+              message: `Unknown query parameter "${name.slice(0, 100)}"; send fields in the JSON body`,
+            })),
+          });
+        }
+      }
       const raw = source === 'body' ? event.jsonBody : queryInput(event);
       let result: ReturnType<$ZodType['~standard']['validate']>;
       try {
@@ -71,7 +125,7 @@ export function validateInput(
       }
       if (result instanceof Promise) throw new ServiceError(Code.ValidatorFailed, 'Asynchronous schema');
       if (result.issues !== undefined) {
-        throw validationError(result.issues as unknown as $ZodIssue[]);
+        throw validationError(result.issues as unknown as $ZodIssue[], raw);
       }
       event.input = result.value;
     },

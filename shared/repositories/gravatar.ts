@@ -31,10 +31,12 @@ export async function fetchGravatar(request: GravatarRequest): Promise<GravatarO
   try {
     const response = await fetch(url, {
       signal: AbortSignal.timeout(request.timeoutMs),
-      redirect: 'follow',
+      // Never follow a redirect: the configured base URL is the only host the service fetches from
+      // (a redirect could point it at an internal address). A redirect counts as "no Gravatar".
+      redirect: 'manual',
       headers: { accept: 'image/png, image/jpeg, image/gif, image/webp' },
     });
-    if (response.status === 404) {
+    if (response.status === 404 || (response.status >= 300 && response.status < 400)) {
       await response.body?.cancel();
       return { kind: 'absent' };
     }

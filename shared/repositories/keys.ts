@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
  * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first), `gsi2pk/gsi2sk` (an
@@ -13,8 +15,13 @@ export const keys = {
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
   messagesOfAccount: (accountId: string) => `ACCOUNT_MESSAGES#${accountId}`,
   messagesOfAccountByStatus: (accountId: string, status: string) => `ACCOUNT_STATUS#${accountId}#${status}`,
+  /**
+   * The client's key is hashed (SHA-256, base64url): it may contain `#`, and account `a` with key
+   * `b#c` must never share a record with account `a#b` and key `c`. The record also stores its
+   * account, and a replay checks it.
+   */
   idempotency: (accountId: string, key: string) => ({
-    pk: `IDEMPOTENCY#${accountId}#${key}`,
+    pk: `IDEMPOTENCY#${accountId}#${createHash('sha256').update(key).digest('base64url')}`,
     sk: 'IDEMPOTENCY',
   }),
   due: 'DUE',

@@ -6,7 +6,13 @@ import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
-import type { MessageItem, StoredAttachment } from '../domain/messages/message.ts';
+import {
+  boundedEntry,
+  clipDetail,
+  type MessageItem,
+  maxHistoryEntries,
+  type StoredAttachment,
+} from '../domain/messages/message.ts';
 import { keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
@@ -78,7 +84,11 @@ interface Change {
  * One conditional update of a message item. Returns the new item, or undefined when the condition
  * failed (the message moved on, or no longer exists).
  */
-async function change(messageUuid: string, spec: Change): Promise<DeliveryMessage | undefined> {
+async function change(
+  messageUuid: string,
+  spec: Change,
+  historyFull = false,
+): Promise<DeliveryMessage | undefined> {
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ...spec.values };
   const assignments: string[] = [];
@@ -89,11 +99,25 @@ async function change(messageUuid: string, spec: Change): Promise<DeliveryMessag
     values[`:a${index}`] = value;
     assignments.push(`#a${index} = :a${index}`);
   }
-  if (spec.history !== undefined && spec.history.length > 0) {
+  const history = (spec.history ?? []).map(boundedEntry);
+  const latest = history[history.length - 1];
+  let historyCondition = '';
+  if (latest !== undefined) {
     names['#history'] = 'history';
-    values[':history'] = spec.history;
-    values[':none'] = [];
-    assignments.push('#history = list_append(if_not_exists(#history, :none), :history)');
+    if (historyFull) {
+      // The history is at its bound: the newest entry overwrites the last one (docs/data-model.md).
+      values[':latest'] = boundedEntry({
+        ...latest,
+        detail: `history full, latest change: ${latest.detail ?? latest.status}`,
+      });
+      assignments.push(`#history[${maxHistoryEntries - 1}] = :latest`);
+    } else {
+      values[':history'] = history;
+      values[':none'] = [];
+      values[':room'] = maxHistoryEntries - history.length;
+      assignments.push('#history = list_append(if_not_exists(#history, :none), :history)');
+      historyCondition = ' AND (attribute_not_exists(#history) OR size(#history) <= :room)';
+    }
   }
   const removals = (spec.remove ?? []).map((name, position) => {
     names[`#r${position}`] = name;
@@ -112,17 +136,24 @@ async function change(messageUuid: string, spec: Change): Promise<DeliveryMessag
           TableName: tableName(),
           Key: keys.message(messageUuid),
           UpdateExpression: expression,
-          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})`,
+          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})${historyCondition}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: historyCondition === '' ? 'NONE' : 'ALL_OLD',
         }),
       ),
     );
     return result.Attributes === undefined ? undefined : toMessage(result.Attributes);
   } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    // Failed only because the history has no room left: make the change with the newest entry
+    // in the last slot (the change's own condition still applies).
+    const old = (error as { Item?: { history?: { L?: unknown[] } } }).Item;
+    const length = old?.history?.L?.length;
+    if (historyCondition !== '' && length !== undefined && length > maxHistoryEntries - history.length)
+      return change(messageUuid, spec, true);
+    return undefined;
   }
 }
 
@@ -197,7 +228,19 @@ export async function recordOutcome(
       ...statusIndex(message.account_id, outcome.status),
       recipients: outcome.recipients,
       updated_at: outcome.at,
-      ...(outcome.relay === undefined ? {} : { relay: outcome.relay }),
+      ...(outcome.relay === undefined
+        ? {}
+        : {
+            relay: {
+              ...outcome.relay,
+              ...(outcome.relay.response === undefined
+                ? {}
+                : { response: clipDetail(outcome.relay.response) }),
+              ...(outcome.relay.message_id === undefined
+                ? {}
+                : { message_id: clipDetail(outcome.relay.message_id) }),
+            },
+          }),
     },
     remove: ['lease_until', 'gsi3pk', 'gsi3sk'],
     history: outcome.history,
@@ -229,7 +272,7 @@ export interface FailOptions {
   reason: string;
   nowMs: number;
   /** Statuses the message may be in; `processing` only counts when its lease has expired, unless held. */
-  from: ReadonlyArray<'queued' | 'scheduled' | 'processing'>;
+  from: ReadonlyArray<'queued' | 'scheduled' | 'processing' | 'waiting'>;
   /** The caller holds this lease (a sender failing its own claim). */
   heldLease?: number;
 }

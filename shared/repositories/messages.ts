@@ -96,7 +96,10 @@ function idempotencyPut(
   };
 }
 
-function storedResponseOf(item: RawItem | undefined): StoredResponse | undefined {
+function storedResponseOf(item: RawItem | undefined, account: string): StoredResponse | undefined {
+  // A record of another account is never replayed (the key includes the account; this is the
+  // second lock of the same door).
+  if (item?.account_id?.S !== account) return undefined;
   const bodyHash = item?.body_hash?.S;
   const messageUuid = item?.response_message_uuid?.S;
   const status = item?.response_status?.S;
@@ -117,6 +120,7 @@ export async function getIdempotencyRecord(
   );
   const item = result.Item;
   if (item === undefined || Number(item.expires_at) < Math.floor(now.getTime() / 1000)) return undefined;
+  if (item.account_id !== account) return undefined;
   return {
     bodyHash: String(item.body_hash),
     messageUuid: String(item.response_message_uuid),
@@ -154,7 +158,7 @@ async function withIdempotency(
       if (!isCancelled(error)) throw error;
       const [claimReason, writeReason] = error.CancellationReasons ?? [];
       if (claimReason?.Code === 'ConditionalCheckFailed') {
-        const stored = storedResponseOf(claimReason.Item);
+        const stored = storedResponseOf(claimReason.Item, account);
         if (stored !== undefined) return { outcome: 'replay', stored };
       }
       if (writeReason?.Code === 'ConditionalCheckFailed') {

@@ -43,7 +43,7 @@ const sizeParameter = z
   });
 
 /** Query string of GET /avatar/get-1.0. */
-export const avatarGetRequest = z.object({ email: emailParameter, size: sizeParameter });
+export const avatarGetRequest = z.strictObject({ email: emailParameter, size: sizeParameter });
 export type AvatarGetRequest = z.output<typeof avatarGetRequest>;
 
 export const avatarGetResponse = z.object({
@@ -63,8 +63,8 @@ export const avatarGetResponse = z.object({
   expires_at: serverDate('When `url` stops working; ask again after it (ISO 8601 with offset)'),
 });
 
-/** POST /keepalive-1.0 takes no body; one sent is ignored. */
-export const keepaliveRunRequest = z.optional(z.object({}));
+/** POST /keepalive-1.0 takes no body (or `{}`); any field is 107, like every other request. */
+export const keepaliveRunRequest = z.optional(z.strictObject({}));
 
 export const keepaliveRunResponse = z.object({
   examined: z.number().register(z.globalRegistry, { description: 'Cache entries looked at in this run' }),

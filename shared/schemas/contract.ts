@@ -1,7 +1,7 @@
 import type { $ZodType } from 'zod/v4/core';
 import { Code, type ErrorCode } from '../errors/catalogue.ts';
 import type { RouteId } from '../routes.ts';
-import { avatarGetRequest, avatarGetResponse, keepaliveRunResponse } from './avatars.ts';
+import { avatarGetRequest, avatarGetResponse, keepaliveRunRequest, keepaliveRunResponse } from './avatars.ts';
 import {
   dkimSetAlgorithmRequest,
   dkimSetAlgorithmResponse,
@@ -292,7 +292,32 @@ export const contract: Record<RouteId, RouteContract> = {
       response: {
         rotated: {
           summary: 'Rotated',
-          value: { svc_config: { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true } },
+          value: {
+            svc_config: { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true },
+            dkim_keys: [
+              {
+                selector: 'ed25519-20261122-7b2e4d',
+                algorithm: 'ed25519-sha256',
+                dns_name: 'ed25519-20261122-7b2e4d._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+                dns_value_chunks: ['v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo='],
+                status: 'active',
+                created_at: at,
+              },
+              {
+                selector: 'rsa-20261122-3f9a1c',
+                algorithm: 'rsa-sha256',
+                dns_name: 'rsa-20261122-3f9a1c._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+                dns_value_chunks: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'],
+                status: 'retired',
+                created_at: at,
+                retired_at: at,
+              },
+            ],
+          },
         },
       },
     },
@@ -323,9 +348,12 @@ export const contract: Record<RouteId, RouteContract> = {
     },
   },
   'keepalive-run': {
+    request: keepaliveRunRequest,
+    requestIn: 'body',
     response: keepaliveRunResponse,
     errors: [Code.HousekeepingFailed],
     examples: {
+      request: { empty: { summary: 'No fields (the body may also be left out)', value: {} } },
       response: {
         done: {
           summary: 'A complete run',

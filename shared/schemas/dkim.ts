@@ -18,13 +18,19 @@ const domainPattern =
   /^(?=.{1,253}\.?$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9-]{2,63}\.?$/;
 
 const domain = described(
-  z.string().check(z.trim(), z.maxLength(254), z.regex(domainPattern, 'Must be a domain name')),
+  z
+    .string({ error: 'domain must be a string' })
+    .check(
+      z.trim(),
+      z.maxLength(254, 'domain is at most 254 characters'),
+      z.regex(domainPattern, 'Must be a domain name'),
+    ),
   'A sending domain registered on the platform for your account',
   'example.test',
 );
 
 const algorithm = described(
-  z.enum(dkimAlgorithms),
+  z.enum(dkimAlgorithms, { error: `algorithm must be one of ${dkimAlgorithms.join(', ')}` }),
   'DKIM signing algorithm: rsa-sha256 (2048-bit RSA) or ed25519-sha256 (RFC 8463)',
   'rsa-sha256',
 );
@@ -34,7 +40,7 @@ const dnsStatus = described(
   'Result of DNS TXT lookups of the active keys (the worst of them): verified (our keys are published), pending (a record is missing), mismatch (another or a malformed record), unreachable (a lookup failed)',
 );
 
-export const dkimStatusRequest = z.object({ domain });
+export const dkimStatusRequest = z.strictObject({ domain });
 
 export const dkimKeyRecord = z.object({
   selector: described(z.string(), 'DKIM selector (s= tag)', 'rsa-20261122-3f9a1c'),
@@ -79,10 +85,17 @@ export const dkimStatusResponse = z.object({
   ),
 });
 
-export const dkimSetAlgorithmRequest = z.object({ domain, algorithm });
+export const dkimSetAlgorithmRequest = z.strictObject({ domain, algorithm });
 
 export const dkimSetAlgorithmResponse = z.object({
   svc_config: z.object({ dkim_algorithm: algorithm, dkim_enabled: z.boolean() }),
+  dkim_keys: described(
+    z.array(dkimKeyRecord),
+    'The domain’s keys as the status operation shows them after the change (newest first): publish the new active key’s TXT record',
+  ),
+  dry_run: z.optional(
+    described(z.literal(true), 'Present and true when nothing was changed (?dry_run=true)'),
+  ),
 });
 
 export type DkimStatusRequest = z.infer<typeof dkimStatusRequest>;

@@ -1,14 +1,21 @@
 import * as z from 'zod/mini';
 import { type Address, hasLineBreak, parseAddress } from '../domain/messages/addresses.ts';
-import { reservedHeaders } from '../domain/messages/headers.ts';
+import {
+  customHeaderBytes,
+  maxCustomHeaderBytes,
+  maxCustomHeaders,
+  maxSubjectLength,
+  reservedHeaders,
+} from '../domain/messages/headers.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
+import { isCalendarDateWithOffset } from '../time/format.ts';
 import { serverDate } from './dates.ts';
 
 /**
  * Request and response schemas of the three message routes (DESIGN.md section 3), the single
  * source for validation, types and the OpenAPI document. Response schemas describe the `data` member
- * of the success body (the generator wraps it in the envelope). Unknown request fields are dropped (so `tenant_id` has no effect).
+ * of the success body (the generator wraps it in the envelope). Unknown request fields are 107 (shared/middleware/validate-input.ts removes `tenant_id` first, so it has no effect).
  */
 
 function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
@@ -20,7 +27,7 @@ function describe<T extends z.ZodMiniType>(schema: T, description: string, examp
 
 export const maxAttachments = 50;
 export const maxRecipients = 50;
-export const maxHeaders = 50;
+export const maxHeaders = maxCustomHeaders;
 export const maxQueryLimit = 1000;
 export const maxDeleteBatch = 1000;
 
@@ -33,7 +40,7 @@ const headerValue = (what: string, max: number) =>
 const addressInput = z.union(
   [
     z.string(),
-    z.object({
+    z.strictObject({
       email: z.string({ error: 'email must be a string' }),
       name: z.optional(z.string({ error: 'name must be a string' })),
     }),
@@ -85,25 +92,26 @@ export const content = describe(
   z.discriminatedUnion(
     'kind',
     [
-      z.object({ kind: z.literal('text_only'), text: z.string({ error: 'text must be a string' }) }),
-      z.object({ kind: z.literal('html_only'), html: z.string({ error: 'html must be a string' }) }),
-      z.object({
+      z.strictObject({ kind: z.literal('text_only'), text: z.string({ error: 'text must be a string' }) }),
+      z.strictObject({ kind: z.literal('html_only'), html: z.string({ error: 'html must be a string' }) }),
+      z.strictObject({
         kind: z.literal('mixed'),
         text: z.string({ error: 'text must be a string' }),
         html: z.string({ error: 'html must be a string' }),
       }),
-      z.object({ kind: z.literal('eml'), eml: base64('eml') }),
+      z.strictObject({ kind: z.literal('eml'), eml: base64('eml') }),
     ],
     { error: 'content.kind must be one of text_only, html_only, mixed, eml' },
   ),
   'The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message}',
 );
 
-export const attachment = z.object({
+export const attachment = z.strictObject({
   filename: headerValue('filename', 255).check(z.minLength(1, 'filename must not be empty')),
   content_type: z
     .string({ error: 'content_type must be a string' })
     .check(
+      z.maxLength(255, 'content_type is at most 255 characters'),
       z.regex(
         /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i,
         'content_type must be a MIME type such as application/pdf',
@@ -120,6 +128,13 @@ export const headers = describe(
       const names = Object.keys(value);
       if (names.length > maxHeaders) {
         context.addIssue({ code: 'custom', message: `At most ${maxHeaders} headers`, input: value });
+      }
+      if (customHeaderBytes(value) > maxCustomHeaderBytes) {
+        context.addIssue({
+          code: 'custom',
+          message: `Custom headers are at most ${maxCustomHeaderBytes / 1024} KB together`,
+          input: value,
+        });
       }
       for (const name of names) {
         if (!headerName.test(name)) {
@@ -146,14 +161,14 @@ export const scheduling = describe(
   z.discriminatedUnion(
     'mode',
     [
-      z.object({ mode: z.literal('immediate') }),
-      z.object({
+      z.strictObject({ mode: z.literal('immediate') }),
+      z.strictObject({
         mode: z.literal('scheduled'),
         send_at: z.string({ error: 'send_at is required: ISO 8601 with an offset' }),
       }),
-      z.object({ mode: z.literal('manual-wait') }),
-      z.object({ mode: z.literal('manual-send'), message_uuid: uuid('message_uuid') }),
-      z.object({ mode: z.literal('manual-cancel'), message_uuid: uuid('message_uuid') }),
+      z.strictObject({ mode: z.literal('manual-wait') }),
+      z.strictObject({ mode: z.literal('manual-send'), message_uuid: uuid('message_uuid') }),
+      z.strictObject({ mode: z.literal('manual-cancel'), message_uuid: uuid('message_uuid') }),
     ],
     { error: `scheduling.mode must be one of ${schedulingModes.join(', ')}` },
   ),
@@ -167,7 +182,7 @@ const messageFields = {
   cc: z.optional(addressList('cc')),
   bcc: z.optional(addressList('bcc')),
   reply_to: z.optional(addressList('reply_to')),
-  subject: z.optional(describe(headerValue('subject', 998), 'Subject line (no CR/LF)')),
+  subject: z.optional(describe(headerValue('subject', maxSubjectLength), 'Subject line (no CR/LF)')),
   content: z.optional(content),
   attachments: z.optional(
     z
@@ -191,7 +206,7 @@ const contentFields = [
 ] as const;
 
 export const messageAddRequest = describe(
-  z.object({ ...messageFields, message_sender: z.optional(messageFields.message_sender) }).check(
+  z.strictObject({ ...messageFields, message_sender: z.optional(messageFields.message_sender) }).check(
     z.superRefine((value, context) => {
       const mode = value.scheduling?.mode ?? 'immediate';
       if (mode === 'manual-send' || mode === 'manual-cancel') {
@@ -270,21 +285,25 @@ export const messageAddResponse = z.object({
   dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
 });
 
+const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
 const dateWithOffset = (what: string) =>
   describe(
-    z
-      .string({ error: `${what} must be a string` })
-      .check(
-        z.regex(
-          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
-          `${what} must be ISO 8601 with an offset`,
-        ),
+    z.string({ error: `${what} must be a string` }).check(
+      z.regex(
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
+        `${what} must be ISO 8601 with an offset`,
       ),
+      z.refine(
+        (value) => !isoShape.test(value) || isCalendarDateWithOffset(value),
+        `${what} is not a real calendar date and time (e.g. 2026-02-30 does not exist)`,
+      ),
+    ),
     `${what}: ISO 8601 with an offset`,
     '2026-11-22T09:15:00+01:00',
   );
 
-export const messageFilters = z.object({
+export const messageFilters = z.strictObject({
   status: z.optional(
     z.union(
       [
@@ -316,7 +335,7 @@ export const messageFilters = z.object({
 
 export const messageQueryRequest = describe(
   z
-    .object({
+    .strictObject({
       message_uuid: z.optional(uuid('message_uuid')),
       filters: z.optional(messageFilters),
       cursor: z.optional(
@@ -406,7 +425,7 @@ export const messageQueryResponse = z.union([
 ]);
 
 export const messageDeleteRequest = describe(
-  z.object({
+  z.strictObject({
     message_uuids: z
       .array(uuid('message_uuids item'), { error: 'message_uuids must be a list of UUIDs' })
       .check(

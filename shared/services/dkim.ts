@@ -32,6 +32,20 @@ export interface DkimStatus {
 
 export interface DkimAlgorithmChange {
   svc_config: { dkim_algorithm: DkimAlgorithm; dkim_enabled: boolean };
+  /** The domain's keys as the status operation shows them after the change: the record to publish. */
+  dkim_keys: DkimKeyView[];
+  dry_run?: true;
+}
+
+async function keyViews(domain: string): Promise<DkimKeyView[]> {
+  const keys = await listDkimKeys(domain);
+  return keys.map((key) =>
+    keyView(
+      key,
+      formatDate(key.createdAt),
+      key.retiredAt === undefined ? undefined : formatDate(key.retiredAt),
+    ),
+  );
 }
 
 /**
@@ -94,8 +108,9 @@ export async function setDkimAlgorithm(
 ): Promise<DkimAlgorithmChange> {
   // A concurrent rotation of the same domain makes the activation's transaction fail (code 5): the
   // request lost a race, it did not fail. Read the domain again and rotate from the new active key.
+  let record: DomainRecord;
   for (let attempt = 1; ; attempt++) {
-    const record = await ownedDomain(domain, accountId);
+    record = await ownedDomain(domain, accountId);
     if (dryRun) break;
     try {
       await createActiveDkimKey(record.domain, accountId, algorithm, record.activeSelector);
@@ -105,5 +120,10 @@ export async function setDkimAlgorithm(
         throw error;
     }
   }
-  return { svc_config: { dkim_algorithm: algorithm, dkim_enabled: true } };
+  const change: DkimAlgorithmChange = {
+    svc_config: { dkim_algorithm: algorithm, dkim_enabled: true },
+    dkim_keys: await keyViews(record.domain),
+  };
+  if (dryRun) change.dry_run = true;
+  return change;
 }

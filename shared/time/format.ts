@@ -46,11 +46,42 @@ export function formatDate(value: Date | string | number, zone: string = serverT
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${parts.fractionalSecond}${offset}`;
 }
 
-const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+const isoWithOffset =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/i;
 
-/** Parses an incoming ISO 8601 timestamp; undefined unless it carries an explicit offset (or `Z`). */
+/**
+ * True when the text is ISO 8601 with an offset AND names a real calendar instant: month 1–12, a
+ * day that the month has (2026-02-30 is not a date, whatever `Date.parse` makes of it), hours
+ * 0–23, minutes and seconds 0–59, offset at most ±23:59.
+ */
+export function isCalendarDateWithOffset(text: string): boolean {
+  const match = isoWithOffset.exec(text);
+  if (match === null) return false;
+  const [, year, month, day, hour, minute, second = '0', offsetHours = '0', offsetMinutes = '0'] = match.map(
+    (part) => part ?? undefined,
+  ) as string[];
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(y, m, 0); // day 0 of the next month: the last day of month m
+  const daysInMonth = lastDay.getUTCDate();
+  return (
+    m >= 1 &&
+    m <= 12 &&
+    d >= 1 &&
+    d <= daysInMonth &&
+    Number(hour) <= 23 &&
+    Number(minute) <= 59 &&
+    Number(second) <= 59 &&
+    Number(offsetHours) <= 23 &&
+    Number(offsetMinutes) <= 59
+  );
+}
+
+/** Parses an incoming ISO 8601 timestamp; undefined unless it carries an explicit offset (or `Z`) and is a real date. */
 export function parseDateWithOffset(text: string): Date | undefined {
-  if (!isoWithOffset.test(text)) return undefined;
+  if (!isCalendarDateWithOffset(text)) return undefined;
   const time = Date.parse(text);
   return Number.isNaN(time) ? undefined : new Date(time);
 }

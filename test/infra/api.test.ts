@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, it } from 'vitest';
-import { catalogue } from '../../shared/errors/catalogue.ts';
 import { routes } from '../../shared/routes.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
@@ -123,7 +122,7 @@ describe('REST API: OPTIONS and wrong methods answer without a function', () => 
       assert.equal(any.Properties.Integration.Type, 'MOCK');
       assert.equal(response.StatusCode, '405');
       assert.deepEqual(JSON.parse(response.ResponseTemplates['application/json']), {
-        error: { code: 102, message: catalogue[102].message },
+        error: { code: 102, message: `${path} accepts only ${allowed.join(', ')}` },
       });
       assert.equal(response.ResponseParameters['method.response.header.allow'], `'${allowed.join(', ')}'`);
     });
@@ -158,7 +157,7 @@ describe('REST API: gateway responses in the service envelope', () => {
     ['RESOURCE_NOT_FOUND', '404', 100],
     ['THROTTLED', '429', 115],
     ['QUOTA_EXCEEDED', '429', 115],
-    ['REQUEST_TOO_LARGE', '413', 107],
+    ['REQUEST_TOO_LARGE', '406', 107],
     ['WAF_FILTERED', '401', 103],
     ['ACCESS_DENIED', '403', 113],
     ['DEFAULT_4XX', '406', 107],
@@ -178,8 +177,25 @@ describe('REST API: gateway responses in the service envelope', () => {
         response.Properties.ResponseParameters['gatewayresponse.header.access-control-allow-origin'],
         "'*'",
       );
+      assert.equal(
+        response.Properties.ResponseParameters['gatewayresponse.header.x-request-id'],
+        'context.requestId',
+        'every gateway answer carries the request id',
+      );
     });
   }
+
+  it('REQUEST_TOO_LARGE names the limit in MB in its detail, as the local gateway does', () => {
+    const [response] = Object.values(
+      template.findResources('AWS::ApiGateway::GatewayResponse', {
+        Properties: { ResponseType: 'REQUEST_TOO_LARGE' },
+      }),
+    );
+    const body = JSON.parse(response?.Properties.ResponseTemplates['application/json']);
+    assert.deepEqual(body.error.details, [
+      { field: '(body)', message: 'The request is larger than the gateway accepts: at most 6 MB' },
+    ]);
+  });
 
   it('never tells a caller more than the request id on a 5xx', () => {
     const [response] = Object.values(

@@ -93,6 +93,32 @@ describe('deployment configuration (context)', () => {
     );
   });
 
+  it('keeps SES to named identities: no "*", and none at all is an error for the ses transport', () => {
+    assert.match(problemsOf({ sesIdentity: '*' }), /sesIdentity: "\*" must be a domain or an e-mail address/);
+    assert.match(problemsOf({ sesIdentity: '' }), /sesIdentity is required when mailTransport is "ses"/);
+    assert.deepEqual(configWith({ sesIdentity: 'Mail.Example.com, ops@example.org' }).sesIdentities, [
+      'mail.example.com',
+      'ops@example.org',
+    ]);
+  });
+
+  it('keeps relay credentials out of smtpUrl: they come from a Secrets Manager secret', () => {
+    assert.match(
+      problemsOf({ mailTransport: 'smtp', smtpUrl: 'smtp://user:pw@relay.example:587' }),
+      /smtpUrl must not carry credentials/,
+    );
+    assert.match(
+      problemsOf({ smtpSecretArn: 'my-secret' }),
+      /smtpSecretArn must be a Secrets Manager secret ARN/,
+    );
+  });
+
+  it('refuses a retentionDays that would expire objects of messages still allowed to be sent', () => {
+    assert.match(problemsOf({ retentionDays: 30 }), /retentionDays must be at least 32/);
+    assert.equal(configWith({ retentionDays: 32 }).retentionDays, 32);
+    assert.equal(configWith({ retentionDays: undefined }).retentionDays, 35);
+  });
+
   it('tells IPv4 from IPv6 networks and rejects malformed ones', () => {
     assert.equal(cidrVersion('203.0.113.0/24'), 4);
     assert.equal(cidrVersion('2001:db8::/32'), 6);

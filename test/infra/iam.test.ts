@@ -184,6 +184,36 @@ describe('IAM least privilege: named negative checks', () => {
     assert.equal(environmentOf(template, 'sender').MAIL_FROM_SUBDOMAIN, 'bounce');
   });
 
+  it('lets SES send only as the identities the stack creates, never identity/*', () => {
+    const { template: two } = synthService({ context: { sesIdentity: 'mail.example.com,example.org' } });
+    const [statement] = statementsOf(two, 'sender').filter((s) => actionsOf(s).includes('ses:SendRawEmail'));
+    const resources = JSON.stringify(statement?.Resource);
+    assert.doesNotMatch(resources, /identity\/\*/);
+    assert.match(resources, /identity\/",\{"Ref":"SesIdentity0/);
+    assert.match(resources, /identity\/",\{"Ref":"SesIdentity1/);
+    two.resourceCountIs('AWS::SES::EmailIdentity', 2);
+    two.hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'mail.example.com',
+      MailFromAttributes: {
+        MailFromDomain: 'bounce.mail.example.com',
+        BehaviorOnMxFailure: 'REJECT_MESSAGE',
+      },
+    });
+  });
+
+  it('reads SMTP relay credentials from one Secrets Manager secret, never from the environment', () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:relay-AbCdEf';
+    const { template: smtp } = synthService({
+      context: { mailTransport: 'smtp', smtpUrl: 'smtps://relay.example:465', smtpSecretArn: arn },
+    });
+    assert.equal(environmentOf(smtp, 'sender').SMTP_SECRET_ARN, arn);
+    assert.doesNotMatch(String(environmentOf(smtp, 'sender').SMTP_URL), /@/);
+    const [statement] = statementsOf(smtp, 'sender').filter((s) =>
+      actionsOf(s).includes('secretsmanager:GetSecretValue'),
+    );
+    assert.equal(statement?.Resource, arn);
+  });
+
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
     assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
     assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender', 'webhook-delivery']);

@@ -181,7 +181,7 @@ describe('bucket and key', () => {
     assert.deepEqual(bucket.Properties.LoggingConfiguration.DestinationBucketName, { Ref: logBucketId });
     const rules = bucket.Properties.LifecycleConfiguration.Rules as Array<Record<string, any>>;
     const byPrefix = (prefix: string) => rules.find((rule) => rule.Prefix === prefix);
-    assert.equal(byPrefix('messages/')?.ExpirationInDays, 30);
+    assert.equal(byPrefix('messages/')?.ExpirationInDays, 35);
     assert.equal(byPrefix('avatars/')?.ExpirationInDays, 2);
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
@@ -227,13 +227,14 @@ describe('firewall', () => {
     assert.deepEqual(rule.Action.Block.CustomResponse, {
       ResponseCode: 401,
       CustomResponseBodyKey: 'ip-blocked',
+      ResponseHeaders: [{ Name: 'x-request-id', Value: 'waf-blocked-networks' }],
     });
     const body = acl?.Properties.CustomResponseBodies['ip-blocked'];
     assert.equal(body.ContentType, 'APPLICATION_JSON');
     assert.equal(JSON.parse(body.Content).error.code, 103);
   });
 
-  it('rate-limits per Authorization header, falling back to the address, with 429 and code 115', () => {
+  it('rate-limits per Authorization header and per address for every request, with 429 and code 115', () => {
     const [acl] = Object.values(resourcesOfType(blocked, 'AWS::WAFv2::WebACL'));
     const rules = acl?.Properties.Rules as Array<Record<string, any>>;
     const perToken = rules.find((r) => r.Name === 'rate-per-token');
@@ -243,11 +244,13 @@ describe('firewall', () => {
     assert.equal(perToken?.Statement.RateBasedStatement.Limit, 120);
     const perAddress = rules.find((r) => r.Name === 'rate-per-address');
     assert.equal(perAddress?.Statement.RateBasedStatement.AggregateKeyType, 'IP');
-    assert.ok(perAddress?.Statement.RateBasedStatement.ScopeDownStatement.NotStatement);
+    // Every request counts for its address, token or not: random tokens cannot sidestep it.
+    assert.equal(perAddress?.Statement.RateBasedStatement.ScopeDownStatement, undefined);
     for (const rule of [perToken, perAddress]) {
       assert.deepEqual(rule?.Action.Block.CustomResponse, {
         ResponseCode: 429,
         CustomResponseBodyKey: 'too-many-requests',
+        ResponseHeaders: [{ Name: 'x-request-id', Value: `waf-${rule?.Name}` }],
       });
     }
     assert.equal(

@@ -60,10 +60,11 @@ describe('request checks after authentication', () => {
     );
   });
 
-  it('answers 107 (HTTP 413) to a body over the 6 MB payload limit, before any function runs', async () => {
+  it('answers 107 (HTTP 406) to a body over the 6 MB payload limit, before any function runs', async () => {
     const response = await call('POST', '/keepalive-1.0', { rawBody: 'x'.repeat(6 * 1024 * 1024 + 1) });
-    assert.equal(response.status, 413);
+    assert.equal(response.status, 406);
     assert.equal(response.body.error.code, 107);
+    assert.match(response.body.error.details[0].message, /at most 6 MB/);
   });
 
   it('checks in the documented order: auth, then scope, then dry run, then JSON', async () => {

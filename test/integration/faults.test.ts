@@ -100,32 +100,47 @@ describe('network rule, rate limit and key rotation (secondary host A)', () => {
     assert.equal(allowed.body.data.caller_ip, '127.0.0.1');
   });
 
-  it('answers 115 with Retry-After and RateLimit-* once a token has used its burst', async () => {
-    const token = `opaque-${randomUUID()}`;
-    const first = await call('GET', '/health', { baseUrl: hostA.url, token });
-    assert.equal(first.status, 200);
+  it('answers 115 with Retry-After and RateLimit-* once an account has used its burst', async () => {
+    const token = await tokenFor(hostA);
+    const first = await call(protectedRoute.method, protectedRoute.path, { baseUrl: hostA.url, token });
+    assert.equal(first.status, 200, first.text);
     assert.equal(first.headers.get('ratelimit-limit'), '2');
     assert.equal(first.headers.get('ratelimit-remaining'), '1');
-    const second = await call('GET', '/health', { baseUrl: hostA.url, token });
+    // Another token of the same account draws from the same bucket: the key is the verified account.
+    const sameAccount = await mintToken({
+      account: JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).sub,
+      scopes: [protectedRoute.scope],
+      signer: { ...hostA, issuer: hostA.env.AUTH_ISSUER ?? hostA.issuer },
+      claims: { jti: randomUUID() },
+    });
+    const second = await call(protectedRoute.method, protectedRoute.path, {
+      baseUrl: hostA.url,
+      token: sameAccount,
+    });
     assert.equal(second.status, 200);
     assert.equal(second.headers.get('ratelimit-remaining'), '0');
 
-    const third = await call('GET', '/health', { baseUrl: hostA.url, token });
+    const third = await call(protectedRoute.method, protectedRoute.path, { baseUrl: hostA.url, token });
     expectError(third, 429, 115);
     assert.ok(Number(third.headers.get('retry-after')) >= 1, 'Retry-After in seconds');
     assert.equal(third.headers.get('ratelimit-limit'), '2');
     assert.equal(third.headers.get('ratelimit-remaining'), '0');
     assert.ok(Number(third.headers.get('ratelimit-reset')) >= 1);
 
-    const otherCaller = await call('GET', '/health', { baseUrl: hostA.url, token: `opaque-${randomUUID()}` });
-    assert.equal(otherCaller.status, 200, 'the bucket is per token');
+    const otherCaller = await call(protectedRoute.method, protectedRoute.path, {
+      baseUrl: hostA.url,
+      token: await tokenFor(hostA),
+    });
+    assert.equal(otherCaller.status, 200, 'the bucket is per account');
   });
 
   it('keys callers without a token by their address, and limits before authenticating', async () => {
-    const first = await call(protectedRoute.method, protectedRoute.path, { baseUrl: hostA.url });
+    // 127.0.0.3: an address of its own, so the other tests' calls from 127.0.0.1 do not count.
+    const first = await callFrom('127.0.0.3', hostA.url, protectedRoute.method, protectedRoute.path);
     expectError(first, 401, 104);
-    await call('GET', '/health', { baseUrl: hostA.url });
-    const third = await call(protectedRoute.method, protectedRoute.path, { baseUrl: hostA.url });
+    const health = await callFrom('127.0.0.3', hostA.url, 'GET', '/health');
+    assert.equal(health.status, 200);
+    const third = await callFrom('127.0.0.3', hostA.url, protectedRoute.method, protectedRoute.path);
     expectError(third, 429, 115);
   });
 

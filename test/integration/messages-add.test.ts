@@ -162,7 +162,7 @@ describe('POST /message/add-1.0', () => {
         attachments: [{ filename: 'big.bin', content_type: 'application/octet-stream', content: big }],
       }),
     );
-    assert.equal(response.status, 413);
+    assert.equal(response.status, 406);
     assert.equal(response.body.error.code, 107);
     assert.equal((await query(who, { filters: {} })).body.data.count, 0);
   });
@@ -258,7 +258,13 @@ describe('POST /message/add-1.0', () => {
 
     const waiting = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }));
     assert.equal(waiting.body.data.status, 'waiting');
-    assert.equal((await rawItem(waiting.body.data.message_uuid))?.gsi3pk, undefined);
+    // A held message is due when its hold ends (30 days), when the dispatcher fails it visibly.
+    const waitingItem = await rawItem(waiting.body.data.message_uuid);
+    assert.equal(waitingItem?.gsi3pk, 'DUE');
+    assert.equal(
+      Date.parse(String(waitingItem?.gsi3sk).split('#')[0] as string),
+      Date.parse(String(waitingItem?.created_at)) + 30 * 24 * 3600 * 1000,
+    );
 
     // manual-send releases the waiting message now
     const release = await add(who, {

@@ -382,7 +382,8 @@ describe('endpoint management', () => {
   it('bad input is a catalogue error with details; scopes are enforced', async () => {
     const who = await newAccount('wh');
     const cases: Array<[unknown, string]> = [
-      [{ url: `${receiver.url}/a`, event: ['message.sent'] }, '(body)'],
+      // Strict input: the unknown field is named in its detail.
+      [{ url: `${receiver.url}/a`, event: ['message.sent'] }, 'event'],
       [{ url: 'ftp://example.com/' }, 'url'],
       [{ url: `${receiver.url}/a`, events: ['message.opened'] }, 'events[0]'],
       [{ url: `${receiver.url}/a`, events: [] }, 'events'],

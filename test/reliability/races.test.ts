@@ -17,19 +17,23 @@ const rounds = Number(process.env.RACE_ROUNDS ?? 5);
 const racers = 10;
 const held = { scheduling: { mode: 'manual-wait' } };
 
-/** The same account with a fresh token: the rate limit (burst 100) is per token. */
+/** The same account with a fresh token (the rate limit is per account: each round has its own). */
 async function freshToken(who: TestAccount): Promise<TestAccount> {
   return { ...who, token: await mintToken({ account: who.account, claims: { jti: randomUUID() } }) };
 }
 
 describe('races on a held message', () => {
   it(`${racers} concurrent manual-send of one waiting message: one wins, sent exactly once (${rounds} rounds)`, async () => {
-    const who = await newAccount('race');
-    const uuids = await mapLimit(Array.from({ length: rounds }), 5, () => created(who, held));
+    // One account per round: the rate limit is per account, and each round is one caller's burst.
+    const heldMessages = await mapLimit(Array.from({ length: rounds }), 5, async () => {
+      const who = await newAccount('race');
+      return { who, uuid: await created(who, held) };
+    });
+    const uuids = heldMessages.map((entry) => entry.uuid);
     let requests = 0;
     let winners = 0;
     let refused = 0;
-    await mapLimit(uuids, 2, async (uuid) => {
+    await mapLimit(heldMessages, 2, async ({ who, uuid }) => {
       const caller = await freshToken(who);
       const answers = await Promise.all(
         Array.from({ length: racers }, () =>
@@ -69,12 +73,14 @@ describe('races on a held message', () => {
   });
 
   it(`manual-send racing manual-cancel: one send at most, and a cancelled message is never sent (${rounds} rounds)`, async () => {
-    const who = await newAccount('race');
-    const uuids = await mapLimit(Array.from({ length: rounds }), 5, () => created(who, held));
+    const heldMessages = await mapLimit(Array.from({ length: rounds }), 5, async () => {
+      const who = await newAccount('race');
+      return { who, uuid: await created(who, held) };
+    });
     const outcomes = { sent: 0, cancelled: 0 };
     let duplicates = 0;
     let requests = 0;
-    await mapLimit(uuids, 2, async (uuid) => {
+    await mapLimit(heldMessages, 2, async ({ who, uuid }) => {
       const caller = await freshToken(who);
       const answers = await Promise.all(
         Array.from({ length: 6 }, (_, index) =>

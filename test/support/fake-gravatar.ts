@@ -6,12 +6,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
  * in other processes, so they steer it over HTTP, per address hash:
  *   PUT  /__fake/<hash>  body `image` | `missing` | `slow` | `down` | `error`   (default `missing`)
  *   GET  /__fake/<hash>  → {"hits": n, "last_query": {"s": …, "d": …}}
- * `image` answers 200 with `fakeGravatarPng`; `missing` 404; `error` 500; `slow` holds the answer far
+ * `image` answers 200 with `fakeGravatarPng`; `redirect` 302 to /moved/<hash>, which serves the image
+ * (and counts `moved_hits`: the service must never follow it); `missing` 404; `error` 500; `slow` holds the answer far
  * beyond the function's timeout; `down` drops the connection without answering (as a dead host would).
  */
-export type FakeBehaviour = 'image' | 'missing' | 'slow' | 'down' | 'error';
+export type FakeBehaviour = 'image' | 'missing' | 'slow' | 'down' | 'error' | 'redirect';
 
-const behaviours = new Set<FakeBehaviour>(['image', 'missing', 'slow', 'down', 'error']);
+const behaviours = new Set<FakeBehaviour>(['image', 'missing', 'slow', 'down', 'error', 'redirect']);
 
 /** A valid 1 × 1 PNG: a generated avatar is never 1 × 1, so tests can tell the two apart by bytes. */
 export const fakeGravatarPng = Buffer.from(
@@ -32,7 +33,7 @@ export interface FakeGravatar {
 
 export async function startFakeGravatar(): Promise<FakeGravatar> {
   const rules = new Map<string, FakeBehaviour>();
-  const hits = new Map<string, { hits: number; last_query: Record<string, string> }>();
+  const hits = new Map<string, { hits: number; last_query: Record<string, string>; moved_hits?: number }>();
   const pending = new Set<NodeJS.Timeout>();
 
   const serveAvatar = (request: IncomingMessage, response: ServerResponse, url: URL, hash: string) => {
@@ -46,6 +47,8 @@ export async function startFakeGravatar(): Promise<FakeGravatar> {
         return response.end(fakeGravatarPng);
       case 'missing':
         return response.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      case 'redirect':
+        return response.writeHead(302, { location: `/moved/${hash}` }).end();
       case 'error':
         return response.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
       case 'down':
@@ -83,6 +86,14 @@ export async function startFakeGravatar(): Promise<FakeGravatar> {
       response.writeHead(200, { 'content-type': 'application/json' });
       return response.end(JSON.stringify(hits.get(hash) ?? { hits: 0, last_query: {} }));
     }
+    const moved = /^\/moved\/([0-9a-f]{64})$/.exec(url.pathname);
+    if (moved !== null) {
+      const record = hits.get(moved[1] as string) ?? { hits: 0, last_query: {} };
+      record.moved_hits = (record.moved_hits ?? 0) + 1;
+      hits.set(moved[1] as string, record);
+      response.writeHead(200, { 'content-type': 'image/png', 'content-length': fakeGravatarPng.length });
+      return response.end(fakeGravatarPng);
+    }
     const avatar = /^\/avatar\/([0-9a-f]{64})$/.exec(url.pathname);
     if (request.method === 'GET' && avatar !== null)
       return serveAvatar(request, response, url, avatar[1] as string);
@@ -112,7 +123,7 @@ export async function setGravatar(controlUrl: string, hash: string, behaviour: F
 export async function gravatarHits(
   controlUrl: string,
   hash: string,
-): Promise<{ hits: number; last_query: Record<string, string> }> {
+): Promise<{ hits: number; last_query: Record<string, string>; moved_hits?: number }> {
   const response = await fetch(`${controlUrl}/${hash}`);
-  return (await response.json()) as { hits: number; last_query: Record<string, string> };
+  return (await response.json()) as { hits: number; last_query: Record<string, string>; moved_hits?: number };
 }

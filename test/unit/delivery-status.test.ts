@@ -159,8 +159,12 @@ describe('dispatch plan', () => {
       'fail',
     );
   });
-  test('waiting and cancelled messages are never dispatched', () => {
-    assert.equal(planDueEntry({ status: 'waiting', dueAtMs: now - 1 }, now, settings).action, 'none');
+  test('waiting messages are failed visibly when their hold ends; cancelled ones are never dispatched', () => {
+    assert.deepEqual(planDueEntry({ status: 'waiting', dueAtMs: now - 1 }, now, settings), {
+      action: 'expire-hold',
+      reason: 'held by manual-wait for 30 days without manual-send or manual-cancel; not sent',
+    });
+    assert.equal(planDueEntry({ status: 'waiting', dueAtMs: now + 1 }, now, settings).action, 'none');
     assert.equal(planDueEntry({ status: 'cancelled', dueAtMs: now - 1 }, now, settings).action, 'none');
   });
 });

@@ -61,10 +61,21 @@ describe('fault mapping', () => {
       name: 'ValidationException',
       $metadata: { httpStatusCode: 400 },
     });
-    assert.equal(toServiceFault(clientError, 'database'), clientError);
+    assert.equal(toServiceFault(clientError, 'object storage'), clientError);
     const known = new ServiceError(Code.NotFound);
     assert.equal(toServiceFault(known, 'database'), known);
     assert.equal(toServiceFault(undefined, 'database'), undefined);
+  });
+
+  it('maps a DynamoDB ValidationException (e.g. an item over 400 KB) to 111, never 2', () => {
+    const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const mapped = toServiceFault(tooLarge, 'database');
+    assert.ok(mapped instanceof ServiceError);
+    assert.equal(mapped.code, Code.MethodValidation);
+    assert.equal(mapped.cause, tooLarge);
   });
 
   it('translates inside guarded() and keeps the cause for the log', async () => {

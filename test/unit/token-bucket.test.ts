@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { TokenBuckets } from '../../shared/domain/token-bucket.ts';
-import { rateLimitKey } from '../../shared/middleware/rate-limit.ts';
+import { accountKey, addressKey } from '../../shared/middleware/rate-limit.ts';
 
 describe('token bucket', () => {
   it('allows a full burst, then refuses with the seconds until one token is back', () => {
@@ -60,18 +60,10 @@ describe('token bucket', () => {
   });
 });
 
-describe('rate-limit key', () => {
-  it('is a hash of the bearer token when there is one, else the address', () => {
-    const key = rateLimitKey('Bearer abc.def.ghi', '10.0.0.1');
-    assert.match(key, /^token:[\w-]{22}$/);
-    assert.doesNotMatch(key, /abc/, 'the token itself is never a key');
-    assert.equal(
-      rateLimitKey(' Bearer abc.def.ghi ', '10.0.0.2'),
-      key,
-      'same token, same bucket, any address',
-    );
-    assert.notEqual(rateLimitKey('Bearer other', '10.0.0.1'), key);
-    assert.equal(rateLimitKey(undefined, '10.0.0.1'), 'ip:10.0.0.1');
-    assert.equal(rateLimitKey('  ', '2001:db8::1'), 'ip:2001:db8::1');
+describe('rate-limit keys', () => {
+  it('are the verified account or the source address, never anything the caller makes up', () => {
+    assert.equal(accountKey('acct-1'), 'account:acct-1');
+    assert.equal(addressKey('10.0.0.1'), 'ip:10.0.0.1');
+    assert.equal(addressKey('2001:db8::1'), 'ip:2001:db8::1');
   });
 });

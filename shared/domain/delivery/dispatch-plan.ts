@@ -3,6 +3,8 @@
  * See docs/delivery.md ("Scheduling and reconciliation").
  */
 
+import { holdExpiredDetail } from '../messages/scheduling.ts';
+
 /** SQS's longest message delay. */
 export const maxQueueDelaySeconds = 15 * 60;
 
@@ -29,6 +31,8 @@ export type DispatchAction =
   | { action: 're-enqueue-expired' }
   /** processing with an expired lease and no attempts left. */
   | { action: 'fail'; reason: string }
+  /** waiting (manual-wait) past the longest hold: failed, visibly, instead of kept forever. */
+  | { action: 'expire-hold'; reason: string }
   /** not due yet, or no longer in a state the dispatcher acts on. */
   | { action: 'none' };
 
@@ -43,6 +47,10 @@ export function planDueEntry(entry: DueEntry, nowMs: number, settings: DispatchS
     }
     case 'queued':
       return entry.dueAtMs <= nowMs ? { action: 're-enqueue-queued' } : { action: 'none' };
+    case 'waiting':
+      return entry.dueAtMs <= nowMs
+        ? { action: 'expire-hold', reason: holdExpiredDetail }
+        : { action: 'none' };
     case 'processing': {
       if (entry.dueAtMs > nowMs || entry.leaseUntil === undefined || entry.leaseUntil > nowMs) {
         return { action: 'none' };

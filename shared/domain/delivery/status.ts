@@ -1,7 +1,7 @@
 /**
  * Pure status rules of the delivery pipeline (docs/data-model.md, docs/delivery.md). No AWS here.
  */
-import type { HistoryEntry, StoredRecipient } from '../messages/message.ts';
+import { clipDetail, type HistoryEntry, type StoredRecipient } from '../messages/message.ts';
 import type { MessageStatus, RecipientStatus } from '../messages/statuses.ts';
 
 export type { HistoryEntry, MessageStatus, RecipientStatus };
@@ -59,7 +59,7 @@ export function applyRecipientUpdates(
       if (!canMove(recipient.status, update.status)) continue;
       recipient.status = update.status;
       recipient.updated_at = at;
-      if (update.detail !== undefined) recipient.detail = update.detail;
+      if (update.detail !== undefined) recipient.detail = clipDetail(update.detail);
       else delete recipient.detail;
       applied.push(update);
     }

@@ -11,7 +11,12 @@ export type AddressInput = string | { email: string; name?: string | undefined }
 
 export type AddressResult =
   | { ok: true; address: Address }
-  | { ok: false; kind: 'email' | 'header'; message: string };
+  | { ok: false; kind: 'email' | 'header' | 'size'; message: string };
+
+/** Longest display name accepted (characters), so no address can bloat a stored message. */
+export const maxDisplayNameLength = 256;
+/** Longest address text accepted in the `"Name <a@b.example>"` form: name, brackets and address. */
+const maxAddressTextLength = maxDisplayNameLength * 2 + 256 + 8;
 
 const crlf = /[\r\n]/;
 const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
@@ -43,7 +48,20 @@ export function parseAddress(input: AddressInput): AddressResult {
   if (hasLineBreak(text) || (name !== undefined && hasLineBreak(name))) {
     return { ok: false, kind: 'header', message: 'Line breaks are not allowed in an address' };
   }
-  if (text.length > 320) return invalid('Address is too long');
+  if (name !== undefined && name.length > maxDisplayNameLength) {
+    return {
+      ok: false,
+      kind: 'size',
+      message: `A display name is at most ${maxDisplayNameLength} characters`,
+    };
+  }
+  if (text.length > maxAddressTextLength) {
+    return {
+      ok: false,
+      kind: 'size',
+      message: `An address with its display name is at most ${maxAddressTextLength} characters`,
+    };
+  }
   const parsed = addresses.parseOneAddress({ input: text.trim(), rfc6532: true, rejectTLD: true });
   if (parsed === null || parsed.type !== 'mailbox') return invalid('Not a valid e-mail address');
   if (typeof input !== 'string' && parsed.name !== null) {
@@ -57,6 +75,13 @@ export function parseAddress(input: AddressInput): AddressResult {
   const email = `${local}@${domain}`;
   if (email.length > 254) return invalid('Address is too long');
   const displayName = name ?? parsed.name ?? undefined;
+  if (displayName !== undefined && displayName.length > maxDisplayNameLength) {
+    return {
+      ok: false,
+      kind: 'size',
+      message: `A display name is at most ${maxDisplayNameLength} characters`,
+    };
+  }
   const address: Address = { email };
   if (displayName !== undefined && displayName.trim() !== '') address.name = displayName.trim();
   return { ok: true, address };

@@ -104,6 +104,20 @@ function schedulingView(scheduling: MessageItem['scheduling']) {
     : { mode: scheduling.mode, send_at: formatDate(scheduling.send_at) };
 }
 
+const utcTimestamp = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z\b/g;
+
+/**
+ * A stored detail text as the caller sees it: the UTC timestamps that the service writes into
+ * details (e.g. "released by the scheduler for 2026-11-22T08:15:00.000Z") are shown in the server
+ * time zone with its offset, like every other date of the answer.
+ */
+export function detailView(detail: string): string {
+  return detail.replace(utcTimestamp, (match) => {
+    const time = Date.parse(match);
+    return Number.isNaN(time) ? match : formatDate(time);
+  });
+}
+
 /** A query by uuid: everything but the bodies and attachment contents. */
 export function detailsView(item: MessageItem) {
   return {
@@ -118,7 +132,7 @@ export function detailsView(item: MessageItem) {
       if (recipient.name !== undefined) view.name = recipient.name;
       view.kind = recipient.kind;
       view.status = recipient.status;
-      if (recipient.detail !== undefined) view.detail = recipient.detail;
+      if (recipient.detail !== undefined) view.detail = detailView(recipient.detail);
       view.updated_at = formatDate(recipient.updated_at);
       return view;
     }),
@@ -134,7 +148,7 @@ export function detailsView(item: MessageItem) {
     status_history: (item.history ?? []).map((entry) =>
       entry.detail === undefined
         ? { status: entry.status, at: formatDate(entry.at) }
-        : { status: entry.status, at: formatDate(entry.at), detail: entry.detail },
+        : { status: entry.status, at: formatDate(entry.at), detail: detailView(entry.detail) },
     ),
     created_at: formatDate(item.created_at),
     updated_at: formatDate(item.updated_at),
@@ -154,4 +168,41 @@ export function summaryView(item: MessageItem) {
     created_at: formatDate(item.created_at),
     updated_at: formatDate(item.updated_at),
   };
+}
+
+/*
+ * Size bounds of the stored message item (docs/data-model.md, "Item size"). DynamoDB refuses an
+ * item over 400 KB, so an accepted message must never grow past it over its life:
+ * - at creation, the item (addresses, names, subject, headers, attachment metadata) is at most
+ *   `maxCreatedItemBytes`, else the request is 107;
+ * - afterwards it grows only by recipient details, the relay's reply and history entries; each
+ *   detail is clipped to `maxDetailLength` characters and the history holds at most
+ *   `maxHistoryEntries` entries (later changes overwrite the last entry, so the latest status
+ *   always shows).
+ * 50 recipients × (254 + 4 × 300 bytes of detail) + 64 entries × (254 + 4 × 300 + 64) + the relay's
+ * reply stays under 190 KB, so 200 KB + 190 KB < 400 KB.
+ */
+export const maxDetailLength = 300;
+export const maxHistoryEntries = 64;
+export const maxCreatedItemBytes = 200 * 1024;
+
+/** A detail text cut to `maxDetailLength` characters (an ellipsis marks the cut). */
+export function clipDetail(detail: string): string;
+export function clipDetail(detail: string | undefined): string | undefined;
+export function clipDetail(detail: string | undefined): string | undefined {
+  if (detail === undefined || detail.length <= maxDetailLength) return detail;
+  return `${detail.slice(0, maxDetailLength - 1)}…`;
+}
+
+/** A history entry with its detail clipped. */
+export function boundedEntry(entry: HistoryEntry): HistoryEntry {
+  return entry.detail === undefined ? entry : { ...entry, detail: clipDetail(entry.detail) };
+}
+
+/**
+ * An upper estimate of the item's DynamoDB size: its JSON text in UTF-8 bytes (DynamoDB counts
+ * attribute names and values in UTF-8; JSON adds quotes and punctuation on top, never less).
+ */
+export function estimatedItemBytes(item: unknown): number {
+  return Buffer.byteLength(JSON.stringify(item));
 }

@@ -126,6 +126,14 @@ async function apply(
       }
       return;
     }
+    case 'expire-hold': {
+      const failed = await markFailed(message, { reason: action.reason, nowMs, from: ['waiting'] });
+      if (failed !== undefined) {
+        report.failed += 1;
+        log('warn', 'message state change', { message_uuid: uuid, status: 'failed', reason: action.reason });
+      }
+      return;
+    }
     case 'none':
       return;
   }

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type Address, domainOf } from '../../domain/messages/addresses.ts';
 import {
   type ContentKind,
+  estimatedItemBytes,
   type MessageItem,
   type MessageParts,
+  maxCreatedItemBytes,
   objectKeys,
   recipientsOf,
   type StoredAttachment,
 } from '../../domain/messages/message.ts';
-import { sendAtProblem } from '../../domain/messages/scheduling.ts';
+import { maxHoldMs, sendAtProblem } from '../../domain/messages/scheduling.ts';
 import { actionTransitions, type CreationMode, initialStatus } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
@@ -26,7 +28,7 @@ import {
   type StoredObject,
   transitionMessage,
 } from '../../repositories/messages.ts';
-import { type MessageAddRequest, maxRecipients } from '../../schemas/messages.ts';
+import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import { deliverySettings } from '../delivery/settings.ts';
 import { readEml } from './eml.ts';
@@ -48,6 +50,10 @@ export interface AddResult {
   dry_run?: true;
 }
 
+/** Ids, keys, dates, status and index attributes of a message item: well under this. */
+const fixedItemBytes = 2048;
+const nilUuid = '00000000-0000-0000-0000-000000000000';
+
 const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, undefined, { details });
 
 /** Every domain named must be one of the caller's sending domains (else 113). */
@@ -59,6 +65,14 @@ async function requireOwnDomains(account: string, emails: readonly string[]): Pr
       throw new ServiceError(Code.AccessDenied, `${domain} is not one of your sending domains`);
     }
   }
+}
+
+/** True when both lists name the same mailboxes (addresses compare case-insensitively). */
+function sameMailboxes(a: readonly Address[], b: readonly Address[]): boolean {
+  const set = (list: readonly Address[]) => new Set(list.map((address) => address.email.toLowerCase()));
+  const left = set(a);
+  const right = set(b);
+  return left.size === right.size && [...left].every((email) => right.has(email));
 }
 
 /** Enqueues a queued message; a failure is logged, and the dispatcher re-enqueues it from the due index. */
@@ -163,7 +177,11 @@ async function createNewMessage(
   if (scheduling.mode === 'scheduled') {
     sendAt = parseDateWithOffset(scheduling.send_at);
     const problem =
-      sendAt === undefined ? 'send_at must be ISO 8601 with an offset' : sendAtProblem(sendAt, now);
+      sendAt === undefined
+        ? /^\d{4}-\d{2}-\d{2}T/.test(scheduling.send_at)
+          ? 'send_at is not a real calendar date and time with an offset (e.g. 2026-02-30 does not exist)'
+          : 'send_at must be ISO 8601 with an offset'
+        : sendAtProblem(sendAt, now);
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
 
@@ -177,6 +195,31 @@ async function createNewMessage(
   if (content.kind === 'eml') {
     emlBytes = decode(content.eml);
     const facts = await readEml(emlBytes);
+    if (facts.attachmentCount > maxAttachments) {
+      throw invalid([
+        {
+          field: 'content.eml',
+          message: `The message carries ${facts.attachmentCount} attachments; at most ${maxAttachments} per message`,
+        },
+      ]);
+    }
+    // Sender ownership: every From and Sender mailbox inside the message is checked, whatever
+    // the JSON says, because the message goes out (and is signed) with these headers as they are.
+    await requireOwnDomains(
+      options.account,
+      facts.claimedSenders.map((address) => address.email),
+    );
+    if (from.length > 0 && !sameMailboxes(from, facts.from)) {
+      throw invalid([
+        {
+          field: 'from',
+          message: `from must name the same addresses as the From header of content.eml (${facts.from
+            .map((address) => address.email)
+            .join(', ')
+            .slice(0, 300)})`,
+        },
+      ]);
+    }
     if (to.length + cc.length + bcc.length === 0) ({ to, cc, bcc } = facts);
     if (from.length === 0) from = facts.from;
     if (replyTo.length === 0) replyTo = facts.replyTo;
@@ -195,6 +238,32 @@ async function createNewMessage(
     options.account,
     from.map((address) => address.email),
   );
+
+  const recordBytes =
+    estimatedItemBytes({
+      from,
+      to,
+      cc,
+      bcc,
+      reply_to: replyTo,
+      subject,
+      headers: input.headers ?? {},
+      attachments: (input.attachments ?? []).map((attachment) => ({
+        filename: attachment.filename,
+        content_type: attachment.content_type,
+        size: 0,
+        key: objectKeys.attachment(nilUuid, 0),
+      })),
+      recipients: recipientsOf({ to, cc, bcc }, now.toISOString()),
+    }) + fixedItemBytes;
+  if (recordBytes > maxCreatedItemBytes) {
+    throw invalid([
+      {
+        field: '(body)',
+        message: `Addresses, names, subject, headers and attachment names need ${Math.ceil(recordBytes / 1024)} KB in the message record; at most ${maxCreatedItemBytes / 1024} KB`,
+      },
+    ]);
+  }
 
   const status = initialStatus[mode];
   const known = await replayIfKnown(options, claim, now);
@@ -247,10 +316,14 @@ async function createNewMessage(
     updated_at: at,
     attempts: 0,
   };
+  // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
+  // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).
   const dueAt =
     status === 'queued'
       ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString()
-      : sendAt?.toISOString();
+      : status === 'waiting'
+        ? new Date(now.getTime() + maxHoldMs).toISOString()
+        : sendAt?.toISOString();
 
   await putObjects(objects);
   let created: Awaited<ReturnType<typeof createMessage>>;

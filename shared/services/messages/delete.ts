@@ -1,5 +1,7 @@
 import { objectKeysOf } from '../../domain/messages/message.ts';
 import { isProtected } from '../../domain/messages/statuses.ts';
+import { Code } from '../../errors/catalogue.ts';
+import { isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { deleteMessage, deleteObjects, getMessages } from '../../repositories/messages.ts';
 
@@ -31,6 +33,37 @@ async function inParallel<T>(
 }
 
 /**
+ * When some deletes failed (the database went away mid-batch), the answer is that failure's code,
+ * and its details still say, per id, exactly what happened: `deleted` (gone, objects removed),
+ * `not_found` / `unauthorized` / `protected`, or `not deleted: retry`.
+ */
+function partialFailure(
+  ids: readonly string[],
+  outcomes: ReadonlyMap<string, Outcome>,
+  failures: ReadonlyMap<string, unknown>,
+): ServiceError {
+  const first = [...failures.values()][0];
+  const code = isServiceError(first) ? first.code : Code.DatabaseUnavailable;
+  const deleted = ids.filter((id) => outcomes.get(id) === 'deleted').length;
+  log('error', 'message delete failed for part of a batch', {
+    failed: failures.size,
+    deleted,
+    ...describeError(first),
+  });
+  return new ServiceError(
+    code,
+    `${failures.size} of ${ids.length} messages could not be deleted; ${deleted} were deleted (see details); retry the others`,
+    {
+      cause: first,
+      details: ids.map((id, index) => ({
+        field: `message_uuids[${index}]`,
+        message: failures.has(id) ? `${id}: not deleted: retry` : `${id}: ${outcomes.get(id) ?? 'not_found'}`,
+      })),
+    },
+  );
+}
+
+/**
  * POST /message/delete-1.0. Ids are lower-cased and de-duplicated (first occurrence wins), and each
  * lands in exactly one list, in request order. Each delete is conditional (exists, owned, not
  * protected); the S3 objects of deleted messages are removed afterwards. A dry run reads instead.
@@ -59,12 +92,18 @@ export async function deleteMessages(
       );
     }
   } else {
+    const failures = new Map<string, unknown>();
     await inParallel(ids, concurrency, async (id) => {
-      const result = await deleteMessage(id, account);
-      outcomes.set(id, result.outcome);
-      if (result.outcome === 'deleted') {
-        objectKeys.push(...objectKeysOf(result.item));
-        log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
+      try {
+        const result = await deleteMessage(id, account);
+        outcomes.set(id, result.outcome);
+        if (result.outcome === 'deleted') {
+          objectKeys.push(...objectKeysOf(result.item));
+          log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
+        }
+      } catch (error) {
+        // One failed delete stops neither the others nor the object clean-up below.
+        failures.set(id, error);
       }
     });
     if (objectKeys.length > 0) {
@@ -76,6 +115,7 @@ export async function deleteMessages(
         }),
       );
     }
+    if (failures.size > 0) throw partialFailure(ids, outcomes, failures);
   }
   const report: DeleteReport = { deleted: [], not_found: [], unauthorized: [], protected: [] };
   for (const id of ids) report[outcomes.get(id) ?? 'not_found'].push(id);

@@ -1,10 +1,18 @@
 import type { Address as ParsedAddress } from 'postal-mime';
 import { type Address, parseAddress } from '../../domain/messages/addresses.ts';
+import { maxSubjectLength } from '../../domain/messages/headers.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
 
 export interface EmlFacts {
   from: Address[];
+  /**
+   * Every mailbox of every `From` and `Sender` header (all occurrences, not only the first one a
+   * mail client shows): each one's domain must belong to the caller (sender ownership).
+   */
+  claimedSenders: Address[];
+  /** Attachments inside the message (they count against the per-message limit). */
+  attachmentCount: number;
   to: Address[];
   cc: Address[];
   bcc: Address[];
@@ -20,7 +28,7 @@ const field = 'content.eml';
  * From header, is 107; an invalid address inside it is 10000001.
  */
 export async function readEml(raw: Buffer): Promise<EmlFacts> {
-  const { default: PostalMime } = await import('postal-mime');
+  const { default: PostalMime, addressParser } = await import('postal-mime');
   let email: Awaited<ReturnType<typeof PostalMime.parse>>;
   try {
     email = await PostalMime.parse(raw);
@@ -49,13 +57,26 @@ export async function readEml(raw: Buffer): Promise<EmlFacts> {
     }
     return result;
   };
+  // Each From/Sender header line on its own, parsed with the same MIME parser: a second From
+  // header (which some clients display instead of the first) cannot slip past the ownership check.
+  const claimed = email.headers
+    .filter((header) => header.key === 'from' || header.key === 'sender')
+    .flatMap((header) => convert(addressParser(header.value, { flatten: true })));
+  const subject = (email.subject ?? '').replace(/[\r\n]+/g, ' ');
+  if (subject.length > maxSubjectLength) {
+    throw new ServiceError(Code.InvalidInput, undefined, {
+      details: [{ field, message: `The Subject is at most ${maxSubjectLength} characters` }],
+    });
+  }
   const facts: EmlFacts = {
     from: convert(email.from),
+    claimedSenders: claimed,
+    attachmentCount: email.attachments.length,
     to: convert(email.to),
     cc: convert(email.cc),
     bcc: convert(email.bcc),
     replyTo: convert(email.replyTo),
-    subject: (email.subject ?? '').replace(/[\r\n]+/g, ' '),
+    subject,
   };
   if (bad.length > 0) {
     throw new ServiceError(Code.InvalidEmail, undefined, {

@@ -1,0 +1,244 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { importJWK, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { call, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
+import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
+
+/**
+ * Two findings that need a host of their own (one secondary host, both configurations):
+ * - the rate limit cannot be sidestepped with random tokens: RATE_LIMIT_RPS=0 makes the buckets
+ *   refill never, so the counts below are exact whatever the machine's speed (the limit is per
+ *   function instance, in-process: the secondary host runs every handler in one process);
+ * - the optional token checks AUTH_REQUIRED_TYP / AUTH_REQUIRED_TOKEN_USE;
+ * - a non-UTC SERVER_TZ (Asia/Kolkata, +05:30, no daylight saving) shows in every date, including
+ *   the dates inside status_history details.
+ */
+const burst = 50;
+const zoneOffset = '+05:30';
+let host: SecondaryHost;
+
+async function tokenFor(
+  account: string,
+  scopes?: readonly string[],
+  claims: Record<string, unknown> = { token_use: 'access' },
+): Promise<string> {
+  return mintToken({
+    account,
+    ...(scopes === undefined ? {} : { scopes }),
+    claims,
+    signer: { ...host, issuer: host.env.AUTH_ISSUER ?? host.issuer },
+  });
+}
+
+/** Failed authentications from 127.0.0.1 before the flood (they draw from the same address bucket). */
+let failedBeforeFlood = 0;
+
+/** A sending domain for a fresh account, registered in the secondary host's own table. */
+async function accountWithDomain(): Promise<{ account: string; domain: string; token: string }> {
+  const account = uniqueAccount('tz');
+  const domain = uniqueDomain('tz');
+  const { registerDomain } = await import('../../shared/services/domain-registry.ts');
+  await registerDomain(domain, account);
+  return { account, domain, token: await tokenFor(account) };
+}
+
+beforeAll(async () => {
+  host = await startSecondaryHost({
+    RATE_LIMIT_RPS: '0',
+    RATE_LIMIT_BURST: String(burst),
+    SERVER_TZ: 'Asia/Kolkata',
+    DISPATCHER_INTERVAL_SECONDS: '2',
+    AUTH_REQUIRED_TYP: 'JWT',
+    AUTH_REQUIRED_TOKEN_USE: 'access',
+    LOCAL_STATE: 'memory',
+  });
+  // This test process writes to the secondary host's emulators (domain registration).
+  for (const [name, value] of Object.entries(host.env)) process.env[name] = value;
+});
+
+afterAll(async () => {
+  await host?.stop();
+});
+
+describe('a non-UTC server time zone (SERVER_TZ=Asia/Kolkata)', () => {
+  it('writes every date with +05:30, the dates inside status_history details included', async () => {
+    const who = await accountWithDomain();
+    const sendAt = new Date(Date.now() + 4_000).toISOString().replace('Z', '+00:00');
+    const added = await call('POST', '/message/add-1.0', {
+      baseUrl: host.url,
+      token: who.token,
+      body: {
+        message_sender: `app@${who.domain}`,
+        to: ['ada@recipient.test'],
+        subject: 'Later',
+        content: { kind: 'text_only', text: 'Hi' },
+        scheduling: { mode: 'scheduled', send_at: sendAt },
+      },
+    });
+    assert.equal(added.status, 200, added.text);
+    const uuid = added.body.data.message_uuid as string;
+
+    // The dispatcher (every 2 s here) releases it with a detail naming the send time.
+    let details: any;
+    for (let poll = 0; poll < 30; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const response = await call('POST', '/message/query-1.0', {
+        baseUrl: host.url,
+        token: who.token,
+        body: { message_uuid: uuid },
+      });
+      assert.equal(response.status, 200, response.text);
+      details = response.body.data;
+      if (details.status_history.some((entry: { detail?: string }) => /scheduler/.test(entry.detail ?? '')))
+        break;
+    }
+    const released = details.status_history.find((entry: { detail?: string }) =>
+      /scheduler/.test(entry.detail ?? ''),
+    );
+    assert.ok(released, `released by the dispatcher: ${JSON.stringify(details.status_history)}`);
+    assert.match(released.detail, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+05:30/);
+    assert.doesNotMatch(released.detail, /\d{2}(\.\d{3})?Z\b/, 'no UTC "Z" date inside the detail');
+    for (const date of [
+      details.created_at,
+      details.updated_at,
+      details.scheduling.send_at,
+      ...details.status_history.map((entry: { at: string }) => entry.at),
+    ]) {
+      assert.ok(String(date).endsWith(zoneOffset), `${date} carries the server offset`);
+    }
+  });
+});
+
+describe('nothing accepted is lost: manual-wait is bounded', () => {
+  it('fails a message still waiting when its hold ends, visibly, with a detail', async () => {
+    const who = await accountWithDomain();
+    const added = await call('POST', '/message/add-1.0', {
+      baseUrl: host.url,
+      token: who.token,
+      body: {
+        message_sender: `app@${who.domain}`,
+        to: ['ada@recipient.test'],
+        subject: 'Held',
+        content: { kind: 'text_only', text: 'Hi' },
+        scheduling: { mode: 'manual-wait' },
+      },
+    });
+    assert.equal(added.status, 200, added.text);
+    const uuid = added.body.data.message_uuid as string;
+    // Thirty days pass: the message's due entry (the end of its hold) moves into the past.
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { dynamo } = await import('../../shared/aws/dynamo.ts');
+    const { tableName } = await import('../../shared/config/storage.ts');
+    const { keys } = await import('../../shared/repositories/keys.ts');
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.message(uuid),
+        UpdateExpression: 'SET gsi3sk = :due',
+        ConditionExpression: 'gsi3pk = :pk',
+        ExpressionAttributeValues: {
+          ':due': `${new Date(Date.now() - 1000).toISOString()}#${uuid}`,
+          ':pk': 'DUE',
+        },
+      }),
+    );
+    let details: any;
+    for (let poll = 0; poll < 30; poll++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const response = await call('POST', '/message/query-1.0', {
+        baseUrl: host.url,
+        token: who.token,
+        body: { message_uuid: uuid },
+      });
+      details = response.body.data;
+      if (details.status !== 'waiting') break;
+    }
+    assert.equal(details.status, 'failed');
+    const last = details.status_history.at(-1);
+    assert.equal(last.status, 'failed');
+    assert.match(last.detail, /held by manual-wait for 30 days/);
+  });
+});
+
+describe('optional token checks (AUTH_REQUIRED_TYP=JWT, AUTH_REQUIRED_TOKEN_USE=access)', () => {
+  it('refuses a token without the required token_use, or with another typ, with 110', async () => {
+    const account = uniqueAccount('typ');
+    const noUse = await call('POST', '/message/query-1.0', {
+      baseUrl: host.url,
+      token: await tokenFor(account, undefined, { token_use: 'id' }),
+      body: {},
+    });
+    assert.equal(noUse.status, 401, noUse.text);
+    assert.equal(noUse.body.error.code, 110);
+    const key = await importJWK(host.privateJwk, 'RS256');
+    const otherTyp = await new SignJWT({ scope: 'messages:read', token_use: 'access' })
+      .setProtectedHeader({ alg: 'RS256', kid: host.privateJwk.kid as string, typ: 'id+jwt' })
+      .setIssuer(host.env.AUTH_ISSUER ?? host.issuer)
+      .setAudience(host.audience)
+      .setSubject(account)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(key);
+    const typ = await call('POST', '/message/query-1.0', { baseUrl: host.url, token: otherTyp, body: {} });
+    assert.equal(typ.status, 401, typ.text);
+    assert.equal(typ.body.error.code, 110);
+    failedBeforeFlood += 2;
+    const good = await call('POST', '/message/query-1.0', {
+      baseUrl: host.url,
+      token: await tokenFor(account, ['messages:read']),
+      body: {},
+    });
+    assert.equal(good.status, 200, good.text);
+  });
+});
+
+describe('a rate limit that random tokens cannot sidestep', () => {
+  it('limits 10,000 requests with random fake tokens from one address, while a real caller keeps its budget', async () => {
+    const total = 10_000;
+    const counts = new Map<number, number>();
+    let next = 0;
+    const worker = async () => {
+      while (next < total) {
+        next += 1;
+        const response = await fetch(new URL('/message/query-1.0', host.url), {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${randomBytes(24).toString('base64url')}.${randomBytes(48).toString('base64url')}.${randomBytes(32).toString('base64url')}`,
+            'content-type': 'application/json',
+          },
+          body: '{}',
+        });
+        await response.arrayBuffer();
+        counts.set(response.status, (counts.get(response.status) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const unauthorized = counts.get(401) ?? 0;
+    const limited = counts.get(429) ?? 0;
+    assert.equal(unauthorized + limited, total, `only 401 and 429: ${JSON.stringify([...counts])}`);
+    const budget = burst - failedBeforeFlood;
+    assert.equal(unauthorized, budget, 'the address had exactly its burst of failed authentications');
+    assert.equal(limited, total - budget);
+
+    // A real caller from the same address: its bucket is its account's, full and untouched.
+    const realAccount = uniqueAccount('real');
+    const token = await tokenFor(realAccount, ['messages:read']);
+    for (let request = 0; request < burst; request++) {
+      const response = await call('POST', '/message/query-1.0', {
+        baseUrl: host.url,
+        token,
+        body: { filters: { limit: 1 } },
+      });
+      assert.equal(response.status, 200, `request ${request + 1} of ${burst}: ${response.text}`);
+    }
+    const over = await call('POST', '/message/query-1.0', { baseUrl: host.url, token, body: {} });
+    assert.equal(over.status, 429, 'and the account is limited once its own burst is spent');
+
+    // Tokenless requests of the flooding address are limited too; another address is not.
+    const flooder = await callFrom('127.0.0.1', host.url, 'GET', '/health');
+    assert.equal(flooder.status, 429);
+    const neighbour = await callFrom('127.0.0.5', host.url, 'GET', '/health');
+    assert.equal(neighbour.status, 200);
+  });
+});
