@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -30,7 +30,7 @@ const baselinePackages: Record<string, string> = {
 
 export interface ColdStartRow {
   id: string;
-  /** Bytes of index.mjs (everything loaded at start: no code splitting, see infra/bundling.ts). */
+  /** Bytes loaded at start: index.mjs and the chunks it imports statically (infra/bundling.ts splits). */
   bytes: number;
   chunkBytes: number;
   /** If the same build used code splitting: bytes loaded at start (index.mjs and its static chunks) and lazily. */
@@ -54,9 +54,11 @@ function packageOf(input: string): string {
   return match ? (match[1] as string) : 'own code';
 }
 
-function inputsByPackage(metafile: Metafile): Map<string, number> {
+/** Bytes per package in the given outputs (default: all of them). */
+function inputsByPackage(metafile: Metafile, only?: ReadonlySet<string>): Map<string, number> {
   const sizes = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
+  for (const [name, output] of Object.entries(metafile.outputs)) {
+    if (only !== undefined && !only.has(name)) continue;
     for (const [input, info] of Object.entries(output.inputs)) {
       const name = packageOf(input);
       sizes.set(name, (sizes.get(name) ?? 0) + info.bytesInOutput);
@@ -65,20 +67,8 @@ function inputsByPackage(metafile: Metafile): Map<string, number> {
   return sizes;
 }
 
-function filesBytes(dir: string): { main: number; chunks: number } {
-  let main = 0;
-  let chunks = 0;
-  for (const file of readdirSync(dir)) {
-    if (!file.endsWith('.mjs')) continue;
-    const size = statSync(join(dir, file)).size;
-    if (file === 'index.mjs') main = size;
-    else chunks += size;
-  }
-  return { main, chunks };
-}
-
 /** With code splitting: the entry and the chunks it imports statically (transitively), and the rest. */
-function startBytes(metafile: Metafile): { atStart: number; lazy: number } {
+function startBytes(metafile: Metafile): { atStart: number; lazy: number; startFiles: Set<string> } {
   const outputs = metafile.outputs;
   // Lazily imported modules are entry points of their own; the function's entry is index.mjs.
   const entry = Object.keys(outputs).find((name) => name.endsWith('/index.mjs')) as string;
@@ -100,7 +90,7 @@ function startBytes(metafile: Metafile): { atStart: number; lazy: number } {
     if (seen.has(name)) atStart += output.bytes;
     else lazy += output.bytes;
   }
-  return { atStart, lazy };
+  return { atStart, lazy, startFiles: seen };
 }
 
 /**
@@ -170,7 +160,8 @@ export async function coldStart(
     progress(`cold start: bundling ${id} and its baseline`);
     const dir = join(outRoot, id);
     const result = await build({ ...esbuildOptionsFor(entryOf(id), dir), metafile: true });
-    const sizes = inputsByPackage(result.metafile);
+    const split = startBytes(result.metafile);
+    const sizes = inputsByPackage(result.metafile, split.startFiles);
     const used = Object.keys(baselinePackages).filter((name) => sizes.has(name));
     const baselineDir = join(outRoot, `${id}.baseline`);
     mkdirSync(baselineDir, { recursive: true });
@@ -180,31 +171,20 @@ export async function coldStart(
       `export const keep = [];\n${used.map((name) => baselinePackages[name]).join('\n')}\nexport const handler = async () => keep.length;\n`,
     );
     // The baseline resolves packages from the project, like the functions.
-    await build({
+    const baseline = await build({
       ...esbuildOptionsFor(baselineEntry, baselineDir),
       nodePaths: [join(import.meta.dirname, '..', 'node_modules')],
-    });
-    const own = filesBytes(dir);
-    // What the same options would load at start with esbuild's code splitting (not used by the
-    // stack: NodejsFunction always passes --outfile, and esbuild splits only with --outdir).
-    const splitDir = join(outRoot, `${id}.split`);
-    const { outfile: _outfile, ...options } = esbuildOptionsFor(entryOf(id), splitDir);
-    const splitResult = await build({
-      ...options,
-      outdir: splitDir,
-      splitting: true,
-      entryNames: 'index',
-      outExtension: { '.js': '.mjs' },
       metafile: true,
     });
-    const split = startBytes(splitResult.metafile);
+    // The stack deploys the split build (infra/bundling.ts): what loads at start is index.mjs and
+    // the chunks it imports statically; the rest loads on the first import() that needs it.
     prepared.push({
       id,
-      bytes: own.main,
-      chunkBytes: own.chunks,
+      bytes: split.atStart,
+      chunkBytes: split.lazy,
       splitMainBytes: split.atStart,
       splitChunkBytes: split.lazy,
-      baselineBytes: filesBytes(baselineDir).main,
+      baselineBytes: startBytes(baseline.metafile).atStart,
       baselinePackages: used,
       topInputs: [...sizes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5),
       file: join(dir, 'index.mjs'),

@@ -1,11 +1,11 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readConfig } from './config.ts';
 import { MailServiceStack } from './stack/service-stack.ts';
 
 /**
  * The CDK app (`cdk.json` runs it): one environment-agnostic stack, configured from context,
- * checked by cdk-nag's AWS Solutions rules on every synth.
+ * checked by cdk-nag's AWS Solutions and Serverless rules on every synth.
  */
 export function buildApp(app: App = new App()): { app: App; stack: MailServiceStack } {
   const config = readConfig((key) => app.node.tryGetContext(key));
@@ -13,7 +13,7 @@ export function buildApp(app: App = new App()): { app: App; stack: MailServiceSt
     config,
     description: 'svc-mail: transactional e-mail API (API Gateway, Lambda, DynamoDB, SQS, S3, SES)',
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stack };
 }
 

@@ -1,10 +1,16 @@
-import { join } from 'node:path';
-import { type BundlingOptions, LogLevel, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { join, relative } from 'node:path';
+import {
+  type BundlingOptions,
+  type ICommandHooks,
+  LogLevel,
+  OutputFormat,
+  SourceMapMode,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * The one definition of how a function is bundled. The stack hands `functionBundling` to
- * NodejsFunction; the benchmark turns the same object into esbuild options with
+ * The one definition of how a function is bundled. The stack hands `bundlingFor(id)` to
+ * NodejsFunction; the benchmark turns the same settings into esbuild options with
  * `esbuildOptionsFor`, so what it measures is what `cdk synth` builds.
  */
 
@@ -15,13 +21,24 @@ import type { BuildOptions } from 'esbuild';
 export const esmRequireBanner =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+const aliasDir = join(import.meta.dirname, 'bundle-aliases');
+
+/**
+ * Packages replaced in every bundle by a small module of ours (infra/bundle-aliases/), found with
+ * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer loads its shared tools module,
+ * which loads libmime (charset tables through iconv-lite and encoding-japanese, about 730 KB) and
+ * joi (145 KB) for paths only verification takes. The aliases decode with Node's TextDecoder and
+ * provide the one joi schema mailauth builds; MIME and DKIM stay nodemailer's and mailauth's.
+ */
+export const bundleAliases: Readonly<Record<string, string>> = {
+  'iconv-lite': join(aliasDir, 'iconv-lite.ts'),
+  'encoding-japanese': join(aliasDir, 'encoding-japanese.ts'),
+  joi: join(aliasDir, 'joi.ts'),
+};
+
 /**
  * Minified ESM for Node 22 with source maps (no sources inside), `module` entry points first so
  * the SDK's ESM builds tree-shake, and the AWS SDK bundled rather than taken from the runtime.
- *
- * No code splitting: NodejsFunction always passes `--outfile`, and esbuild splits only with
- * `--outdir`, so lazily imported modules (`import()`) stay in index.mjs but are evaluated only
- * when first imported (esbuild wraps them).
  */
 export const functionBundling = {
   format: OutputFormat.ESM,
@@ -36,11 +53,17 @@ export const functionBundling = {
   banner: esmRequireBanner,
   forceDockerBundling: false,
   logLevel: LogLevel.WARNING,
+  esbuildArgs: Object.fromEntries(
+    Object.entries(bundleAliases).map(([name, path]) => [`--alias:${name}`, path]),
+  ),
 } as const satisfies BundlingOptions;
 
 /**
- * The esbuild options NodejsFunction derives from `functionBundling` (its `buildEsbuildArgs`:
- * `--bundle --platform=node --outfile=<dir>/index.mjs` plus one flag per option above).
+ * The bundle every function is deployed with: the same options plus code splitting, so modules a
+ * function imports lazily (`import()`: the Encryption SDK, the SES or SMTP transport, postal-mime,
+ * the credential providers) become chunks that Lambda loads only when a request needs them.
+ * esbuild splits only with `--outdir`, and NodejsFunction always passes `--outfile`; so its
+ * after-bundling hook replaces the single file with the split build of the same entry.
  */
 export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
   const b = functionBundling;
@@ -50,7 +73,11 @@ export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
     platform: 'node',
     format: b.format,
     target: b.target,
-    outfile: join(outDir, b.format === OutputFormat.ESM ? 'index.mjs' : 'index.js'),
+    outdir: outDir,
+    splitting: true,
+    entryNames: 'index',
+    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
     minify: b.minify,
     sourcemap: b.sourceMap,
     sourcesContent: b.sourcesContent,
@@ -58,5 +85,50 @@ export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
     mainFields: [...b.mainFields],
     banner: { js: b.banner },
     logLevel: b.logLevel,
+    alias: { ...bundleAliases },
   };
+}
+
+const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+
+/** The esbuild command line for `esbuildOptionsFor` (what the after-bundling hook runs). */
+export function esbuildCommandFor(esbuild: string, entry: string, outDir: string): string {
+  const o = esbuildOptionsFor(entry, outDir);
+  const args = [
+    shellQuote(entry),
+    '--bundle',
+    `--platform=${o.platform}`,
+    `--format=${o.format}`,
+    `--target=${o.target}`,
+    `--outdir=${shellQuote(outDir)}`,
+    '--splitting',
+    `--entry-names=${o.entryNames}`,
+    `--chunk-names=${o.chunkNames}`,
+    '--out-extension:.js=.mjs',
+    ...(o.minify ? ['--minify'] : []),
+    ...(o.sourcemap ? ['--sourcemap'] : []),
+    `--sources-content=${String(o.sourcesContent)}`,
+    `--main-fields=${(o.mainFields ?? []).join(',')}`,
+    `--banner:js=${shellQuote(o.banner?.js ?? '')}`,
+    `--log-level=${o.logLevel}`,
+    ...Object.entries(o.alias ?? {}).map(([name, path]) => `--alias:${name}=${shellQuote(path)}`),
+  ];
+  return [shellQuote(esbuild), ...args].join(' ');
+}
+
+/** NodejsFunction's bundling for one function: the options above, then the split build. */
+export function bundlingFor(entry: string, projectRoot: string): BundlingOptions {
+  const commandHooks: ICommandHooks = {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => [
+      `rm -rf ${shellQuote(outputDir)}/*`,
+      esbuildCommandFor(
+        join(inputDir, 'node_modules', '.bin', 'esbuild'),
+        join(inputDir, relative(projectRoot, entry)),
+        outputDir,
+      ),
+    ],
+  };
+  return { ...functionBundling, commandHooks };
 }

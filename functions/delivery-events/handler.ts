@@ -1,4 +1,5 @@
 import type { EventBridgeEvent } from 'aws-lambda';
+import { observedWorker } from '#shared/observability/powertools.ts';
 import { recordSesEvent } from '#shared/services/delivery/delivery-events.ts';
 
 /**
@@ -6,8 +7,10 @@ import { recordSesEvent } from '#shared/services/delivery/delivery-events.ts';
  * "Email Complaint Received", "Email Rejected", "Email Delivery Delayed", …). A thrown error makes
  * EventBridge's asynchronous invocation retry it (e.g. an event that overtook the sender's write).
  */
-export const handler = async (
-  event: EventBridgeEvent<string, unknown>,
-): Promise<{ result: 'recorded' | 'ignored' | 'unknown-message' }> => ({
-  result: await recordSesEvent(event),
-});
+export const handler = observedWorker(
+  async (
+    event: EventBridgeEvent<string, unknown>,
+  ): Promise<{ result: 'recorded' | 'ignored' | 'unknown-message' }> => ({
+    result: await recordSesEvent(event),
+  }),
+);

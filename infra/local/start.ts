@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
 import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
+import { startMetricsSummary } from './metrics-summary.ts';
 
 /**
  * `npm start`: the whole service on this machine, with a printed token and a curl to try. State
@@ -88,6 +89,9 @@ Try:
 
 Press Ctrl+C to stop.
 `);
+
+// One line a minute with the message counters the handlers published (embedded metric format).
+startMetricsSummary((line) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`));
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

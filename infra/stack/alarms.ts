@@ -1,12 +1,14 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ServiceMetrics } from './observability-metrics.ts';
 
 export interface MonitoredFunction {
   readonly id: string;
@@ -18,7 +20,9 @@ export interface MonitoredFunction {
 export interface AlarmsProps {
   readonly api: apigateway.RestApi;
   readonly deadLetterQueue: IQueue;
-  readonly sender: IFunction;
+  /** Where SES events that delivery-events could not record end up (EventBridge target DLQ, on-failure destination). */
+  readonly eventsDeadLetterQueue: IQueue;
+  readonly metrics: ServiceMetrics;
   readonly functions: readonly MonitoredFunction[];
   readonly alarmEmail: string | undefined;
   readonly maxReceiveCount: number;
@@ -39,31 +43,82 @@ export const webhookFailureThreshold = 50;
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** API 5xx responses as a percentage of requests (also on the dashboard). */
+  readonly serverErrorRate: cloudwatch.MathExpression;
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
     this.topic = new sns.Topic(this, 'Topic', { displayName: 'svc-mail alarms', enforceSSL: true });
+    // enforceSSL adds only a Deny for insecure transport; CloudWatch alarms publish as a service
+    // principal, which this Allow admits for this account's alarms only (confused-deputy guard).
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsOfThisAccount',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const period = Duration.minutes(5);
+    const { metrics } = props;
 
+    // The dead-letter function drains the queue within seconds, so its depth stays at 0 while
+    // messages fail; and SQS does not count redriven messages in NumberOfMessagesSent. Receipts
+    // (the dead-letter function's poller receiving them) are what shows a failed send.
     this.add(
-      'DeadLetterQueueNotEmpty',
-      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      'DeadLetterQueueReceived',
+      props.deadLetterQueue.metricNumberOfMessagesReceived({ period, statistic: 'Sum' }),
       {
         threshold: 1,
         description:
           `Messages reached the dead-letter queue: the sender failed ${props.maxReceiveCount} times, so these ` +
           'messages will not reach their recipients (the dead-letter function marks them failed). ' +
-          'Fix the cause, then redrive the queue.',
+          'Fix the cause; the senders can re-add them.',
       },
     );
-    this.add('SenderErrors', props.sender.metricErrors({ period, statistic: 'Sum' }), {
+    this.add(
+      'DeadLetterQueueNotDrained',
+      props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      {
+        threshold: 1,
+        evaluationPeriods: 3,
+        description:
+          'The dead-letter queue has not been drained for 15 minutes: the dead-letter function is failing, so ' +
+          'messages the sender gave up on still show as queued or processing instead of failed.',
+      },
+    );
+    this.add('FailedSends', metrics.messages('failed', period), {
       threshold: 1,
-      evaluationPeriods: 2,
       description:
-        'The sender function is failing: queued messages are delayed and retried, and after repeated ' +
-        'failures end in the dead-letter queue with status failed; recipients do not get them.',
+        'Messages ended with status failed (the relay refused them for good, the sender gave up, or SES ' +
+        'rejected them): their recipients will not get them. The message history says why.',
     });
+    // Nothing consumes the events dead-letter queue, so its depth is what counts.
+    this.add(
+      'DeliveryEventsDropped',
+      props.eventsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      {
+        threshold: 1,
+        description:
+          'SES delivery, bounce or complaint events could not be recorded and went to the events dead-letter ' +
+          'queue: the affected messages keep a stale status (e.g. sent instead of bounced) and their webhooks ' +
+          'do not fire. Fix the cause, then replay the events from the queue.',
+      },
+    );
+    // The bounce and complaint rates are alarmed on SES's own reputation metrics (reputation.ts).
     this.add(
       'WebhookDeadLetterQueueNotEmpty',
       props.webhooks.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
@@ -99,23 +154,13 @@ export class Alarms extends Construct {
         'The webhook fan-out keeps failing: webhook events are delayed (the stream holds them for 24 h) and ' +
         'receivers get them late or, past 24 h, not at all.',
     });
-    this.add(
-      'WebhookDeliveryFailures',
-      new cloudwatch.Metric({
-        namespace: 'svc-mail',
-        metricName: 'WebhookDeliveryFailures',
-        dimensionsMap: { Service: 'svc-mail' },
-        period: Duration.minutes(15),
-        statistic: 'Sum',
-      }),
-      {
-        threshold: webhookFailureThreshold,
-        description:
-          `${webhookFailureThreshold} or more webhook delivery attempts failed in 15 minutes: receivers are down ` +
-          "or refusing; their events are retried for about 75 h and then dead-lettered. Check the endpoints' " +
-          'attempts (POST /webhook/query-1.0 with webhook_id).',
-      },
-    );
+    this.add('WebhookDeliveryFailures', metrics.webhooks('failures', Duration.minutes(15)), {
+      threshold: webhookFailureThreshold,
+      description:
+        `${webhookFailureThreshold} or more webhook delivery attempts failed in 15 minutes: receivers are down ` +
+        "or refusing; their events are retried for about 75 h and then dead-lettered. Check the endpoints' " +
+        'attempts (POST /webhook/query-1.0 with webhook_id).',
+    });
     const serverErrorRate = new cloudwatch.MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
       usingMetrics: {
@@ -125,6 +170,7 @@ export class Alarms extends Construct {
       period,
       label: 'API 5xx rate (%)',
     });
+    this.serverErrorRate = serverErrorRate;
     this.add('Api5xxRate', serverErrorRate, {
       threshold: 5,
       evaluationPeriods: 2,

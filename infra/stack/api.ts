@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -65,16 +66,21 @@ const corsExposeHeaders = 'x-request-id, retry-after, ratelimit-limit, ratelimit
 export class ServiceApi extends Construct {
   readonly api: apigateway.RestApi;
   readonly accessLogs: logs.LogGroup;
+  readonly executionLogs: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetention });
+    const stageName = props.stageName ?? 'prod';
     this.api = new apigateway.RestApi(this, 'Api', {
+      // Named after the stack: the API's CloudWatch metrics (and so the 5xx alarm) are keyed by name.
+      restApiName: Stack.of(this).stackName,
       description: 'Transactional e-mail API',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       cloudWatchRole: true,
       deployOptions: {
-        stageName: props.stageName ?? 'prod',
+        stageName,
+        tracingEnabled: true,
         throttlingRateLimit: props.throttleRps,
         throttlingBurstLimit: props.throttleBurst,
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogs),
@@ -95,6 +101,13 @@ export class ServiceApi extends Construct {
         metricsEnabled: true,
       },
     });
+    // API Gateway creates the execution-log group on first use, without retention; creating it
+    // here first (same name) gives it one. The stage must wait for it.
+    this.executionLogs = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${stageName}`,
+      retention: props.logRetention,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs);
 
     const staticOrigin = staticAllowOrigin(props.corsOrigins);
     for (const [type, response] of Object.entries(gatewayResponses)) {

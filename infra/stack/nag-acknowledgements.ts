@@ -1,7 +1,9 @@
 import { Validations } from 'aws-cdk-lib';
+import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { IConstruct } from 'constructs';
+import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
 import { type AccessNeeds, type FunctionId, functionAccess } from './function-access.ts';
 import type { MailServiceStack } from './service-stack.ts';
@@ -15,7 +17,7 @@ export interface Acknowledgement {
 }
 
 /**
- * The cdk-nag (AwsSolutions) findings this design accepts, each with the rule, the resource it
+ * The cdk-nag (AwsSolutions and Serverless packs) findings this design accepts, each with the rule, the resource it
  * applies to and the reason. Everything else must pass: the infra test fails on any other finding.
  */
 export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceConfig): Acknowledgement[] {
@@ -55,6 +57,52 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     );
   }
 
+  // Serverless pack, and what its fixes brought.
+  for (const queue of [
+    stack.storage.deadLetterQueue,
+    stack.storage.eventsDeadLetterQueue,
+    stack.storage.webhookDeadLetterQueue,
+    stack.storage.streamFailureQueue,
+  ]) {
+    acknowledge(
+      queue,
+      'Serverless-SQSRedrivePolicy',
+      'This queue is itself a dead-letter queue (of the send queue, the webhook queue, the SES events rule ' +
+        'and delivery-events, or the table-stream mapping); a redrive policy would only move its messages further away.',
+    );
+  }
+  acknowledge(
+    stack.storage.eventsDeadLetterQueue,
+    'AwsSolutions-SQS3',
+    'This queue is the dead-letter queue of the SES events rule target and the on-failure destination of ' +
+      'delivery-events; cdk-nag only recognizes a dead-letter queue when another queue redrives to it.',
+  );
+  const scheduled = new Set<string>([
+    ...scheduledRoutes.map((entry) => entry.routeId),
+    ...workers.filter((worker) => worker.trigger === 'schedule').map((worker) => worker.id),
+  ]);
+  for (const id of scheduled) {
+    const rule = stack.node.tryFindChild(`Schedule-${id}`);
+    if (rule === undefined) continue;
+    acknowledge(
+      rule,
+      'Serverless-EventBusDLQ',
+      `A scheduled run of ${id} that EventBridge cannot deliver carries no data to keep: the next run does the ` +
+        'same work (the dispatcher every minute from the due index, keepalive from its saved cursor).',
+    );
+  }
+  const queueWorkers = new Set<string>(
+    workers.filter((worker) => worker.trigger.endsWith('queue')).map((worker) => worker.id),
+  );
+  const lambdaDlqReason = (id: string): string => {
+    if (queueWorkers.has(id))
+      return 'Invoked synchronously by its SQS event source mapping: a failed record goes back to the queue and, after maxReceiveCount, to its dead-letter queue, which is alarmed on receipts and depth.';
+    if (id === 'delivery-events')
+      return 'Has an on-failure destination instead (the events dead-letter queue, alarmed on depth), which keeps the failed event with its error context, unlike a Lambda DLQ.';
+    if (scheduled.has(id))
+      return 'Only its scheduled runs are asynchronous, and a failed one is repeated by the next run (the dispatcher from the due index, keepalive from its saved cursor); HTTP calls are synchronous.';
+    return 'Invoked synchronously by API Gateway only: the caller receives the error response and retries; there is no asynchronous event that a dead-letter queue could keep.';
+  };
   acknowledge(
     stack.storage.streamFailureQueue,
     'AwsSolutions-SQS3',
@@ -77,6 +125,30 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       'Node.js 22 is the runtime this project pins and tests on (DESIGN: nodejs22.x everywhere); a newer ' +
         'runtime is an explicit upgrade, not a silent one.',
     );
+    acknowledge(
+      fn.function,
+      'Serverless-LambdaLatestVersion',
+      'Node.js 22 is the runtime this project pins and tests on; a newer runtime is an explicit upgrade, ' +
+        'not a silent one (same as AwsSolutions-L1).',
+    );
+    acknowledge(fn.function, 'Serverless-LambdaDLQ', lambdaDlqReason(id));
+    acknowledge(
+      fn.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'Active X-Ray tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no ' +
+        'resource-level permissions (AWS documents Resource "*" for them); no other action has a wildcard.',
+    );
+    const sqsMappings = fn.function.node
+      .findAll()
+      .filter((c) => c instanceof CfnEventSourceMapping && c.node.path.includes('/SqsEventSource:'));
+    for (const mapping of sqsMappings) {
+      acknowledge(
+        mapping,
+        'Serverless-LambdaEventSourceMappingDestination',
+        'SQS event source mappings support no on-failure destination; a failed record returns to its queue ' +
+          'and the queue redrive policy moves it to the dead-letter queue after maxReceiveCount receipts.',
+      );
+    }
     const needs: AccessNeeds = functionAccess[id as FunctionId];
     for (const prefix of Object.keys(needs.objects ?? {})) {
       acknowledge(
@@ -103,6 +175,24 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       "CDK's AwsCustomResource provider (a deploy-time function that runs only on stack create and update) " +
         'writes its own logs with this AWS managed policy; its SES permission is the separate inline policy above.',
+    );
+    const deployTime =
+      "CDK's AwsCustomResource provider runs only while CloudFormation creates or updates the stack, and CDK " +
+      'sets its function up; ';
+    acknowledge(
+      provider,
+      'Serverless-LambdaDefaultMemorySize',
+      `${deployTime}its one SES API call per deployment needs no tuning of the default memory.`,
+    );
+    acknowledge(
+      provider,
+      'Serverless-LambdaDLQ',
+      `${deployTime}a failed call fails the deployment itself, which CloudFormation reports and rolls back.`,
+    );
+    acknowledge(
+      provider,
+      'Serverless-LambdaTracing',
+      `${deployTime}it serves no request of the service, so there is nothing to trace; its logs show each call.`,
     );
   }
   return acknowledged;

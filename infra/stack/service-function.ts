@@ -11,7 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { webhookSecretPurpose } from '../../shared/config/webhooks.ts';
-import { functionBundling } from '../bundling.ts';
+import { bundlingFor } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
@@ -71,8 +71,8 @@ export interface ServiceFunctionProps {
 
 /**
  * One Lambda function with the project's defaults (Node.js 22 on arm64, minified ESM with source
- * maps, the AWS SDK bundled, local esbuild, its own log group with retention, JSON logs, a role
- * without managed policies) and grant helpers that set the environment variable and the IAM
+ * maps, split into chunks loaded on demand, the AWS SDK bundled, local esbuild, its own log group with retention, JSON logs, a role
+ * without managed policies, active X-Ray tracing) and grant helpers that set the environment variable and the IAM
  * permission together, so a function can only find what it may use.
  */
 export class ServiceFunction extends Construct {
@@ -112,7 +112,9 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: functionBundling,
+      bundling: bundlingFor(entryOf(props.functionId), projectRoot),
+      // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions.md).
+      tracing: lambda.Tracing.ACTIVE,
     });
     // The log statement must exist before the function, or its first start cannot log.
     this.function.node.addDependency(this.role);

@@ -2,6 +2,7 @@ import { Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps } from 'a
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ses from 'aws-cdk-lib/aws-ses';
@@ -12,6 +13,7 @@ import type { ServiceConfig } from '../config.ts';
 import { queueDefinition, tableStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
+import { ServiceDashboard } from './dashboard.ts';
 import { Firewall } from './firewall.ts';
 import {
   type AccessNeeds,
@@ -21,6 +23,7 @@ import {
   workerImpact,
 } from './function-access.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
+import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
@@ -77,6 +80,8 @@ export class MailServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly firewall: Firewall;
   readonly alarms: Alarms;
+  readonly dashboard: ServiceDashboard;
+  readonly serviceMetrics: ServiceMetrics;
   readonly configurationSet: ses.ConfigurationSet;
   readonly sesIdentities: ses.EmailIdentity[];
   readonly reputation: ReputationGuard;
@@ -136,7 +141,9 @@ export class MailServiceStack extends Stack {
       });
     }
 
-    const common = { SERVER_TZ: config.serverTimeZone };
+    // Powertools publishes every metric under this stack's name (dimension `service`).
+    this.serviceMetrics = new ServiceMetrics(this.stackName);
+    const common = { SERVER_TZ: config.serverTimeZone, ...this.serviceMetrics.environment() };
     const http = {
       ...common,
       BLOCKED_CIDRS: config.blockedCidrs.join(','),
@@ -205,7 +212,8 @@ export class MailServiceStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', {
       api: this.api.api,
       deadLetterQueue: this.storage.deadLetterQueue,
-      sender: this.functionById('sender').function,
+      eventsDeadLetterQueue: this.storage.eventsDeadLetterQueue,
+      metrics: this.serviceMetrics,
       webhooks: {
         deadLetterQueue: this.storage.webhookDeadLetterQueue,
         streamFailureQueue: this.storage.streamFailureQueue,
@@ -228,6 +236,14 @@ export class MailServiceStack extends Stack {
     });
 
     this.reputation = new ReputationGuard(this, 'Reputation', { topic: this.alarms.topic });
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      name: this.stackName,
+      metrics: this.serviceMetrics,
+      routes,
+      serverErrorRate: this.alarms.serverErrorRate,
+      deadLetterQueue: this.storage.deadLetterQueue,
+      alarms: [...this.alarms.alarms, this.reputation.bounceRateAlarm, this.reputation.complaintRateAlarm],
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {
@@ -242,6 +258,8 @@ export class MailServiceStack extends Stack {
     new CfnOutput(this, 'ConfigurationSetName', { value: this.configurationSet.configurationSetName });
     new CfnOutput(this, 'DkimKeyArn', { value: this.storage.dkimKey.keyArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.storage.eventsDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'DashboardName', { value: this.stackName });
 
     this.acknowledgements = acknowledgeFindings(this, config);
   }
@@ -346,6 +364,11 @@ export class MailServiceStack extends Stack {
         );
         return;
       case 'ses-events':
+        // An event the function failed on after Lambda's two retries is kept, not dropped.
+        fn.function.configureAsyncInvoke({
+          retryAttempts: 2,
+          onFailure: new SqsDestination(this.storage.eventsDeadLetterQueue),
+        });
         new events.Rule(this, 'SesEvents', {
           description: 'SES delivery, bounce and complaint events of this configuration set',
           eventPattern: {
@@ -355,7 +378,13 @@ export class MailServiceStack extends Stack {
               mail: { tags: { 'ses:configuration-set': [this.configurationSet.configurationSetName] } },
             },
           },
-          targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 8 })],
+          // Events EventBridge could not hand to Lambda at all land in the same queue.
+          targets: [
+            new targets.LambdaFunction(fn.function, {
+              retryAttempts: 8,
+              deadLetterQueue: this.storage.eventsDeadLetterQueue,
+            }),
+          ],
         });
         return;
     }

@@ -28,6 +28,7 @@ export class Storage extends Construct {
   readonly indexNames: string[];
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
+  readonly eventsDeadLetterQueue: sqs.Queue;
   readonly bucket: s3.Bucket;
   readonly accessLogBucket: s3.Bucket;
   readonly dkimKey: kms.Key;
@@ -52,6 +53,8 @@ export class Storage extends Construct {
       // The outbox of webhook events: every committed change, with the item before and after.
       stream: dynamodb.StreamViewType[tableDefinition.streamViewType],
       removalPolicy: RemovalPolicy.RETAIN,
+      // A stack update or a console click cannot delete the messages; turn off deliberately first.
+      deletionProtection: true,
     });
     this.indexNames = [];
     for (const index of tableDefinition.indexes) {
@@ -80,6 +83,13 @@ export class Storage extends Construct {
       retentionPeriod: Duration.seconds(queueDefinition.deadLetterRetentionSeconds),
       // The dead-letter function consumes it with the sender's timeout; same 6 × rule.
       visibilityTimeout: Duration.seconds(queueDefinition.visibilityTimeoutSeconds),
+    });
+    // SES events the delivery-events function could not record: the EventBridge rule's target DLQ
+    // and the function's on-failure destination. Nothing consumes it; an alarm watches its depth.
+    this.eventsDeadLetterQueue = new sqs.Queue(this, 'EventsDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
     });
     this.queue = new sqs.Queue(this, 'SendQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

@@ -28,10 +28,16 @@ export interface InputSchema<T> {
 
 export interface ChainOptions<TInput> {
   input?: { schema: InputSchema<TInput>; from: InputSource };
+  /**
+   * Powertools' Logger and Metrics middlewares (shared/observability/powertools.ts), outermost.
+   * Left out by the lean public functions, which log through log.ts's own writers.
+   */
+  observability?: Middleware[];
 }
 
 /**
- * Builds the Middy chain in the order of docs/decisions.md: envelope (request id, errors) →
+ * Builds the Middy chain in the order of docs/decisions.md: [Powertools Logger context and
+ * Metrics flush] → envelope (request id, errors, request log line, latency) →
  * network rule → rate limit → [auth → scopes] → dry-run guard → JSON body → validation → action.
  */
 export function buildChain<TInput, TCaller extends Caller | undefined>(
@@ -41,7 +47,9 @@ export function buildChain<TInput, TCaller extends Caller | undefined>(
   action: (request: ApiRequest<TInput, TCaller>) => Promise<ApiResult>,
 ) {
   const route = routeById(routeId);
-  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>()
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>();
+  for (const middleware of options.observability ?? []) chain.use(middleware);
+  chain
     .use(httpEnvelope({ routeKey: `${route.method} ${route.path}`, isPublic: route.public }))
     .use(networkRule())
     .use(rateLimit({ isPublic: route.public }));

@@ -5,7 +5,7 @@ import { Code } from '../errors/catalogue.ts';
 import { isServiceError } from '../errors/service-error.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
 import { errorResponse } from '../http/envelope.ts';
-import { describeError, log } from '../observability/log.ts';
+import { describeError, log, recordLatency } from '../observability/log.ts';
 
 export interface HttpEnvelopeOptions {
   routeKey: string;
@@ -15,7 +15,8 @@ export interface HttpEnvelopeOptions {
 
 /**
  * First in the chain and last out: assigns the request id, adds the common headers to every
- * response, maps every error to the catalogue envelope and writes the one log line per request.
+ * response, maps every error to the catalogue envelope, writes the one log line per request and
+ * records the handler latency by route.
  */
 export function httpEnvelope(
   options: HttpEnvelopeOptions,
@@ -35,14 +36,16 @@ export function httpEnvelope(
         code = undefined;
       }
     }
+    const latencyMs = Date.now() - request.context.startedAt;
     log('info', 'request', {
       requestId: request.context.requestId,
       route: options.routeKey,
       account: request.context.caller?.account,
       status: response.statusCode,
       code,
-      latencyMs: Date.now() - request.context.startedAt,
+      latencyMs,
     });
+    recordLatency(options.routeKey, latencyMs);
   };
 
   return {

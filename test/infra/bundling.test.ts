@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 import { describe, it } from 'vitest';
-import { esmRequireBanner } from '../../infra/stack/service-function.ts';
+import { bundleAliases, esbuildOptionsFor } from '../../infra/bundling.ts';
+import { entryOf, esmRequireBanner } from '../../infra/stack/service-function.ts';
 import { routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
@@ -35,6 +38,50 @@ describe('function bundles (local esbuild, no Docker)', () => {
       process.stdout.write(`# ${id}: ${(statSync(join(dir, 'index.mjs')).size / 1024).toFixed(0)} KiB\n`);
     });
   }
+
+  it('sender: split into chunks, without joi or the iconv-lite tables, and it loads', async () => {
+    const dir = bundleDir('sender');
+    const files = (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith('.mjs'));
+    assert.ok(
+      files.some((name) => name.startsWith('chunks/')),
+      'no chunks: code splitting is off',
+    );
+    const code = files.map((name) => readFileSync(join(dir, name), 'utf8')).join('\n');
+    assert.ok(!code.includes('"any.required"'), 'joi is bundled');
+    assert.ok(!code.includes('cp936'), 'iconv-lite tables are bundled');
+    const module = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: unknown };
+    assert.equal(typeof module.handler, 'function');
+  });
+
+  it('aliased packages (infra/bundle-aliases) are reached only through mailauth and libmime', async () => {
+    // The aliases stand in for what mailauth's signer never calls; our own code must not import them.
+    const aliasFiles = Object.values(bundleAliases).map((path) => relative(process.cwd(), path));
+    let reached = 0;
+    for (const id of functionIds) {
+      const outDir = mkdtempSync(join(tmpdir(), `alias-${id}-`));
+      try {
+        const { metafile } = await build({
+          ...esbuildOptionsFor(entryOf(id), outDir),
+          write: false,
+          metafile: true,
+        });
+        for (const [file, input] of Object.entries(metafile.inputs)) {
+          for (const imported of input.imports) {
+            if (!aliasFiles.includes(imported.path)) continue;
+            reached += 1;
+            assert.match(
+              file,
+              /node_modules\/(mailauth|libmime)\//,
+              `${id}: ${file} imports ${imported.original}`,
+            );
+          }
+        }
+      } finally {
+        rmSync(outDir, { recursive: true, force: true });
+      }
+    }
+    assert.ok(reached >= 3, 'the sender reaches all three aliases through mailauth');
+  });
 
   it('the bundled health function runs as Lambda would load it', async () => {
     const module = (await import(pathToFileURL(join(bundleDir('health'), 'index.mjs')).href)) as {

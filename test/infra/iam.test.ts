@@ -26,6 +26,7 @@ const tableId = logicalIdOf('AWS::DynamoDB::Table', /^StorageTable/);
 const bucketId = logicalIdOf('AWS::S3::Bucket', /^StorageObjectBucket/);
 const keyId = logicalIdOf('AWS::KMS::Key', /^StorageDkimKey/);
 const queueId = logicalIdOf('AWS::SQS::Queue', /^StorageSendQueue/);
+const eventsDeadLetterQueueId = logicalIdOf('AWS::SQS::Queue', /^StorageEventsDeadLetterQueue/);
 
 /** Functions whose role allows `action` (on any resource, or one mentioning `resourceText`). */
 function holders(action: string, resourceText?: string): string[] {
@@ -219,12 +220,12 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 
-  it('public routes can reach nothing but their own logs', () => {
+  it('public routes can reach nothing but their own logs (and X-Ray, which has no resources)', () => {
     for (const id of routes.filter((route) => route.public).map((route) => route.id)) {
       const statements = statementsOf(template, id);
       assert.deepEqual(
         statements.flatMap(actionsOf).sort(),
-        ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
         `${id} has more than log access`,
       );
       const env = environmentOf(template, id);
@@ -261,7 +262,17 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
       const sends =
         needs.queue === 'send' || needs.webhookQueue === 'send' || needs.webhookDeadLetterQueue === 'send';
-      assert.equal(actions.has('sqs:SendMessage'), sends, `${id} SendMessage should be ${sends}`);
+      assert.equal(
+        allowedActions(template, id, queueId).has('sqs:SendMessage'),
+        needs.queue === 'send',
+        `${id} SendMessage to the send queue should be ${needs.queue === 'send'}`,
+      );
+      // Besides the queues of the access table, one more: delivery-events' on-failure destination.
+      assert.equal(actions.has('sqs:SendMessage'), sends || id === 'delivery-events', `${id} SendMessage`);
+      assert.equal(
+        allowedActions(template, id, eventsDeadLetterQueueId).has('sqs:SendMessage'),
+        id === 'delivery-events',
+      );
       assert.equal('QUEUE_URL' in env, needs.queue === 'send' || id === 'sender');
       assert.equal('WEBHOOK_QUEUE_URL' in env, needs.webhookQueue === 'send' || id === 'webhook-delivery');
       assert.equal('WEBHOOK_DEAD_LETTER_QUEUE_URL' in env, needs.webhookDeadLetterQueue === 'send');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, it } from 'vitest';
 import { synthService } from '../support/infra.ts';
 
-// The app as `cdk synth` builds it: cdk-nag's AwsSolutionsChecks and CDK's CloudFormation validation.
+// The app as `cdk synth` builds it: cdk-nag's AwsSolutions and Serverless packs and CDK's CloudFormation validation.
 // Synthesis throws on any unacknowledged finding; keep the error for the first test to report.
 let synthesized: ReturnType<typeof synthService> | undefined;
 let synthError: unknown;
@@ -15,7 +15,7 @@ try {
   synthError = error;
 }
 
-describe('cdk-nag AwsSolutionsChecks', () => {
+describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
   it('is applied to the app and finds nothing unacknowledged (synthesis fails on any finding)', () => {
     assert.equal(synthError, undefined, String(synthError));
     assert.ok(synthesized);
@@ -29,30 +29,36 @@ describe('cdk-nag AwsSolutionsChecks', () => {
     assert.throws(() => probe.synth(), /Validation failed|AwsSolutions/);
   });
 
+  it('the Serverless pack also fails synthesis on a finding (a queue without a redrive policy)', () => {
+    const probe = new App();
+    const probeStack = new Stack(probe, 'Probe');
+    new sqs.Queue(probeStack, 'LoneQueue', { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    Validations.of(probe).addPlugins(new ServerlessChecks(probe));
+    assert.throws(() => probe.synth(), /Serverless-SQSRedrivePolicy/);
+  });
+
   it('every acknowledgement names the rule, the resource and a reason', () => {
     assert.ok(synthesized);
     const { stack } = synthesized;
     assert.ok(stack.acknowledgements.length > 0);
     for (const acknowledgement of stack.acknowledgements) {
-      assert.match(acknowledgement.rule, /^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
+      assert.match(acknowledgement.rule, /^(AwsSolutions-[A-Z]+\d+(\[.+\])?|Serverless-[A-Za-z]+)$/);
       assert.match(acknowledgement.resource, /^SvcMail\//);
       assert.ok(acknowledgement.reason.length >= 60, `${acknowledgement.rule}: reason too short`);
     }
   });
 
-  it('acknowledges wildcards only for object prefixes, SES identities and the stream listing, never for actions', () => {
+  it('acknowledges wildcards only for object prefixes, SES identities, the stream listing and X-Ray, never for actions', () => {
     assert.ok(synthesized);
     const wildcards = synthesized.stack.acknowledgements.filter((a) =>
       a.rule.startsWith('AwsSolutions-IAM5'),
     );
     for (const { rule, resource } of wildcards) {
       // Actions without resource-level permissions: the account's SES suppression setting
-      // (infra/stack/reputation.ts) and dynamodb:ListStreams for the table-stream mapping.
+      // (infra/stack/reputation.ts), dynamodb:ListStreams for the table-stream mapping (webhook-fanout)
+      // and the X-Ray actions of active tracing on each function's role.
       if (rule === 'AwsSolutions-IAM5[Resource::*]') {
-        assert.ok(
-          ['SvcMail/Reputation/AccountSuppression', 'SvcMail/Worker-webhook-fanout/Role'].includes(resource),
-          resource,
-        );
+        assert.match(resource, /^SvcMail\/(Reputation\/AccountSuppression|(Route|Worker)-[a-z-]+\/Role)$/);
         continue;
       }
       assert.match(
@@ -73,9 +79,10 @@ describe('cdk-nag AwsSolutionsChecks', () => {
       .filter(([id, r]) => r.Type === 'AWS::IAM::Policy' && id.startsWith('Workerwebhookfanout'))
       .flatMap(([, r]) => r.Properties.PolicyDocument?.Statement ?? [])
       .filter((statement) => statement.Resource === '*');
-    assert.deepEqual(
-      starStatements.map((statement) => statement.Action),
-      ['dynamodb:ListStreams'],
-    );
+    // ListStreams, plus the two X-Ray actions every function's role has (active tracing).
+    assert.deepEqual(starStatements.map((statement) => statement.Action).sort(), [
+      'dynamodb:ListStreams',
+      ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+    ]);
   });
 });

@@ -85,9 +85,13 @@ describe('webhook pipeline', () => {
       alarms.filter((alarm) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(queueId));
     assert.match(on(webhookDlqId)[0]?.Properties.AlarmDescription, /replay/);
     assert.match(on(failureQueueId)[0]?.Properties.AlarmDescription, /no receiver gets them/);
-    const failures = alarms.filter((alarm) => alarm.Properties.MetricName === 'WebhookDeliveryFailures');
+    // On the service's own metric (shared/observability/metric-names.ts): namespace SvcMail, by service.
+    const failures = alarms.filter((alarm) =>
+      JSON.stringify(alarm.Properties.Metrics ?? []).includes('"WebhookDeliveryFailures"'),
+    );
     assert.equal(failures.length, 1);
-    assert.equal(failures[0]?.Properties.Namespace, 'svc-mail');
+    assert.equal(failures[0]?.Properties.Metrics[0].MetricStat.Metric.Namespace, 'SvcMail');
+    assert.equal(failures[0]?.Properties.Metrics[0].MetricStat.Period, 900);
     assert.equal(failures[0]?.Properties.Threshold, webhookFailureThreshold);
     assert.equal(
       alarms.filter((alarm) => /webhook fan-out keeps failing/.test(alarm.Properties.AlarmDescription))

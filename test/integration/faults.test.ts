@@ -224,7 +224,7 @@ describe('infrastructure faults on an authenticated route', () => {
       .filter((line) => line.includes(requestId))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     assert.ok(
-      logged.some((line) => line.level === 'error'),
+      logged.some((line) => line.level === 'ERROR'),
       'the unexpected error is logged with the request id',
     );
     assert.ok(logged.some((line) => line.message === 'request' && line.code === 2));

@@ -1,4 +1,5 @@
 import { log } from '../../observability/log.ts';
+import { countMessages } from '../../observability/metrics.ts';
 import { getDeliveryMessage, markFailed } from '../../repositories/message-delivery.ts';
 
 /**
@@ -32,5 +33,6 @@ export async function failDeadLetter(
       receive_count: receiveCount,
     },
   );
+  if (failed !== undefined) countMessages('failed');
   return failed === undefined ? 'left' : 'failed';
 }

@@ -6,10 +6,19 @@ import {
   messageStatusFromRecipients,
 } from '../../domain/delivery/status.ts';
 import { log } from '../../observability/log.ts';
+import { type CountedStatus, countMessages } from '../../observability/metrics.ts';
 import { updateWithRetry } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically } from '../suppressions.ts';
 
 /** Statuses in which relay events may still change a message. */
+/** The SES events that count in the message metrics (a delay changes nothing yet). */
+const countedEvents: Readonly<Record<string, CountedStatus>> = {
+  Delivery: 'delivered',
+  Bounce: 'bounced',
+  Complaint: 'complained',
+  Reject: 'failed',
+  'Rendering Failure': 'failed',
+};
 const afterRelay: ReadonlySet<MessageStatus> = new Set(['sent', 'delivered', 'bounced', 'failed']);
 
 export class MessageNotSettledError extends Error {
@@ -85,6 +94,8 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
       status: result.status,
       event: effect.eventType,
     });
+    const counted = countedEvents[effect.eventType];
+    if (counted !== undefined) countMessages(counted);
   }
   return result === 'unchanged' ? 'ignored' : 'recorded';
 }

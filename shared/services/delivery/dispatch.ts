@@ -4,6 +4,7 @@ import {
   planDueEntry,
 } from '../../domain/delivery/dispatch-plan.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { countMessages } from '../../observability/metrics.ts';
 import { shardCount } from '../../repositories/keys.ts';
 import {
   type DeliveryMessage,
@@ -153,6 +154,7 @@ async function apply(
       if (failed !== undefined) {
         report.failed += 1;
         log('warn', 'message state change', { message_uuid: uuid, status: 'failed', reason: action.reason });
+        countMessages('failed');
       }
       return;
     }

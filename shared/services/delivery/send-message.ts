@@ -17,6 +17,7 @@ import {
   type TransportResult,
 } from '../../mail/transport.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { countMessages } from '../../observability/metrics.ts';
 import {
   claimMessage,
   type DeliveryMessage,
@@ -139,6 +140,7 @@ async function recordAllSuppressed(
     recorded: recorded !== undefined,
     suppressed_recipients: checked.recipients.length,
   });
+  if (recorded !== undefined) countMessages('suppressed');
   return { result: 'done', status: 'suppressed' };
 }
 
@@ -237,6 +239,7 @@ async function handleFailure(message: DeliveryMessage, error: unknown, nowMs: nu
       reason: why,
       ...describeError(error),
     });
+    if (failed !== undefined) countMessages('failed');
     return { result: 'done', status: 'failed' };
   }
   await releaseClaim(message, {
@@ -342,6 +345,12 @@ async function recordRelayResult(
     recorded: recorded !== undefined,
     relay_message_id: result.messageId,
   });
+  if (recorded !== undefined) {
+    if (result.recipients.some((entry) => entry.outcome === 'accepted')) countMessages('sent');
+    if (outcome.status === 'delivered' || outcome.status === 'bounced' || outcome.status === 'failed') {
+      countMessages(outcome.status);
+    }
+  }
   return { result: 'done', status: outcome.status };
 }
 

@@ -13,6 +13,7 @@ import { actionTransitions, type CreationMode, initialStatus } from '../../domai
 import { Code } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { countMessages } from '../../observability/metrics.ts';
 import { getDomain } from '../../repositories/domains.ts';
 import {
   createMessage,
@@ -340,6 +341,7 @@ async function createNewMessage(
     return replayOf(created.replay, claim as IdempotencyClaim);
   }
   log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });
+  countMessages('accepted');
   if (status === 'queued') await enqueue(uuid);
   return { message_uuid: uuid, status };
 }

@@ -8,6 +8,7 @@ import {
   verdictOf,
 } from '../../domain/webhooks/delivery.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { countWebhookDelivery } from '../../observability/metrics.ts';
 import {
   type DeliveryJob,
   disableEndpoint,
@@ -191,24 +192,7 @@ async function attempt(
     verdict,
     latency_ms: now() - started,
     dead_lettered: verdict === 'retry' && next === undefined,
-    // CloudWatch embedded metric format: the stack's alarms read these.
-    _aws: {
-      Timestamp: at.getTime(),
-      CloudWatchMetrics: [
-        {
-          Namespace: 'svc-mail',
-          Dimensions: [['Service']],
-          Metrics: [
-            { Name: 'WebhookDeliveries', Unit: 'Count' },
-            { Name: 'WebhookDeliveryFailures', Unit: 'Count' },
-            { Name: 'WebhookDeadLettered', Unit: 'Count' },
-          ],
-        },
-      ],
-    },
-    Service: 'svc-mail',
-    WebhookDeliveries: 1,
-    WebhookDeliveryFailures: failed ? 1 : 0,
-    WebhookDeadLettered: verdict === 'retry' && next === undefined ? 1 : 0,
   });
+  // Metrics (shared/observability/metrics.ts): the stack's dashboard and alarms read these.
+  countWebhookDelivery(!failed, verdict === 'retry' && next === undefined);
 }

@@ -1,0 +1,61 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  type CountedStatus,
+  defaultNamespace,
+  latencyMetric,
+  messageMetric,
+  webhookMetric,
+} from '../../shared/observability/metric-names.ts';
+
+/**
+ * The service's own metrics (embedded metric format from Powertools Metrics, names in
+ * shared/observability/metric-names.ts) as CloudWatch metric objects for the dashboard and alarms.
+ * Every function publishes under one namespace with the dimension `service` = the stack name.
+ */
+export class ServiceMetrics {
+  readonly namespace = defaultNamespace;
+
+  readonly service: string;
+
+  constructor(service: string) {
+    this.service = service;
+  }
+
+  /** The environment that makes the functions publish where this class reads. */
+  environment(): Record<string, string> {
+    return { POWERTOOLS_METRICS_NAMESPACE: this.namespace, POWERTOOLS_SERVICE_NAME: this.service };
+  }
+
+  messages(status: CountedStatus, period = Duration.minutes(5)): cloudwatch.Metric {
+    return this.metric(messageMetric[status], { period, label: status });
+  }
+
+  webhooks(kind: keyof typeof webhookMetric, period = Duration.minutes(5)): cloudwatch.Metric {
+    return this.metric(webhookMetric[kind], { period, label: `webhook ${kind}` });
+  }
+
+  latency(route: string, statistic: string, period = Duration.minutes(5)): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.namespace,
+      metricName: latencyMetric,
+      dimensionsMap: { service: this.service, route },
+      statistic,
+      period,
+      unit: cloudwatch.Unit.MILLISECONDS,
+      label: `${route} ${statistic}`,
+    });
+  }
+
+  private metric(name: string, options: { period: Duration; label: string }): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.namespace,
+      metricName: name,
+      dimensionsMap: { service: this.service },
+      statistic: 'Sum',
+      period: options.period,
+      unit: cloudwatch.Unit.COUNT,
+      label: options.label,
+    });
+  }
+}
