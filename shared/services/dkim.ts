@@ -18,7 +18,12 @@ import { createActiveDkimKey } from './dkim-key-store.ts';
 /** The DKIM endpoints' use cases: read a domain's configuration, rotate to a new key. */
 
 /** Rotations of one domain racing each other: each loser retries from the winner's key. */
-const maxRotationAttempts = 5;
+const maxRotationAttempts = 10;
+/**
+ * Pause before rotating again after a lost race: random (so contenders do not collide again in
+ * step) and growing, because each attempt generates new keys, which takes tens of milliseconds.
+ */
+const rotationBackoffMs = (attempt: number) => Math.random() * 50 * attempt;
 
 export interface DkimStatus {
   svc_config: {
@@ -118,6 +123,7 @@ export async function setDkimAlgorithm(
     } catch (error) {
       if (!isServiceError(error) || error.code !== Code.CommitFailed || attempt >= maxRotationAttempts)
         throw error;
+      await new Promise((resolve) => setTimeout(resolve, rotationBackoffMs(attempt)));
     }
   }
   const change: DkimAlgorithmChange = {
