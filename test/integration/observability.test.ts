@@ -27,7 +27,7 @@ function linesSince(offset: number): Line[] {
       try {
         return JSON.parse(line) as Line;
       } catch {
-        assert.fail(`not a JSON log line: ${line.slice(0, 200)}`);
+        return assert.fail(`not a JSON log line: ${line.slice(0, 200)}`);
       }
     });
 }
