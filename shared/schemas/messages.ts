@@ -11,6 +11,7 @@ import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts
 import { Code } from '../errors/catalogue.ts';
 import { isCalendarDateWithOffset } from '../time/format.ts';
 import { serverDate } from './dates.ts';
+import { lookupOrPage } from './lookup-or-page.ts';
 
 /**
  * Request and response schemas of the three message routes (DESIGN.md section 3), the single
@@ -342,28 +343,7 @@ export const messageQueryRequest = describe(
         z.string({ error: 'cursor must be a string' }).check(z.maxLength(8192, 'cursor is too long')),
       ),
     })
-    .check(
-      z.superRefine((value, context) => {
-        if (value.message_uuid !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'Give either message_uuid or filters/cursor, not both',
-            path: ['message_uuid'],
-            input: value.message_uuid,
-          });
-        }
-        const from = value.filters?.date_from;
-        const to = value.filters?.date_to;
-        if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'date_from is after date_to',
-            path: ['filters', 'date_from'],
-            input: from,
-          });
-        }
-      }),
-    ),
+    .check(lookupOrPage('message_uuid')),
   'Either {message_uuid} for one message in full, or {filters, cursor} for a page of messages, newest first',
 );
 

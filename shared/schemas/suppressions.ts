@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { parseSuppressedAddress, suppressionReasons } from '../domain/suppressions.ts';
 import { Code } from '../errors/catalogue.ts';
 import { serverDate } from './dates.ts';
+import { lookupOrPage } from './lookup-or-page.ts';
 
 /**
  * Request and response schemas of the three suppression routes, the single source for validation,
@@ -92,28 +93,7 @@ export const suppressionQueryRequest = describe(
         z.string({ error: 'cursor must be a string' }).check(z.maxLength(4096, 'cursor is too long')),
       ),
     })
-    .check(
-      z.superRefine((value, context) => {
-        if (value.email !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'Give either email or filters/cursor, not both',
-            path: ['email'],
-            input: value.email,
-          });
-        }
-        const from = value.filters?.date_from;
-        const to = value.filters?.date_to;
-        if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'date_from is after date_to',
-            path: ['filters', 'date_from'],
-            input: from,
-          });
-        }
-      }),
-    ),
+    .check(lookupOrPage('email')),
   'Either {email} for one address, or {filters, cursor} for a page of your suppression list, newest first',
 );
 

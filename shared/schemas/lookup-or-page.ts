@@ -1,0 +1,38 @@
+import * as z from 'zod/mini';
+
+/**
+ * The one refinement of every "one item or a page" query body (`{<key>}` or `{filters, cursor}`):
+ * the two forms are exclusive, and a date range must not run backwards.
+ */
+export function lookupOrPage<Key extends string>(key: Key) {
+  return z.superRefine(
+    (
+      value: {
+        filters?: { date_from?: string; date_to?: string } | undefined;
+        cursor?: string | undefined;
+      } & {
+        [K in Key]?: unknown;
+      },
+      context,
+    ) => {
+      if (value[key] !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
+        context.addIssue({
+          code: 'custom',
+          message: `Give either ${key} or filters/cursor, not both`,
+          path: [key],
+          input: value[key],
+        });
+      }
+      const from = value.filters?.date_from;
+      const to = value.filters?.date_to;
+      if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+        context.addIssue({
+          code: 'custom',
+          message: 'date_from is after date_to',
+          path: ['filters', 'date_from'],
+          input: from,
+        });
+      }
+    },
+  );
+}
