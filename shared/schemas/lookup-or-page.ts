@@ -36,3 +36,13 @@ export function lookupOrPage<Key extends string>(key: Key) {
     },
   );
 }
+
+/** The `limit` of a page query: an integer from 1 to `max`. */
+export const pageLimit = (max: number) =>
+  z
+    .number({ error: 'limit must be a number' })
+    .check(
+      z.int('limit must be an integer'),
+      z.minimum(1, 'limit must be at least 1'),
+      z.maximum(max, `limit must be at most ${max}`),
+    );

@@ -9,22 +9,15 @@ import {
 } from '../domain/messages/headers.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
-import { isCalendarDateWithOffset } from '../time/format.ts';
-import { serverDate } from './dates.ts';
-import { lookupOrPage } from './lookup-or-page.ts';
+import { incomingDate, serverDate } from './dates.ts';
+import { describe } from './describe.ts';
+import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
 
 /**
  * Request and response schemas of the three message routes (DESIGN.md section 3), the single
  * source for validation, types and the OpenAPI document. Response schemas describe the `data` member
  * of the success body (the generator wraps it in the envelope). Unknown request fields are 107 (shared/middleware/validate-input.ts removes `tenant_id` first, so it has no effect).
  */
-
-function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
-  const meta: { description: string; example?: unknown } = { description };
-  if (example !== undefined) meta.example = example;
-  z.globalRegistry.add(schema, meta as never);
-  return schema;
-}
 
 export const maxAttachments = 50;
 export const maxRecipients = 50;
@@ -286,24 +279,6 @@ export const messageAddResponse = z.object({
   dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
 });
 
-const isoShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-const dateWithOffset = (what: string) =>
-  describe(
-    z.string({ error: `${what} must be a string` }).check(
-      z.regex(
-        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
-        `${what} must be ISO 8601 with an offset`,
-      ),
-      z.refine(
-        (value) => !isoShape.test(value) || isCalendarDateWithOffset(value),
-        `${what} is not a real calendar date and time (e.g. 2026-02-30 does not exist)`,
-      ),
-    ),
-    `${what}: ISO 8601 with an offset`,
-    '2026-11-22T09:15:00+01:00',
-  );
-
 export const messageFilters = z.strictObject({
   status: z.optional(
     z.union(
@@ -321,17 +296,9 @@ export const messageFilters = z.strictObject({
       },
     ),
   ),
-  date_from: z.optional(dateWithOffset('date_from')),
-  date_to: z.optional(dateWithOffset('date_to')),
-  limit: z.optional(
-    z
-      .number({ error: 'limit must be a number' })
-      .check(
-        z.int('limit must be an integer'),
-        z.minimum(1, 'limit must be at least 1'),
-        z.maximum(maxQueryLimit, `limit must be at most ${maxQueryLimit}`),
-      ),
-  ),
+  date_from: z.optional(incomingDate('date_from')),
+  date_to: z.optional(incomingDate('date_to')),
+  limit: z.optional(pageLimit(maxQueryLimit)),
 });
 
 export const messageQueryRequest = describe(

@@ -1,20 +1,15 @@
 import * as z from 'zod/mini';
 import { parseSuppressedAddress, suppressionReasons } from '../domain/suppressions.ts';
 import { Code } from '../errors/catalogue.ts';
-import { serverDate } from './dates.ts';
-import { lookupOrPage } from './lookup-or-page.ts';
+import { incomingDate, serverDate } from './dates.ts';
+import { describe } from './describe.ts';
+import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
 
 /**
  * Request and response schemas of the three suppression routes, the single source for validation,
  * types and the OpenAPI document. Requests are strict: an unknown field is 107. Response schemas
  * describe the `data` member of the success body.
  */
-function describe<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
-  const meta: { description: string; example?: unknown } = { description };
-  if (example !== undefined) meta.example = example;
-  z.globalRegistry.add(schema, meta as never);
-  return schema;
-}
 
 export const maxSuppressionBatch = 1000;
 export const maxSuppressionLimit = 1000;
@@ -55,33 +50,15 @@ const reason = describe(
   'hard_bounce',
 );
 
-const dateWithOffset = (what: string) =>
-  describe(
-    z
-      .string({ error: `${what} must be a string` })
-      .check(
-        z.regex(
-          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i,
-          `${what} must be ISO 8601 with an offset`,
-        ),
-      ),
-    `${what}: ISO 8601 with an offset; bounds created_at (inclusive)`,
-    '2026-11-22T09:15:00+01:00',
-  );
-
 export const suppressionFilters = z.strictObject({
   reason: z.optional(reason),
-  date_from: z.optional(dateWithOffset('date_from')),
-  date_to: z.optional(dateWithOffset('date_to')),
-  limit: z.optional(
-    z
-      .number({ error: 'limit must be a number' })
-      .check(
-        z.int('limit must be an integer'),
-        z.minimum(1, 'limit must be at least 1'),
-        z.maximum(maxSuppressionLimit, `limit must be at most ${maxSuppressionLimit}`),
-      ),
+  date_from: z.optional(
+    incomingDate('date_from', 'date_from: ISO 8601 with an offset; bounds created_at (inclusive)'),
   ),
+  date_to: z.optional(
+    incomingDate('date_to', 'date_to: ISO 8601 with an offset; bounds created_at (inclusive)'),
+  ),
+  limit: z.optional(pageLimit(maxSuppressionLimit)),
 });
 
 export const suppressionQueryRequest = describe(

@@ -2,40 +2,35 @@ import * as z from 'zod/mini';
 import { webhookEventTypes } from '../domain/webhooks/events.ts';
 import { maxUrlLength } from '../domain/webhooks/targets.ts';
 import { serverDate } from './dates.ts';
+import { describe } from './describe.ts';
 
 /**
  * Request and success-response schemas of the webhook routes (docs/webhooks.md). Response schemas
  * describe the `data` member of the envelope (shared/schemas/contract.ts).
  */
-function described<T extends z.ZodMiniType>(schema: T, description: string, example?: unknown): T {
-  const meta: Record<string, unknown> = { description };
-  if (example !== undefined) meta.example = example;
-  z.globalRegistry.add(schema, meta);
-  return schema;
-}
 
 export const webhookIdPattern = /^wh_[0-9a-f]{24}$/;
 export const eventIdPattern = /^evt_[0-9a-f]{32}$/;
 
-const webhookId = described(
+const webhookId = describe(
   z.string().check(z.regex(webhookIdPattern, 'Must be a webhook id (wh_ and 24 hex digits)')),
   'Identifies an endpoint',
   'wh_5f0c6a1e2b3d4c5e6f708192',
 );
 
-const eventId = described(
+const eventId = describe(
   z.string().check(z.regex(eventIdPattern, 'Must be an event id (evt_ and 32 hex digits)')),
   'Identifies an event; sent as the webhook-id header, the same on every retry and replay',
   'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0',
 );
 
-const eventType = described(z.enum(webhookEventTypes), 'An event type');
+const eventType = describe(z.enum(webhookEventTypes), 'An event type');
 
 /** Unknown fields are refused (107 naming them), except `tenant_id`, which is accepted and ignored. */
-const tenantId = z.optional(described(z.unknown(), 'Accepted and ignored, as on every route'));
+const tenantId = z.optional(describe(z.unknown(), 'Accepted and ignored, as on every route'));
 
 export const webhookAddRequest = z.strictObject({
-  url: described(
+  url: describe(
     z
       .string()
       .check(
@@ -47,7 +42,7 @@ export const webhookAddRequest = z.strictObject({
     'https://hooks.example.com/svc-mail',
   ),
   events: z.optional(
-    described(
+    describe(
       z.array(eventType).check(
         z.minLength(1, 'events lists at least one type (leave it out for all)'),
         z.refine((list) => new Set(list).size === list.length, 'events lists each type once'),
@@ -56,7 +51,7 @@ export const webhookAddRequest = z.strictObject({
     ),
   ),
   description: z.optional(
-    described(
+    describe(
       z.string().check(z.maxLength(256, 'description is at most 256 characters')),
       'A note for you',
       'Order system',
@@ -77,10 +72,10 @@ export const webhookReplayRequest = z.strictObject({
 
 const endpointFields = {
   webhook_id: webhookId,
-  url: described(z.string(), 'The target URL'),
-  events: described(z.array(eventType), 'The event types it receives'),
-  description: described(z.nullable(z.string()), 'Your note, or null'),
-  enabled: described(
+  url: describe(z.string(), 'The target URL'),
+  events: describe(z.array(eventType), 'The event types it receives'),
+  description: describe(z.nullable(z.string()), 'Your note, or null'),
+  enabled: describe(
     z.boolean(),
     'false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again)',
   ),
@@ -91,7 +86,7 @@ export const webhookView = z.object(endpointFields);
 
 export const webhookWithSecret = z.object({
   ...endpointFields,
-  secret: described(
+  secret: describe(
     z.string(),
     'The signing secret (whsec_ + base64 of 32 bytes). Shown only now; store it to verify signatures',
     'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
@@ -101,12 +96,9 @@ export const webhookWithSecret = z.object({
 export const deliveryAttempt = z.object({
   event_id: eventId,
   type: eventType,
-  attempt: described(z.number(), 'Attempt number, 1 to 10'),
-  status_code: described(
-    z.nullable(z.number()),
-    'The HTTP status answered, or null when there was no answer',
-  ),
-  error: described(z.nullable(z.string()), 'Why the attempt failed, or null when it succeeded'),
+  attempt: describe(z.number(), 'Attempt number, 1 to 10'),
+  status_code: describe(z.nullable(z.number()), 'The HTTP status answered, or null when there was no answer'),
+  error: describe(z.nullable(z.string()), 'Why the attempt failed, or null when it succeeded'),
   at: serverDate('When the attempt was made'),
   next_attempt_at: z.nullable(serverDate('When the next attempt is due, or null when none follows')),
 });
@@ -116,13 +108,13 @@ export const webhookRotateSecretResponse = z.object({ webhook: webhookWithSecret
 
 export const webhookQueryResponse = z.union([
   z.object({
-    webhooks: described(z.array(webhookView), 'Your endpoints, oldest first (never their secrets)'),
-    count: described(z.number(), 'Number of endpoints'),
+    webhooks: describe(z.array(webhookView), 'Your endpoints, oldest first (never their secrets)'),
+    count: describe(z.number(), 'Number of endpoints'),
   }),
   z.object({
     webhook: z.object({
       ...endpointFields,
-      deliveries: described(z.array(deliveryAttempt), 'The latest 50 delivery attempts, newest first'),
+      deliveries: describe(z.array(deliveryAttempt), 'The latest 50 delivery attempts, newest first'),
     }),
   }),
 ]);

@@ -61,6 +61,24 @@ describe('calendar dates', () => {
   });
 });
 
+describe('date filters of every page query', () => {
+  for (const routeId of ['message-query', 'suppression-query'] as const) {
+    it(`${routeId}: an impossible calendar date is refused (107), a real one accepted`, () => {
+      const validate = (date_from: string) =>
+        contract[routeId].request?.['~standard'].validate({ filters: { date_from } }) as {
+          issues?: $ZodIssue[];
+        };
+      const refused = validate('2026-02-30T10:00:00+00:00').issues;
+      assert.ok(refused !== undefined, `${routeId} accepted 2026-02-30`);
+      assert.match(
+        validationError(refused).message + JSON.stringify(validationError(refused).details),
+        /2026-02-30 does not exist/,
+      );
+      assert.equal(validate('2026-02-28T10:00:00+00:00').issues, undefined);
+    });
+  }
+});
+
 describe('details', () => {
   it('shows UTC timestamps inside a detail with the server offset', () => {
     assert.equal(
