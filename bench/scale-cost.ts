@@ -50,19 +50,38 @@ export interface Profile {
   recipients: string[];
 }
 
-const paragraph =
-  'Thank you for your order. Your parcel leaves our warehouse today and should arrive within three working days. ';
+/**
+ * Bodies written like real transactional mail: no paragraph repeats (a repeated one would compress
+ * far better than real mail does, and bodies are stored compressed). The large profile is an order
+ * confirmation template with inline styles and 80 distinct order lines.
+ */
+const products = [
+  'Linen shirt',
+  'Wool socks (3 pairs)',
+  'Ceramic mug',
+  'Desk lamp',
+  'Notebook, dotted A5',
+  'Rain jacket',
+  'Canvas tote',
+  'Espresso beans 1 kg',
+  'Phone case',
+  'Running cap',
+  'Yoga mat',
+  'Glass bottle',
+];
+const orderLine = (n: number) =>
+  `<tr><td style="padding:6px 8px;border-bottom:1px solid #eee">${products[n % products.length]} — size ${['S', 'M', 'L', 'XL'][n % 4]}, colour ${['sand', 'navy', 'olive', 'rust', 'slate'][n % 5]}, SKU ${String(48_213 + n * 37)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${1 + (n % 3)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${((n * 7.3) % 90 + 4.9).toFixed(2)} EUR</td></tr>`;
 export const profiles: Profile[] = [
   {
     name: 'typical: 2 recipients, text + HTML (about 1 KB of bodies)',
-    text: `Hello Ada,\n\n${paragraph.repeat(3)}\n\nOrder 12345 — 2 items — 59.90 EUR\n\nThe Shop team\n`,
-    html: `<!doctype html><html><body style="font-family:sans-serif"><p>Hello <b>Ada</b>,</p><p>${paragraph.repeat(4)}</p><table><tr><td>Order</td><td>12345</td></tr><tr><td>Total</td><td>59.90 EUR</td></tr></table><p>The Shop team</p></body></html>`,
+    text: 'Hello Ada,\n\nThank you for your order 12345 of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days; track it at https://shop.example/track/12345.\n\n2 items — 59.90 EUR, paid by card ending 4242.\n\nThe Shop team\n',
+    html: '<!doctype html><html><body style="font-family:sans-serif"><p>Hello <b>Ada</b>,</p><p>Thank you for your order <b>12345</b> of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days.</p><p><a href="https://shop.example/track/12345">Track your parcel</a></p><table><tr><td>Items</td><td>2</td></tr><tr><td>Total</td><td>59.90 EUR (card ending 4242)</td></tr></table><p>Questions? Reply to this message or call +49 30 1234567 (Monday to Friday, 9:00–18:00).</p><p>The Shop team</p><p style="color:#888;font-size:12px">Shop GmbH, Torstraße 1, 10119 Berlin · Registered at Amtsgericht Charlottenburg, HRB 123456 · VAT DE123456789. You receive this message because you placed an order at shop.example.</p></body></html>',
     recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
   },
   {
-    name: 'large HTML: 2 recipients, text + 24 KB HTML',
-    text: `Hello Ada,\n\n${paragraph.repeat(3)}\n`,
-    html: `<!doctype html><html><body>${`<p>${paragraph}</p>`.repeat(200)}</body></html>`,
+    name: 'large HTML: 2 recipients, text + 24 KB HTML (80 order lines)',
+    text: 'Hello Ada,\n\nThank you for your order 12345: 80 items, listed in the HTML version of this message.\n\nThe Shop team\n',
+    html: `<!doctype html><html><head><meta charset="utf-8"><title>Order 12345</title></head><body style="margin:0;background:#f6f6f6"><table role="presentation" width="100%" style="max-width:640px;margin:0 auto;background:#fff;font-family:Helvetica,Arial,sans-serif;font-size:14px;color:#222"><tr><td style="padding:24px"><h1 style="font-size:20px">Your order 12345</h1><table width="100%" style="border-collapse:collapse">${Array.from({ length: 80 }, (_, n) => orderLine(n)).join('')}</table><p style="color:#666">Shop GmbH, Torstraße 1, 10119 Berlin</p></td></tr></table></body></html>`,
     recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
   },
 ];
