@@ -285,9 +285,10 @@ export interface Ceilings {
 /**
  * Messages per second before one partition key reaches DynamoDB's 1,000 write units per second,
  * from the measured write units of each index and how its keys spread (shared/repositories/keys.ts):
- * the table's key is the message; gsi1 and gsi2 keys belong to one account's shard (gsi2's writes
- * of a lifecycle all land in one status partition, counted as if on one shard); gsi3 keys are the
- * service's work shards, of which one account uses `shardCount.account`.
+ * the table's key is the message; gsi1 holds an account's domains, no message; gsi2 keys belong to
+ * one account's shard (gsi2's writes of a lifecycle all land in one status partition, counted as if
+ * on one shard); gsi3 keys are the service's work shards, of which one account uses
+ * `shardCount.account`.
  */
 export function ceilings(units: Record<string, number>): Ceilings {
   const per = (shards: number, value: number) =>
@@ -304,8 +305,8 @@ export function ceilings(units: Record<string, number>): Ceilings {
     {
       index: 'gsi1',
       units: units.gsi1 ?? 0,
-      keysPerAccount: `${shardCount.account}`,
-      keysServiceWide: `${shardCount.account} per account`,
+      keysPerAccount: 'none (domains only)',
+      keysServiceWide: 'one per account (domains)',
       perAccount: per(shardCount.account, units.gsi1 ?? 0),
       serviceWide: Infinity,
     },
@@ -462,8 +463,10 @@ export function scaleReport(
     `| one account ≥ 1,000 messages/s | ${shown(ceiling.perAccount)} messages/s | ${verdict(ceiling.perAccount >= 1_000)} |`,
   );
   lines.push(`| ≤ 8 write units per message | ${fmt(totalWrites, 2)} | ${verdict(totalWrites <= 8)} |`);
+  // What the REST API and the DynamoDB writes cost by themselves, before any compute, queue or log.
+  const restFloor = typical.apiRequests * prices.apiRest + totalWrites * prices.dynamoWriteUnit;
   lines.push(
-    `| AWS cost excluding SES ≤ $8 per million | $${fmt(restTotal, 2)} with the REST API ($${fmt(httpTotal, 2)} with an HTTP API) | ${verdict(restTotal <= 8)}${restTotal > 8 && httpTotal <= 8 ? ' (met with an HTTP API)' : ''} |`,
+    `| AWS cost excluding SES ≤ $8 per million | $${fmt(restTotal, 2)} with the REST API ($${fmt(httpTotal, 2)} with an HTTP API) | ${verdict(restTotal <= 8)}${restTotal > 8 && httpTotal <= 8 ? ' (met with an HTTP API)' : ''}${restTotal > 8 ? `: the REST API and the DynamoDB writes alone are $${fmt(restFloor, 2)}` : ''} |`,
   );
   lines.push('');
   return lines;
