@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { shardCount } from '../shared/repositories/keys.ts';
 import { type Meter, requestsOf, startMeter, stopMeter } from './meter.ts';
 import { type Caller, call, statusesOf } from './service.ts';
@@ -112,6 +112,31 @@ function unitsPerMessage(meter: Meter, count: number, kind: 'write' | 'read'): R
   return result;
 }
 
+/**
+ * The add handler's own time per request, from its request log lines (`latencyMs`, measured inside
+ * the handler, as Lambda bills it), in the log written since `offset`; undefined when absent.
+ */
+function handlerSeconds(offset: number, route: string): number | undefined {
+  const file = process.env.LOG_FILE;
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file).subarray(offset).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  let found = 0;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"message":"request"') || !line.includes(route)) continue;
+    const latency = (JSON.parse(line) as { latencyMs?: number }).latencyMs;
+    if (typeof latency !== 'number') continue;
+    total += latency;
+    found += 1;
+  }
+  return found === 0 ? undefined : total / 1000;
+}
+
 const logSize = () => {
   const file = process.env.LOG_FILE;
   try {
@@ -169,7 +194,9 @@ export async function meterLifecycle(
   // Idle long polls are the event source's fixed cost, not the messages'.
   const sqsCounted = { ...sqs.byCommand, ReceiveMessage: meter.receivesWithMessages };
   const sqsTotal = Object.values(sqsCounted).reduce((sum, value) => sum + value, 0);
-  const apiSeconds = addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  // Lambda bills the handler's time, not the gateway's: the handler's own figure when it logged one.
+  const apiSeconds =
+    handlerSeconds(logBefore, 'POST /message/add-1.0') ?? addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
   const senderSeconds = meter.batchDurationsMs.reduce((sum, ms) => sum + ms, 0) / 1000;
   return {
     profile,
