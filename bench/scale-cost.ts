@@ -70,7 +70,7 @@ const products = [
   'Glass bottle',
 ];
 const orderLine = (n: number) =>
-  `<tr><td style="padding:6px 8px;border-bottom:1px solid #eee">${products[n % products.length]} — size ${['S', 'M', 'L', 'XL'][n % 4]}, colour ${['sand', 'navy', 'olive', 'rust', 'slate'][n % 5]}, SKU ${String(48_213 + n * 37)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${1 + (n % 3)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${((n * 7.3) % 90 + 4.9).toFixed(2)} EUR</td></tr>`;
+  `<tr><td style="padding:6px 8px;border-bottom:1px solid #eee">${products[n % products.length]} — size ${['S', 'M', 'L', 'XL'][n % 4]}, colour ${['sand', 'navy', 'olive', 'rust', 'slate'][n % 5]}, SKU ${String(48_213 + n * 37)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${1 + (n % 3)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${(((n * 7.3) % 90) + 4.9).toFixed(2)} EUR</td></tr>`;
 export const profiles: Profile[] = [
   {
     name: 'typical: 2 recipients, text + HTML (about 1 KB of bodies)',

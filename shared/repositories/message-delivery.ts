@@ -502,7 +502,8 @@ export async function readMessageContent(message: DeliveryMessage): Promise<{
       ),
     );
     const bodies = result.Item as (ContentBodies & { pk: string }) | undefined;
-    if (bodies?.z === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
+    if (bodies?.z === undefined)
+      throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
     return { ...unpackBodies(bodies), attachments: [] };
   }
   const object = await readMessageObject(content.key);

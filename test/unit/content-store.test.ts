@@ -12,7 +12,9 @@ const uuid = '5f0c4f2e-2f59-4a39-9a53-0d6f1b7c9e11';
 
 /** Prose that does not repeat itself (a repeated paragraph would compress unrealistically well). */
 function prose(bytes: number): string {
-  const words = 'order parcel invoice account reset password delivery address team support receipt'.split(' ');
+  const words = 'order parcel invoice account reset password delivery address team support receipt'.split(
+    ' ',
+  );
   let seed = 7;
   let text = '';
   while (text.length < bytes) {
