@@ -2,16 +2,18 @@ import { createHash } from 'node:crypto';
 
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
- * the indexes use `gsi1pk/gsi1sk` (an account's messages, newest first; an account's domains),
- * `gsi2pk/gsi1sk` (an account's messages by status; sparse: not while in flight) and
- * `gsi3pk/gsi3sk` (the dispatcher's work: in-flight and scheduled messages); the sparse
- * `suppressions` index uses `suppressions_pk/suppressions_sk` (an account's suppression list, by
- * reason, newest first), carried only by suppression items. No partition key is written by every
- * message: per-account message keys are spread over `shardCount.account` shards by the message
- * uuid, and the work index over `shardCount.work` shards (docs/data-model.md, "Scale").
+ * the indexes use `gsi1pk/gsi1sk` (an account's domains), `gsi2pk/gsi1sk` (an account's messages
+ * by status, newest first; sparse: not while in flight) and `gsi3pk/gsi3sk` (the dispatcher's
+ * work, and an account's in-flight messages: `queued` and `processing`); the sparse `suppressions`
+ * index uses `suppressions_pk/suppressions_sk` (an account's suppression list, by reason, newest
+ * first), carried only by suppression items. A message is on exactly one status partition at a
+ * time, gsi2 or the in-flight part of gsi3, so an unfiltered listing merges every status (the
+ * message writes no listing-only index entry: one write unit less per message). No partition key
+ * is written by every message: per-account message keys are spread over `shardCount.account`
+ * shards by the message uuid, and the work index over `shardCount.work` shards
+ * (docs/data-model.md, "Scale").
  */
 
-/** Shards per account (gsi1, gsi2, in flight) and for the service-wide work index (gsi3). */
 export const shardCount = { account: 4, work: 32 } as const;
 
 /** FNV-1a, 32 bits: a stable, well-spread hash of a key (not a security function). */
@@ -46,8 +48,6 @@ export const keys = {
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
   /** A small message's bodies, beside its item (never on an index). */
   messageContent: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'CONTENT' }),
-  /** gsi1: every message of an account, one partition per account shard. */
-  messagesOfAccount: (accountId: string, shard: number) => `MESSAGES#${accountId}#${shard}`,
   /** gsi2: an account's messages in one status (never `queued` or `processing`), per account shard. */
   messagesOfAccountByStatus: (accountId: string, status: string, shard: number) =>
     `STATUS#${accountId}#${status}#${shard}`,
@@ -97,7 +97,7 @@ export interface IndexedMessage {
 }
 
 export interface MessageIndexAttributes {
-  gsi1pk: string;
+  /** The sort key of every message index entry (gsi2's sort key attribute; the merge key). */
   gsi1sk: string;
   gsi2pk?: string;
   gsi3pk?: string;
@@ -112,10 +112,7 @@ export interface MessageIndexAttributes {
 export function messageIndexAttributes(message: IndexedMessage): MessageIndexAttributes {
   const shard = accountShardOf(message.message_uuid);
   const sortKey = `${message.created_at}#${message.message_uuid}`;
-  const attributes: MessageIndexAttributes = {
-    gsi1pk: keys.messagesOfAccount(message.account_id, shard),
-    gsi1sk: sortKey,
-  };
+  const attributes: MessageIndexAttributes = { gsi1sk: sortKey };
   if (isInFlight(message.status)) {
     attributes.gsi3pk = keys.inFlight(inFlightShardOf(message.account_id, shard));
     attributes.gsi3sk = `${message.account_id}#${sortKey}`;
@@ -140,14 +137,14 @@ export function messageIndexAttributes(message: IndexedMessage): MessageIndexAtt
 /**
  * The index attributes a status change writes: SET for those the new status has, REMOVE for those
  * it has not. A change between two in-flight statuses (the sender's claim) touches no index, and
- * gsi1 never changes after creation, so those updates write nothing to any index.
+ * the sort key never changes after creation, so those updates write nothing to any index.
  */
 export function indexChangeFor(
   message: IndexedMessage,
   from: readonly string[],
 ): { set: Record<string, string>; remove: string[] } {
   if (isInFlight(message.status) && from.every(isInFlight)) return { set: {}, remove: [] };
-  const { gsi1pk: _gsi1pk, gsi1sk: _gsi1sk, ...target } = messageIndexAttributes(message);
+  const { gsi1sk: _gsi1sk, ...target } = messageIndexAttributes(message);
   const set: Record<string, string> = {};
   const remove: string[] = [];
   for (const name of ['gsi2pk', 'gsi3pk', 'gsi3sk'] as const) {

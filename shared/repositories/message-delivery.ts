@@ -13,6 +13,7 @@ import {
   type MessageItem,
   maxHistoryEntries,
   type StoredAttachment,
+  unpackBodies,
 } from '../domain/messages/message.ts';
 import { indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
@@ -500,14 +501,10 @@ export async function readMessageContent(message: DeliveryMessage): Promise<{
         }),
       ),
     );
-    const bodies = result.Item as ContentBodies | undefined;
-    if (bodies === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
-    return {
-      ...(bodies.text === undefined ? {} : { text: Buffer.from(bodies.text, 'utf8') }),
-      ...(bodies.html === undefined ? {} : { html: Buffer.from(bodies.html, 'utf8') }),
-      ...(bodies.eml === undefined ? {} : { eml: Buffer.from(bodies.eml) }),
-      attachments: [],
-    };
+    const bodies = result.Item as (ContentBodies & { pk: string }) | undefined;
+    if (bodies?.z === undefined)
+      throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
+    return { ...unpackBodies(bodies), attachments: [] };
   }
   const object = await readMessageObject(content.key);
   const cut = (range: [number, number]) => {

@@ -392,7 +392,7 @@ export interface KeyPage {
 }
 
 export interface IndexStream {
-  index: 'gsi1' | 'gsi2' | 'gsi3';
+  index: 'gsi2' | 'gsi3';
   partition: string;
   /** What precedes `<created_at>#<uuid>` in the sort key (the account, on the in-flight index). */
   prefix: string;
@@ -407,7 +407,7 @@ export interface KeyQuery {
   limit: number;
 }
 
-const sortKeyAttribute = { gsi1: 'gsi1sk', gsi2: 'gsi1sk', gsi3: 'gsi3sk' } as const;
+const sortKeyAttribute = { gsi2: 'gsi1sk', gsi3: 'gsi3sk' } as const;
 
 /**
  * One page of an index partition's sort keys, newest first, by a key condition (never a Scan).

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { chunkSize } from '../../shared/domain/messages/merge.ts';
-import { shardCount } from '../../shared/repositories/keys.ts';
+import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
+import { isInFlight, shardCount } from '../../shared/repositories/keys.ts';
 import { listMessages } from '../../shared/services/messages/query.ts';
 import { call, mintToken } from '../support/host.ts';
 import {
@@ -238,6 +239,29 @@ describe('POST /message/query-1.0', () => {
     assert.deepEqual([...firstIds, ...secondIds].sort(), [...waiting].sort());
   });
 
+  it('pages the unfiltered list exactly once while messages change status between pages', async () => {
+    const who = await newAccount();
+    const waiting = await many(who, 6, 'manual-wait');
+    // newest first: waiting[5] … waiting[0] by creation; a page of 3 ends inside the waiting ones
+    const first = await query(who, { filters: { limit: 3 } });
+    assert.equal(first.status, 200, first.text);
+    const firstIds = first.body.data.messages.map((m: any) => m.message_uuid);
+    // An older message not shown yet moves into a status whose streams had nothing (sent), and one
+    // already shown moves too (cancelled): neither is shown twice, and none is skipped.
+    const older = waiting.filter((uuid) => !firstIds.includes(uuid));
+    await forceStatus(older[0] as string, 'sent');
+    await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: firstIds[0] } });
+    const rest: string[] = [];
+    for (let cursor = first.body.data.next_cursor; cursor !== null; ) {
+      const next = await query(who, { filters: { limit: 3 }, cursor });
+      assert.equal(next.status, 200, next.text);
+      rest.push(...next.body.data.messages.map((m: any) => m.message_uuid));
+      cursor = next.body.data.next_cursor;
+      assert.ok(rest.length <= waiting.length, 'paging does not end');
+    }
+    assert.deepEqual([...firstIds, ...rest].sort(), [...waiting].sort());
+  });
+
   it('does not scan: DynamoDB evaluates the page and a bounded read-ahead, however much the table holds', async () => {
     const who = await newAccount();
     const noise = await newAccount();
@@ -249,6 +273,9 @@ describe('POST /message/query-1.0', () => {
       const streams = statuses * shardCount.account;
       return count + streams * chunkSize(limit, streams);
     };
+    // Without a status filter every status is merged: one stream per settled or held status and
+    // shard, plus the account's in-flight shards (queued and processing share them).
+    const everyStatus = messageStatuses.filter((status) => !isInFlight(status)).length + 1;
     const cases = [
       { limit: 7 },
       { limit: 7, status: 'waiting' as const },
@@ -258,11 +285,11 @@ describe('POST /message/query-1.0', () => {
       const results = [];
       for (const filters of cases) {
         const page = await listMessages(who.account, filters, undefined);
-        results.push({ count: page.count, scanned: page.scannedCount, limit: filters.limit });
+        results.push({ count: page.count, scanned: page.scannedCount, limit: filters.limit, filters });
         // continue with the cursor too
         if (page.next_cursor !== null) {
           const next = await listMessages(who.account, filters, page.next_cursor);
-          results.push({ count: next.count, scanned: next.scannedCount, limit: filters.limit });
+          results.push({ count: next.count, scanned: next.scannedCount, limit: filters.limit, filters });
         }
       }
       return results;
@@ -273,9 +300,10 @@ describe('POST /message/query-1.0', () => {
     await forceStatus((await many(who, 1, 'manual-wait'))[0] as string, 'sent');
     // now: 21 messages (12 waiting, 8 scheduled, 1 sent) among 46 in the table's indexes
     const large = await measure();
-    for (const { count, scanned, limit } of [...small, ...large]) {
+    for (const { count, scanned, limit, filters } of [...small, ...large]) {
       assert.ok(scanned >= count, `evaluated ${scanned} for ${count}`);
-      assert.ok(scanned <= bound(count, limit, 1), `evaluated ${scanned} for a page of ${count}`);
+      const statuses = filters.status === undefined ? everyStatus : 1;
+      assert.ok(scanned <= bound(count, limit, statuses), `evaluated ${scanned} for a page of ${count}`);
     }
     // several statuses: one stream per status and shard, again bounded by the page, not the table
     const mixed = await listMessages(who.account, { limit: 5, status: ['waiting', 'scheduled'] }, undefined);

@@ -82,6 +82,20 @@ describe('paging cursor', () => {
     assert.equal(encodeCursor('acct-1', {}, { '*': { done: true } }), null);
   });
 
+  it('carries one boundary when every stream continues after the same key', () => {
+    const streams = ['delivered/0', 'delivered/1', 'inflight/0'];
+    const positions = Object.fromEntries(streams.map((id) => [id, { after: key(7), done: false }]));
+    const cursor = encodeCursor('acct-1', { s: ['*'] }, positions) as string;
+    assert.ok(!Buffer.from(cursor, 'base64url').toString('utf8').includes('delivered/0'));
+    assert.deepEqual(decodeCursor(cursor, 'acct-1', { s: ['*'] }, streams), { ok: true, positions });
+    const forged = (b: unknown) =>
+      Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), b })).toString(
+        'base64url',
+      );
+    assert.equal(decodeCursor(forged('ACCOUNT#other'), 'acct-1', { s: ['*'] }, streams).ok, false);
+    assert.equal(decodeCursor(forged(5), 'acct-1', { s: ['*'] }, streams).ok, false);
+  });
+
   it('rejects tampered cursors', () => {
     fc.assert(
       fc.property(fc.string(), (text) => {

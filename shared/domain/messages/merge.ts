@@ -26,7 +26,11 @@ export function chunkSize(limit: number, streams: number): number {
  * only when its buffer is empty and it may hold more, so no key is taken while another stream could
  * still hold a newer one: the page is exactly what one index over everything would return. Work is
  * bounded by the page: at most `limit + streams × chunkSize(limit, streams)` keys are evaluated.
- * The positions say where each stream continues: after its last key taken, or done.
+ * Every stream continues after the page's last key: a message is on exactly one stream at a time
+ * but may move to another between two pages (its status changed), and its sort key never changes,
+ * so continuing every stream from the same boundary shows each message once, in order, wherever
+ * it moved (a stream's own last key, or "exhausted", would show a moved message twice or never).
+ * The streams are done only when all of them are.
  */
 export async function mergeStreams(
   streams: readonly KeyStream[],
@@ -40,7 +44,6 @@ export async function mergeStreams(
       stream,
       buffer: [] as string[],
       readAfter: previous[stream.id]?.after,
-      takenAfter: previous[stream.id]?.after,
       more: true,
     }));
   const taken: Array<{ key: string; stream: string }> = [];
@@ -71,15 +74,15 @@ export async function mergeStreams(
     }
     if (best === undefined) break;
     const key = best.buffer.shift() as string;
-    best.takenAfter = key;
     taken.push({ key, stream: best.stream.id });
   }
+  const exhausted = states.every((state) => state.buffer.length === 0 && !state.more);
+  const boundary = taken[taken.length - 1]?.key;
   const positions: Positions = { ...previous };
   for (const state of states) {
-    if (state.buffer.length === 0 && !state.more) positions[state.stream.id] = { done: true };
-    else
-      positions[state.stream.id] =
-        state.takenAfter === undefined ? { done: false } : { after: state.takenAfter, done: false };
+    const id = state.stream.id;
+    if (exhausted) positions[id] = { done: true };
+    else if (boundary !== undefined) positions[id] = { after: boundary, done: false };
   }
   return { taken, positions, evaluated };
 }

@@ -1,6 +1,7 @@
 import { decodeCursor, encodeCursor, type Positions } from '../../domain/messages/cursor.ts';
 import { type KeyStream, mergeStreams } from '../../domain/messages/merge.ts';
 import { detailsView, type MessageItem, summaryView } from '../../domain/messages/message.ts';
+import { messageStatuses } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
 import { inFlightShardOf, isInFlight, keys, shardCount } from '../../repositories/keys.ts';
@@ -9,6 +10,7 @@ import type { MessageQueryRequest } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 
 export const defaultQueryLimit = 100;
+/** The filter fingerprint of an unfiltered query (its cursor is bound to "every status"). */
 const allStatuses = '*';
 
 /** One message of the caller in full; unknown and foreign messages alike are 112. */
@@ -29,9 +31,10 @@ export interface MessagePage {
 }
 
 /**
- * The index streams a filter reads (docs/data-model.md, "Queries"): without a status, gsi1's shards
- * of the account; per settled status, gsi2's shards; for `queued`/`processing`, the account's
- * in-flight shards of gsi3, whose entries are read to keep only the asked statuses.
+ * The index streams a filter reads (docs/data-model.md, "Queries"): per settled or held status,
+ * gsi2's shards of the account; for `queued`/`processing`, the account's in-flight shards of gsi3,
+ * whose entries are read to keep only the asked statuses. Without a status filter, every status:
+ * a message is on exactly one of those partitions at a time, so the merge is the whole list.
  */
 function streamsFor(
   account: string,
@@ -52,17 +55,6 @@ function streamsFor(
     },
   });
   const streams: KeyStream[] = [];
-  if (statuses.includes(allStatuses)) {
-    for (const shard of shards)
-      streams.push(
-        keyStream(`${allStatuses}/${shard}`, {
-          index: 'gsi1',
-          partition: keys.messagesOfAccount(account, shard),
-          prefix: '',
-        }),
-      );
-    return streams;
-  }
   for (const status of statuses.filter((status) => !isInFlight(status)))
     for (const shard of shards)
       streams.push(
@@ -142,7 +134,7 @@ export async function listMessages(
   const cache = new Map<string, MessageItem>();
   const streams = streamsFor(
     account,
-    statuses,
+    statuses.includes(allStatuses) ? messageStatuses : statuses,
     {
       ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
       ...(createdTo === undefined ? {} : { createdTo: createdTo.toISOString() }),
