@@ -5,9 +5,8 @@ import { bucketName } from '../config/storage.ts';
 import type { StoredObject } from './messages.ts';
 
 /**
- * A message's stored objects (text and HTML parts, EML, attachments) in S3. Every message stores
- * at least one part, so add, delete and the sender use S3 on every message and import it
- * statically: a lazy import would only move its cost from the function's start into the first request.
+ * A message's stored objects in S3: the S3 half of ./message-objects.ts, which loads this module
+ * (and with it the S3 client) on the first call that needs it.
  */
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
   await guarded('object storage', () =>
