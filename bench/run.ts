@@ -47,6 +47,11 @@ const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
 const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory'): boolean =>
   only === undefined || only.has(section);
+/**
+ * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
+ * (docs/benchmarks.md is left alone), to compare bundles before and after a change.
+ */
+const coldOnly = only?.size === 1 && only.has('cold');
 /** `--only scale` (or `--only=scale`): just the scale-and-cost section (7), written into docs/benchmarks.md in place. */
 const scaleOnly = only?.has('scale') === true || process.argv[process.argv.indexOf('--only') + 1] === 'scale';
 const started = Date.now();
@@ -78,6 +83,57 @@ const plan = quick
 const functionIds = [...new Set([...routes.map((r) => r.id), ...workers.map((w) => w.id)])];
 const apiIds = new Set<string>(routes.map((r) => r.id));
 const workDir = mkdtempSync(join(tmpdir(), 'svc-mail-bundles-'));
+
+/** Section 1's table, the largest inputs per bundle and the size and ratio targets. */
+function coldStartSection(rows: readonly ColdStartRow[]): string[] {
+  const kb = (bytes: number) => `${fmt(bytes / 1024, 0)} KB`;
+  const out: string[] = [];
+  const largestApi = rows
+    .filter((row) => apiIds.has(row.id))
+    .sort((a, b) => b.bytes - a.bytes)[0] as ColdStartRow;
+  out.push('### 1. Cold start', '');
+  out.push(
+    '| function | bundle (all chunks) | loaded at start + lazy chunks | baseline at start | baseline packages | import ms | baseline import ms | ratio (own / baseline) | process wall − empty ms |',
+  );
+  out.push('|---|---:|---:|---:|---|---:|---:|---:|---:|');
+  for (const row of rows) {
+    out.push(
+      `| ${row.id} | ${kb(row.bytes + row.chunkBytes)} | ${kb(row.splitMainBytes)} + ${kb(row.splitChunkBytes)} | ${kb(row.baselineBytes)} | ${row.baselinePackages.join(', ') || '—'} | ${fmtFigure(row.importMs)} | ${fmtFigure(row.baselineImportMs)} | ${fmtFigure(row.ratio, 2)} | ${fmtFigure(row.wallNetMs, 0)} |`,
+    );
+  }
+  out.push('');
+  out.push(
+    `Empty Node process: ${fmtFigure(figure(rows.map((row) => row.emptyProcessMs.median)), 0)} ms wall time.`,
+    '',
+  );
+  out.push('Largest inputs per bundle (KB in output):', '');
+  for (const row of rows)
+    out.push(
+      `- ${row.id}: ${row.topInputs.map(([name, bytes]) => `${name} ${fmt(bytes / 1024, 0)}`).join(', ')}`,
+    );
+  out.push('');
+  const healthRow = rows.find((row) => row.id === 'health') as ColdStartRow;
+  const keepaliveRow = rows.find((row) => row.id === 'keepalive-status') as ColdStartRow;
+  const overRatio = rows.filter((row) => row.ratio.median > 1.1).map((row) => row.id);
+  out.push('| target | figure | verdict |', '|---|---|---|');
+  out.push(
+    `| own code adds ≤ 10 % (ratio ≤ 1.1) | over for: ${overRatio.join(', ') || 'none'} | ${verdict(overRatio.length === 0)} |`,
+  );
+  out.push(`| health ≤ 20 KB | ${kb(healthRow.bytes)} | ${verdict(healthRow.bytes <= 20 * 1024)} |`);
+  out.push(
+    `| GET keepalive ≤ 20 KB | ${kb(keepaliveRow.bytes)} | ${verdict(keepaliveRow.bytes <= 20 * 1024)} |`,
+  );
+  out.push(
+    `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} | ${verdict(largestApi.bytes <= 500 * 1024)} |`,
+  );
+  const senderRow = rows.find((row) => row.id === 'sender') as ColdStartRow;
+  out.push(
+    `| sender bundle ≤ 700 KB at start | ${kb(senderRow.bytes)} (+ ${kb(senderRow.chunkBytes)} lazy) | ${verdict(senderRow.bytes <= 700 * 1024)} |`,
+    `| sender cold import ≤ 1.4 × its SDK-only baseline | ${fmtFigure(senderRow.ratio, 2)} | ${verdict(senderRow.ratio.median <= 1.4)} |`,
+  );
+  out.push('');
+  return out;
+}
 
 progress(`mode: ${quick ? 'quick' : 'full'}; bundles in ${workDir}`);
 const host = await benchHost();
@@ -129,6 +185,22 @@ if (scaleOnly) {
 // 1. Cold start
 progress('1/7 cold start: bundling every function with the stack’s esbuild options');
 const cold = await coldStart(functionIds, workDir, plan.coldRuns, host.env);
+if (coldOnly) {
+  await host.stop();
+  const cpu = cpus();
+  const text = [
+    `Section 1 run alone (\`npm run bench -- --only=cold${quick ? ' --quick' : ''}\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 1024 ** 3, 0)} GB RAM; Node ${process.version}; ${plan.coldRuns} cold-start rounds. Figures: median (min–max).`,
+    '',
+    ...coldStartSection(cold),
+  ].join('\n');
+  process.stdout.write(`\n${text}\n`);
+  const target = join(tmpdir(), 'svc-mail-benchmarks-cold.md');
+  writeFileSync(target, `${text}\n`);
+  progress(`wrote ${target}`);
+  if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });
+  rmSync(workDir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // ---------------------------------------------------------------------------------------------
 // 2. Warm overhead
@@ -576,57 +648,13 @@ await host.stop();
 
 // ---------------------------------------------------------------------------------------------
 // Report
-const kb = (bytes: number) => `${fmt(bytes / 1024, 0)} KB`;
-const largestApi = cold
-  .filter((row) => apiIds.has(row.id))
-  .sort((a, b) => b.bytes - a.bytes)[0] as ColdStartRow;
 const lines: string[] = [];
 lines.push('## Results', '');
 lines.push(
   `Mode: ${quick ? 'quick (`--quick`: fewer runs, 10,000 instead of 100,000 messages)' : 'full'}${only === undefined ? '' : `, only cold start and ${[...only].join(', ')} (\`--only\`)`}; ${plan.coldRuns} cold-start rounds, ${plan.warmRounds} warm rounds, ${plan.throughputSeconds} s per throughput step, ${plan.scaleRounds} scaling rounds, ${plan.deliveryRuns} × ${plan.deliveryMessages} messages per delivery run. Figures: median (min–max).`,
   '',
 );
-lines.push('### 1. Cold start', '');
-lines.push(
-  '| function | bundle (all chunks) | loaded at start + lazy chunks | baseline at start | baseline packages | import ms | baseline import ms | ratio (own / baseline) | process wall − empty ms |',
-);
-lines.push('|---|---:|---:|---:|---|---:|---:|---:|---:|');
-for (const row of cold) {
-  lines.push(
-    `| ${row.id} | ${kb(row.bytes + row.chunkBytes)} | ${kb(row.splitMainBytes)} + ${kb(row.splitChunkBytes)} | ${kb(row.baselineBytes)} | ${row.baselinePackages.join(', ') || '—'} | ${fmtFigure(row.importMs)} | ${fmtFigure(row.baselineImportMs)} | ${fmtFigure(row.ratio, 2)} | ${fmtFigure(row.wallNetMs, 0)} |`,
-  );
-}
-lines.push('');
-lines.push(
-  `Empty Node process: ${fmtFigure(figure(cold.map((row) => row.emptyProcessMs.median)), 0)} ms wall time.`,
-  '',
-);
-lines.push('Largest inputs per bundle (KB in output):', '');
-for (const row of cold)
-  lines.push(
-    `- ${row.id}: ${row.topInputs.map(([name, bytes]) => `${name} ${fmt(bytes / 1024, 0)}`).join(', ')}`,
-  );
-lines.push('');
-const healthRow = cold.find((row) => row.id === 'health') as ColdStartRow;
-const keepaliveRow = cold.find((row) => row.id === 'keepalive-status') as ColdStartRow;
-const overRatio = cold.filter((row) => row.ratio.median > 1.1).map((row) => row.id);
-lines.push('| target | figure | verdict |', '|---|---|---|');
-lines.push(
-  `| own code adds ≤ 10 % (ratio ≤ 1.1) | over for: ${overRatio.join(', ') || 'none'} | ${verdict(overRatio.length === 0)} |`,
-);
-lines.push(`| health ≤ 20 KB | ${kb(healthRow.bytes)} | ${verdict(healthRow.bytes <= 20 * 1024)} |`);
-lines.push(
-  `| GET keepalive ≤ 20 KB | ${kb(keepaliveRow.bytes)} | ${verdict(keepaliveRow.bytes <= 20 * 1024)} |`,
-);
-lines.push(
-  `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} | ${verdict(largestApi.bytes <= 500 * 1024)} |`,
-);
-const senderRow = cold.find((row) => row.id === 'sender') as ColdStartRow;
-lines.push(
-  `| sender bundle ≤ 700 KB at start | ${kb(senderRow.bytes)} (+ ${kb(senderRow.chunkBytes)} lazy) | ${verdict(senderRow.bytes <= 700 * 1024)} |`,
-  `| sender cold import ≤ 1.4 × its SDK-only baseline | ${fmtFigure(senderRow.ratio, 2)} | ${verdict(senderRow.ratio.median <= 1.4)} |`,
-);
-lines.push('');
+lines.push(...coldStartSection(cold));
 lines.push('### 2. Warm overhead (through the local host vs raw SDK calls)', '');
 lines.push(
   '| operation | raw SDK calls | service ms | raw ms | added ms | ratio | target ≤ 1.3 |',

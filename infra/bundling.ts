@@ -25,15 +25,15 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
 
 /**
  * Packages replaced in every bundle by a small module of ours (infra/bundle-aliases/), found with
- * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer loads its shared tools module,
- * which loads libmime (charset tables through iconv-lite and encoding-japanese, about 730 KB) and
- * joi (145 KB) for paths only verification takes. The aliases decode with Node's TextDecoder and
- * provide the one joi schema mailauth builds; MIME and DKIM stay nodemailer's and mailauth's.
+ * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer uses libmime's `foldLines`, and
+ * libmime loads iconv-lite's charset tables and encoding-japanese (about 730 KB) for decoding, which
+ * signing never does. The aliases decode with Node's TextDecoder; MIME and DKIM stay nodemailer's
+ * and mailauth's. (joi and tldts, which only verification needs, no longer reach the signer at all:
+ * patches/mailauth+7.1.0.patch gives it its own helpers module, `lib/tools-core.js`.)
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   'iconv-lite': join(aliasDir, 'iconv-lite.ts'),
   'encoding-japanese': join(aliasDir, 'encoding-japanese.ts'),
-  joi: join(aliasDir, 'joi.ts'),
 };
 
 /**

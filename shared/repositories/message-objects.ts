@@ -1,49 +1,26 @@
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { guarded } from '../aws/faults.ts';
-import { s3 } from '../aws/s3.ts';
-import { bucketName } from '../config/storage.ts';
 import type { StoredObject } from './messages.ts';
 
 /**
- * A message's stored objects (text and HTML parts, EML, attachments) in S3. Every message stores
- * at least one part, so add, delete and the sender use S3 on every message and import it
- * statically: a lazy import would only move its cost from the function's start into the first request.
+ * A message's stored object in S3 (its bodies and attachments, back to back). Most messages need
+ * none: text, HTML and EML up to `contentItemLimit` (6 KB) together, without attachments, live in a
+ * DynamoDB content item. So add, delete and the sender load the S3 client
+ * (about 140 KB: the client, its checksums, XML protocol and S3 middleware) with an `import()` on
+ * the first message that has an object, a chunk of its own in the split bundle (infra/bundling.ts),
+ * rather than at every cold start. An instance whose first message has an object pays that load on
+ * that message instead (docs/benchmarks.md).
  */
+const store = () => import('./message-object-store.ts');
+
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
-  await guarded('object storage', () =>
-    Promise.all(
-      objects.map((object) =>
-        s3().send(
-          new PutObjectCommand({
-            Bucket: bucketName(),
-            Key: object.key,
-            Body: object.body,
-            ContentType: object.contentType,
-          }),
-        ),
-      ),
-    ),
-  );
+  if (objects.length === 0) return;
+  await (await store()).putObjects(objects);
 }
 
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
-  for (let start = 0; start < objectKeys.length; start += 1000) {
-    const batch = objectKeys.slice(start, start + 1000);
-    await guarded('object storage', () =>
-      s3().send(
-        new DeleteObjectsCommand({
-          Bucket: bucketName(),
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      ),
-    );
-  }
+  if (objectKeys.length === 0) return;
+  await (await store()).deleteObjects(objectKeys);
 }
 
 export async function getObjectBytes(key: string): Promise<Buffer> {
-  const result = await guarded('object storage', () =>
-    s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key })),
-  );
-  const bytes = await result.Body?.transformToByteArray();
-  return Buffer.from(bytes ?? []);
+  return (await store()).getObjectBytes(key);
 }

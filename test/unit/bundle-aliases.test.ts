@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import Joi from 'joi';
 import { describe, it } from 'vitest';
 import * as encodingJapanese from '../../infra/bundle-aliases/encoding-japanese.ts';
 import * as iconvAlias from '../../infra/bundle-aliases/iconv-lite.ts';
-import * as joiAlias from '../../infra/bundle-aliases/joi.ts';
 
 // iconv-lite as libmime, which the alias stands in for, resolves it.
 const iconv = createRequire(createRequire(import.meta.url).resolve('libmime'))('iconv-lite') as {
@@ -48,31 +46,5 @@ describe('bundle aliases', () => {
 
   it('encoding-japanese: defers to the TextDecoder path', () => {
     assert.throws(() => encodingJapanese.convert());
-  });
-
-  it('joi: the one schema mailauth builds validates as Joi does', () => {
-    const real = Joi.string().base64({ paddingRequired: false });
-    const alias = joiAlias.string().base64({ paddingRequired: false });
-    const cases = [
-      'MCowBQYDK2VwAyEA0+ZNuNq4jZ1QJt3QoVEu0gPTVBP7Mkdfk2vWi1r+GQI=',
-      'MCowBQYDK2VwAyEA0+ZNuNq4jZ1QJt3QoVEu0gPTVBP7Mkdfk2vWi1r+GQI',
-      'YWJj',
-      'YWI',
-      'YWI=',
-      'YQ',
-      'Y',
-      'not base64!',
-      'YW Jj',
-      '',
-      '====',
-    ];
-    for (const value of cases) {
-      assert.equal(
-        alias.validate(value).error === undefined,
-        real.validate(value).error === undefined,
-        value,
-      );
-    }
-    assert.throws(() => joiAlias.string().base64());
   });
 });
