@@ -491,7 +491,7 @@ export interface StoredObject {
   contentType: string;
 }
 
-/** A message's objects live in S3 (./message-objects.ts): every message stores at least its text. */
+/** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */
 export { deleteObjects, putObjects } from './message-objects.ts';
 
 /** The sender's queue message: `{"message_uuid": "<uuid>"}`. */
