@@ -12,12 +12,21 @@ import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { tableName } from '../config/storage.ts';
 import { webhookDeadLetterQueueUrl, webhookQueueUrl } from '../config/webhooks.ts';
+import { stableHash } from './keys.ts';
 
 /**
  * Webhook storage (docs/data-model.md, "Webhooks"): endpoints and their per-account counter in the
  * account's partition, stored events (7 days, TTL) in their own partitions, delivery attempts per
- * endpoint, and the webhook queue with its dead-letter queue. No item shares a constant key.
+ * endpoint over `attemptShards` partitions, and the webhook queue with its dead-letter queue. No
+ * item shares a constant key.
  */
+
+/**
+ * Partitions of one endpoint's delivery attempts, chosen by the event id: an endpoint that receives
+ * every event of an account at 1,000 messages/s (several events each) writes a few thousand
+ * attempts a second, over DynamoDB's 1,000 write units per second on one partition key.
+ */
+export const attemptShards = 8;
 export const webhookKeys = {
   endpoint: (accountId: string, webhookId: string) => ({
     pk: `ACCOUNT#${accountId}`,
@@ -26,7 +35,10 @@ export const webhookKeys = {
   endpointPrefix: 'WEBHOOK#',
   counter: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'WEBHOOKS' }),
   event: (eventId: string) => ({ pk: `WEBHOOK_EVENT#${eventId}`, sk: 'EVENT' }),
-  deliveries: (webhookId: string) => `WEBHOOK_DELIVERIES#${webhookId}`,
+  deliveries: (webhookId: string, shard: number) => `WEBHOOK_DELIVERIES#${webhookId}#${shard}`,
+  /** The partition an attempt is written to: the endpoint's shard of the event. */
+  attemptPartition: (webhookId: string, eventId: string) =>
+    `WEBHOOK_DELIVERIES#${webhookId}#${stableHash(eventId) % attemptShards}`,
 } as const;
 
 export interface StoredEndpoint {
@@ -363,7 +375,7 @@ export async function recordAttempt(
       new PutCommand({
         TableName: tableName(),
         Item: {
-          pk: webhookKeys.deliveries(webhookId),
+          pk: webhookKeys.attemptPartition(webhookId, attempt.eventId),
           sk: `${attempt.at}#${attempt.eventId}#${String(attempt.attempt).padStart(3, '0')}`,
           webhook_id: webhookId,
           event_id: attempt.eventId,
@@ -380,28 +392,36 @@ export async function recordAttempt(
   );
 }
 
-/** The latest attempts of an endpoint, newest first. */
+/** The latest attempts of an endpoint, newest first: the newest `limit` of each shard, merged. */
 export async function latestAttempts(webhookId: string, limit: number): Promise<DeliveryAttempt[]> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': webhookKeys.deliveries(webhookId) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
+  const shards = await Promise.all(
+    Array.from({ length: attemptShards }, (_, shard) =>
+      guarded('database', () =>
+        dynamo().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': webhookKeys.deliveries(webhookId, shard) },
+            ScanIndexForward: false,
+            Limit: limit,
+          }),
+        ),
+      ),
     ),
   );
-  return (result.Items ?? []).map((item) => ({
-    eventId: String(item.event_id),
-    type: String(item.type),
-    attempt: Number(item.attempt),
-    statusCode: typeof item.status_code === 'number' ? item.status_code : null,
-    error: typeof item.error === 'string' ? item.error : null,
-    at: String(item.at),
-    nextAttemptAt: typeof item.next_attempt_at === 'string' ? item.next_attempt_at : null,
-  }));
+  return shards
+    .flatMap((result) => result.Items ?? [])
+    .sort((a, b) => (String(a.sk) < String(b.sk) ? 1 : String(a.sk) > String(b.sk) ? -1 : 0))
+    .slice(0, limit)
+    .map((item) => ({
+      eventId: String(item.event_id),
+      type: String(item.type),
+      attempt: Number(item.attempt),
+      statusCode: typeof item.status_code === 'number' ? item.status_code : null,
+      error: typeof item.error === 'string' ? item.error : null,
+      at: String(item.at),
+      nextAttemptAt: typeof item.next_attempt_at === 'string' ? item.next_attempt_at : null,
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------

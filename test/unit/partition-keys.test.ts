@@ -4,6 +4,7 @@ import { describe, it } from 'vitest';
 import { tableDefinition } from '../../infra/resources/definitions.ts';
 import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
 import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
+import { webhookKeys } from '../../shared/repositories/webhooks.ts';
 
 /**
  * No request-path or delivery-path write may use a partition key shared by every message (a hot
@@ -50,6 +51,16 @@ const writers: Writer[] = [
     },
   },
   {
+    // Every event of every message of an account reaches each of its subscribed endpoints: one
+    // attempt record per event and endpoint (a table partition, counted like an index key).
+    name: 'webhook delivery attempt',
+    path: 'message',
+    write: (account, n) =>
+      ['message.sent', 'message.delivered'].map((type) => ({
+        pk: webhookKeys.attemptPartition(`wh-${account}`, `evt-${account}-${n}-${type}-${randomUUID()}`),
+      })),
+  },
+  {
     name: 'domain',
     path: 'occasional',
     write: (account, n) => [{ gsi1pk: keys.domainsOfAccount(account), gsi1sk: `d${n}.example` }],
@@ -67,8 +78,14 @@ const writers: Writer[] = [
   },
 ];
 
-/** Every index's partition-key attribute, from the table definition the stack and the host use. */
-const indexPartitionKeys = new Set<string>(tableDefinition.indexes.map((index) => index.partitionKey));
+/**
+ * Every index's partition-key attribute, from the table definition the stack and the host use, and
+ * the table's own `pk` for writers whose records share a partition (webhook attempts).
+ */
+const indexPartitionKeys = new Set<string>([
+  ...tableDefinition.indexes.map((index) => index.partitionKey),
+  'pk',
+]);
 
 /**
  * Counts, per index partition-key attribute, how many writes each key value receives, and how many
