@@ -122,7 +122,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     acknowledge(
       fn.function,
       'AwsSolutions-L1',
-      'Node.js 22 is the runtime this project pins and tests on (DESIGN: nodejs22.x everywhere); a newer ' +
+      'Node.js 22 is the runtime this project pins and tests on (nodejs22.x for every function); a newer ' +
         'runtime is an explicit upgrade, not a silent one.',
     );
     acknowledge(

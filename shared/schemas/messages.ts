@@ -14,7 +14,7 @@ import { describe } from './describe.ts';
 import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
 
 /**
- * Request and response schemas of the three message routes (DESIGN.md section 3), the single
+ * Request and response schemas of the three message routes (docs/messages.md), the single
  * source for validation, types and the OpenAPI document. Response schemas describe the `data` member
  * of the success body (the generator wraps it in the envelope). Unknown request fields are 107 (shared/middleware/validate-input.ts removes `tenant_id` first, so it has no effect).
  */

@@ -16,8 +16,8 @@ export const finalStatuses: ReadonlySet<MessageStatus> = new Set([
 ]);
 
 /**
- * The message status that its recipients' statuses imply once the relay has accepted it (DESIGN.md
- * section 3): `delivered` when every recipient is delivered, `bounced` when one bounced and none is
+ * The message status that its recipients' statuses imply once the relay has accepted it
+ * (docs/delivery.md, "Statuses"): `delivered` when every recipient is delivered, `bounced` when one bounced and none is
  * pending; while any recipient is pending the message stays `sent`. Recipients that failed without a
  * bounce (refused temporarily, rejected by the relay) make the message `failed` once none is pending,
  * unless one bounced. Suppressed recipients (never attempted) do not count, except that a message

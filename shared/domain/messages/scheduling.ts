@@ -1,4 +1,4 @@
-/** Scheduling rules of DESIGN.md section 3. */
+/** Scheduling rules of the messages API (docs/messages.md, "Scheduling modes"). */
 export const schedulingHorizonDays = 30;
 export const maxScheduleAheadMs = schedulingHorizonDays * 24 * 3600 * 1000;
 
