@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -83,7 +84,7 @@ describe('function bundles (local esbuild, no Docker)', () => {
     assert.ok(reached >= 2, 'the sender reaches both aliases through libmime');
   });
 
-  it('what loads at start: no tldts or joi in the sender, no S3 client in add, delete or the sender', async () => {
+  it('what loads at start: no tldts, joi or networking built-ins of nodemailer in the sender, no S3 client in add, delete or the sender', async () => {
     // mailauth's signer has its own helpers module (patches/mailauth+7.1.0.patch), and message
     // objects load S3 on first use (shared/repositories/message-objects.ts): pinned here, as the
     // benchmark's "loaded at start" counts them (index.mjs and the chunks it imports statically).
@@ -109,7 +110,16 @@ describe('function bundles (local esbuild, no Docker)', () => {
         const inputs = (names: Iterable<string>) =>
           [...names].flatMap((name) => Object.keys(metafile.outputs[name]?.inputs ?? {}));
         const lazy = Object.keys(metafile.outputs).filter((name) => !start.has(name));
-        return { atStart: inputs(start), lazy: inputs(lazy) };
+        // Built-ins imported with an import statement by a module that loads at start.
+        const startInputs = new Set(inputs(start));
+        const builtinImports = Object.entries(metafile.inputs).flatMap(([file, input]) =>
+          startInputs.has(file)
+            ? input.imports
+                .filter((imported) => imported.external && imported.kind === 'import-statement')
+                .map((imported) => ({ file, builtin: imported.path }))
+            : [],
+        );
+        return { atStart: inputs(start), lazy: inputs(lazy), builtinImports };
       } finally {
         rmSync(outDir, { recursive: true, force: true });
       }
@@ -118,6 +128,26 @@ describe('function bundles (local esbuild, no Docker)', () => {
     assert.ok(sender.atStart.some((input) => input.includes('node_modules/mailauth/lib/tools-core.js')));
     for (const banned of ['node_modules/tldts/', 'node_modules/joi/', 'node_modules/mailauth/lib/tools.js']) {
       assert.ok(!sender.atStart.some((input) => input.includes(banned)), `sender loads ${banned} at start`);
+    }
+    // patches/nodemailer+10.6.0.patch: the composer's modules load the URL fetcher's and the DNS
+    // helpers' built-ins on first use. An ESM import of `node:http` alone loads undici, http2 and
+    // worker_threads (about 20 ms), for `href` content the sender never uses.
+    const networking = [
+      'node:http',
+      'node:https',
+      'node:zlib',
+      'node:net',
+      'node:dns',
+      'node:os',
+      'node:util',
+    ];
+    const eager = sender.builtinImports.filter(
+      ({ file, builtin }) => file.includes('node_modules/nodemailer/') && networking.includes(builtin),
+    );
+    assert.deepEqual(eager, [], 'nodemailer imports networking built-ins at load');
+    for (const builtin of ['node:http', 'node:dns']) {
+      const importers = sender.builtinImports.filter((imported) => imported.builtin === builtin);
+      assert.deepEqual(importers, [], `sender imports ${builtin} at start`);
     }
     for (const id of ['sender', 'message-add', 'message-delete']) {
       const { atStart, lazy } = id === 'sender' ? sender : await atStartOf(id);
@@ -130,6 +160,23 @@ describe('function bundles (local esbuild, no Docker)', () => {
         `${id}: no S3 chunk`,
       );
     }
+  });
+
+  it("libmime loads its MIME-type table on first lookup, not for mailauth's foldLines", () => {
+    // patches/libmime+5.4.4.patch: the signer folds its header with libmime; the 70 KB table is
+    // only for detectExtension and detectMimeType.
+    const require = createRequire(import.meta.url);
+    const table = require.resolve('libmime/lib/mimetypes.js');
+    delete require.cache[table];
+    delete require.cache[require.resolve('libmime')];
+    const libmime = require('libmime') as {
+      foldLines: (line: string) => string;
+      detectMimeType: (name: string) => string;
+    };
+    assert.ok(libmime.foldLines(`DKIM-Signature: ${'a=b; '.repeat(30)}`).includes('\r\n '));
+    assert.ok(!(table in require.cache), 'the MIME-type table loads with libmime');
+    assert.equal(libmime.detectMimeType('report.pdf'), 'application/pdf');
+    assert.ok(table in require.cache);
   });
 
   it('the bundled health function runs as Lambda would load it', async () => {
