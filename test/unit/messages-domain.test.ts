@@ -111,6 +111,55 @@ describe('paging cursor', () => {
 });
 
 describe('mergeStreams', () => {
+  it('shows every key once, newest first, when keys move between streams between pages', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.nat({ max: 300 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 200 }),
+        async (values, streamCount, limit, moves) => {
+          // A key is one message; its stream is its status, which may change between two pages.
+          const home = new Map(values.map((value, index) => [value, index % streamCount]));
+          const keyStreams: KeyStream[] = Array.from({ length: streamCount }, (_, index) => ({
+            id: `s${index}`,
+            fetch: async (after, size) => {
+              const all = [...home]
+                .filter(([, stream]) => stream === index)
+                .map(([value]) => key(value))
+                .sort()
+                .reverse();
+              const rest = after === undefined ? all : all.filter((candidate) => candidate < after);
+              return {
+                keys: rest.slice(0, size),
+                more: rest.length > size,
+                evaluated: Math.min(size, rest.length),
+              };
+            },
+          }));
+          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
+            string,
+            { after?: string; done: boolean }
+          >;
+          const seen: string[] = [];
+          let move = 0;
+          for (let guard = 0; guard < 500 && !Object.values(positions).every((p) => p.done); guard++) {
+            const merged = await mergeStreams(keyStreams, positions, limit);
+            seen.push(...merged.taken.map((entry) => entry.key));
+            positions = merged.positions;
+            // between pages, a few messages change status
+            for (const [which, to] of moves.slice(move, move + 3)) {
+              const value = values[which % values.length] as number;
+              home.set(value, to % streamCount);
+            }
+            move += 3;
+          }
+          assert.deepEqual(seen, values.map(key).sort().reverse());
+        },
+      ),
+    );
+  });
+
   it('pages through several sorted streams exactly once, newest first, evaluating about a page', async () => {
     await fc.assert(
       fc.asyncProperty(
