@@ -2,8 +2,8 @@ import type { StoredObject } from './messages.ts';
 
 /**
  * A message's stored object in S3 (its bodies and attachments, back to back). Most messages need
- * none: text, HTML and EML up to `contentItemLimit` (6 KB) together, without attachments, live in a
- * DynamoDB content item. So add, delete and the sender load the S3 client
+ * none: text, HTML and EML that compress to at most `contentItemLimit` (6 KB), without attachments,
+ * live in a DynamoDB content item. So add, delete and the sender load the S3 client
  * (about 140 KB: the client, its checksums, XML protocol and S3 middleware) with an `import()` on
  * the first message that has an object, a chunk of its own in the split bundle (infra/bundling.ts),
  * rather than at every cold start. An instance whose first message has an object pays that load on
