@@ -12,7 +12,9 @@ import {
   clipDetail,
   type MessageItem,
   maxHistoryEntries,
+  partsAt,
   type StoredAttachment,
+  sliceAt,
   unpackBodies,
 } from '../domain/messages/message.ts';
 import { indexChangeFor, keys } from './keys.ts';
@@ -507,16 +509,13 @@ export async function readMessageContent(message: DeliveryMessage): Promise<{
     return { ...unpackBodies(bodies), attachments: [] };
   }
   const object = await readMessageObject(content.key);
-  const cut = (range: [number, number]) => {
-    if (range[0] + range[1] > object.length) throw new MissingObjectError(content.key);
-    return object.subarray(range[0], range[0] + range[1]);
-  };
-  return {
-    ...(content.text === undefined ? {} : { text: cut(content.text) }),
-    ...(content.html === undefined ? {} : { html: cut(content.html) }),
-    ...(content.eml === undefined ? {} : { eml: cut(content.eml) }),
-    attachments: message.attachments.map((attachment) => cut([attachment.offset, attachment.size ?? 0])),
-  };
+  const parts = partsAt(object, content);
+  const attachments = message.attachments.map((attachment) =>
+    sliceAt(object, [attachment.offset, attachment.size ?? 0]),
+  );
+  if (parts === undefined || attachments.some((bytes) => bytes === undefined))
+    throw new MissingObjectError(content.key);
+  return { ...parts, attachments: attachments as Buffer[] };
 }
 
 export class MissingObjectError extends Error {

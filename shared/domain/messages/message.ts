@@ -40,19 +40,14 @@ export type ByteRange = [number, number];
  * `contentItemLimit` bytes compressed and there is no attachment; otherwise one S3 object per message
  * holding every part and attachment back to back, at the byte ranges recorded here.
  */
-export type StoredContent =
-  | { store: 'item' }
-  | { store: 's3'; key: string; text?: ByteRange; html?: ByteRange; eml?: ByteRange };
+export type StoredContent = { store: 'item' } | ({ store: 's3'; key: string } & BodyRanges);
 
 /**
  * The bodies as the content item holds them: text, HTML and EML back to back, Brotli-compressed
  * in one binary attribute (`z`), at the byte ranges recorded beside it.
  */
-export interface ContentBodies {
+export interface ContentBodies extends BodyRanges {
   z: Uint8Array;
-  text?: ByteRange;
-  html?: ByteRange;
-  eml?: ByteRange;
 }
 
 /**
@@ -75,18 +70,35 @@ const brotliOptions = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
 };
 
+/** The ranges of the body parts inside a content item's or an S3 object's bytes. */
+export type BodyRanges = { text?: ByteRange; html?: ByteRange; eml?: ByteRange };
+
+/** `length` bytes at `offset`, or undefined when the range runs past the end. */
+export function sliceAt(bytes: Buffer, [offset, length]: ByteRange): Buffer | undefined {
+  return offset + length > bytes.length ? undefined : bytes.subarray(offset, offset + length);
+}
+
+/** The text, HTML and EML at their ranges of `bytes`; undefined when a range runs past the end. */
+export function partsAt(
+  bytes: Buffer,
+  ranges: BodyRanges,
+): { text?: Buffer; html?: Buffer; eml?: Buffer } | undefined {
+  const parts: { text?: Buffer; html?: Buffer; eml?: Buffer } = {};
+  for (const name of ['text', 'html', 'eml'] as const) {
+    const range = ranges[name];
+    if (range === undefined) continue;
+    const part = sliceAt(bytes, range);
+    if (part === undefined) return undefined;
+    parts[name] = part;
+  }
+  return parts;
+}
+
 /** The bodies of a content item, as bytes. */
 export function unpackBodies(bodies: ContentBodies): { text?: Buffer; html?: Buffer; eml?: Buffer } {
-  const packed = brotliDecompressSync(bodies.z);
-  const cut = (range: ByteRange) => {
-    if (range[0] + range[1] > packed.length) throw new Error('content item is shorter than its ranges');
-    return packed.subarray(range[0], range[0] + range[1]);
-  };
-  return {
-    ...(bodies.text === undefined ? {} : { text: cut(bodies.text) }),
-    ...(bodies.html === undefined ? {} : { html: cut(bodies.html) }),
-    ...(bodies.eml === undefined ? {} : { eml: cut(bodies.eml) }),
-  };
+  const parts = partsAt(brotliDecompressSync(bodies.z), bodies);
+  if (parts === undefined) throw new Error('content item is shorter than its ranges');
+  return parts;
 }
 
 export interface MessageItem {
@@ -151,25 +163,7 @@ export function planContent(
   const text = input.text === undefined ? undefined : Buffer.from(input.text, 'utf8');
   const html = input.html === undefined ? undefined : Buffer.from(input.html, 'utf8');
   const eml = input.eml === undefined ? undefined : Buffer.from(input.eml);
-  const bodyBytes = (text?.length ?? 0) + (html?.length ?? 0) + (eml?.length ?? 0);
-  if (input.forceObject !== true && input.attachments.length === 0 && bodyBytes <= compressionCeiling) {
-    const parts = [text, html, eml].filter((part) => part !== undefined);
-    const z = brotliCompressSync(Buffer.concat(parts), brotliOptions);
-    if (z.length <= contentItemLimit) {
-      const bodies: ContentBodies = { z };
-      let offset = 0;
-      for (const [name, part] of [
-        ['text', text],
-        ['html', html],
-        ['eml', eml],
-      ] as const) {
-        if (part === undefined) continue;
-        bodies[name] = [offset, part.length];
-        offset += part.length;
-      }
-      return { content: { store: 'item' }, attachments: [], bodies };
-    }
-  }
+  // Text, HTML and EML back to back, as both stores keep them (the object then adds attachments).
   const chunks: Buffer[] = [];
   let offset = 0;
   const place = (bytes: Uint8Array): ByteRange => {
@@ -178,10 +172,16 @@ export function planContent(
     offset += bytes.length;
     return range;
   };
-  const content: StoredContent = { store: 's3', key: objectKeys.content(uuid) };
-  if (text !== undefined) content.text = place(text);
-  if (html !== undefined) content.html = place(html);
-  if (eml !== undefined) content.eml = place(eml);
+  const ranges: BodyRanges = {};
+  if (text !== undefined) ranges.text = place(text);
+  if (html !== undefined) ranges.html = place(html);
+  if (eml !== undefined) ranges.eml = place(eml);
+  if (input.forceObject !== true && input.attachments.length === 0 && offset <= compressionCeiling) {
+    const z = brotliCompressSync(Buffer.concat(chunks), brotliOptions);
+    if (z.length <= contentItemLimit)
+      return { content: { store: 'item' }, attachments: [], bodies: { z, ...ranges } };
+  }
+  const content: StoredContent = { store: 's3', key: objectKeys.content(uuid), ...ranges };
   const attachments = input.attachments.map((attachment) => {
     const [start, size] = place(attachment.body);
     return { filename: attachment.filename, content_type: attachment.content_type, size, offset: start };
