@@ -32,8 +32,7 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
  * patches/mailauth+7.1.0.patch gives it its own helpers module, `lib/tools-core.js`.)
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
-  'iconv-lite': join(aliasDir, 'iconv-lite.ts'),
-  'encoding-japanese': join(aliasDir, 'encoding-japanese.ts'),
+  libmime: join(aliasDir, 'libmime.ts'),
 };
 
 /**

@@ -68,11 +68,13 @@ export function localWrappingKey(): Uint8Array {
 }
 
 async function createEnvelope(): Promise<Envelope> {
-  const esdk = await import('@aws-crypto/client-node');
-  const { encrypt, decrypt } = esdk.buildClient({
+  const esdk = await import('./encryption-sdk.ts');
+  const options = {
     commitmentPolicy: esdk.CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
     maxEncryptedDataKeys: 1,
-  });
+  };
+  const { encrypt } = esdk.buildEncrypt(options);
+  const { decrypt } = esdk.buildDecrypt(options);
   const kmsKeyArn = envString('DKIM_KMS_KEY_ARN');
   const keyring =
     kmsKeyArn !== undefined

@@ -1,50 +1,47 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'vitest';
-import * as encodingJapanese from '../../infra/bundle-aliases/encoding-japanese.ts';
-import * as iconvAlias from '../../infra/bundle-aliases/iconv-lite.ts';
+import * as libmimeAlias from '../../infra/bundle-aliases/libmime.ts';
 
-// iconv-lite as libmime, which the alias stands in for, resolves it.
-const iconv = createRequire(createRequire(import.meta.url).resolve('libmime'))('iconv-lite') as {
-  encode(text: string, charset: string): Buffer;
-  decode(bytes: Buffer, charset: string): string;
+// libmime as mailauth, whose signer the alias serves, resolves it.
+const libmime = createRequire(createRequire(import.meta.url).resolve('mailauth'))('libmime') as {
+  foldLines(text: string, lineLength?: number, afterSpace?: boolean): string;
 };
 
-// The bundles replace these packages (infra/bundling.ts); the replacements must answer as they do.
+// The bundles replace libmime with nodemailer's foldLines (infra/bundling.ts); it must fold as libmime does.
 describe('bundle aliases', () => {
-  const samples: Array<[string, string]> = [
-    ['iso-8859-1', 'Grüße, façade'],
-    ['windows-1252', 'Smart “quotes” – €'],
-    ['iso-8859-2', 'Zażółć gęślą jaźń'],
-    ['shift_jis', '日本語のメール'],
-    ['euc-jp', '日本語のメール'],
-    ['gbk', '中文邮件'],
-    ['big5', '中文郵件'],
-    ['euc-kr', '한국어 메일'],
-    ['koi8-r', 'Привет'],
+  const signature = (tags: string) => `DKIM-Signature: ${tags}`;
+  const samples = [
+    signature('v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.com; s=s1; t=1763900000;'),
+    signature(
+      'v=1; a=rsa-sha256; c=relaxed/relaxed; d=mail.example.com; q=dns/txt; s=svc-2026; t=1763900000; h=From:From:To:Subject:Date:Message-ID:MIME-Version:Content-Type:Feedback-ID; bh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=',
+    ),
+    signature(`b=${'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/'.repeat(12)}`),
+    signature(`i=@${'sub.'.repeat(30)}example.com; ${'x '.repeat(60)}`),
+    signature('a=ed25519-sha256; d=exämple.com; s=sel; bh=; b='),
+    '',
+    'short',
   ];
 
-  it('iconv-lite: decodes legacy charsets exactly as iconv-lite does', () => {
-    for (const [charset, text] of samples) {
-      const bytes = iconv.encode(text, charset);
-      assert.equal(iconvAlias.decode(bytes, charset), iconv.decode(bytes, charset), charset);
-      assert.equal(iconvAlias.decode(bytes, charset), text, charset);
+  it('libmime: nodemailer folds every DKIM-Signature shape exactly as libmime does', () => {
+    for (const text of samples) {
+      assert.equal(libmimeAlias.foldLines(text), libmime.foldLines(text), text.slice(0, 60));
+      for (const [length, afterSpace] of [
+        [76, false],
+        [76, true],
+        [40, true],
+        [998, false],
+      ] as const) {
+        assert.equal(
+          libmimeAlias.foldLines(text, length, afterSpace),
+          libmime.foldLines(text, length, afterSpace),
+          `${length} ${afterSpace} ${text.slice(0, 40)}`,
+        );
+      }
     }
   });
 
-  it('iconv-lite: also decodes ISO-2022-JP, for which libmime asks encoding-japanese first', () => {
-    const bytes = Buffer.from('1b2442467c4b5c386c1b2842', 'hex');
-    assert.equal(iconvAlias.decode(bytes, 'ISO-2022-JP'), '日本語');
-  });
-
-  it('iconv-lite: an unknown charset throws, as iconv-lite does (libmime then falls back to UTF-8)', () => {
-    assert.throws(() => iconv.decode(Buffer.from('x'), 'x-no-such-charset'));
-    assert.throws(() => iconvAlias.decode(Buffer.from('x'), 'x-no-such-charset'));
-    assert.equal(iconvAlias.encodingExists('x-no-such-charset'), false);
-    assert.equal(iconvAlias.encodingExists('Shift_JIS'), true);
-  });
-
-  it('encoding-japanese: defers to the TextDecoder path', () => {
-    assert.throws(() => encodingJapanese.convert());
+  it('libmime: the alias folds long lines (the test above compares real folding)', () => {
+    assert.ok(libmimeAlias.foldLines(samples[2] as string).includes('\r\n'));
   });
 });
