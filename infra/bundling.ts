@@ -25,11 +25,12 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
 
 /**
  * Packages replaced in every bundle by a small module of ours (infra/bundle-aliases/), found with
- * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer uses libmime's `foldLines`, and
- * libmime loads iconv-lite's charset tables and encoding-japanese (about 730 KB) for decoding, which
- * signing never does. The aliases decode with Node's TextDecoder; MIME and DKIM stay nodemailer's
- * and mailauth's. (joi and tldts, which only verification needs, no longer reach the signer at all:
- * patches/mailauth+7.1.0.patch gives it its own helpers module, `lib/tools-core.js`.)
+ * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer uses one libmime function,
+ * `foldLines`, and libmime brings its charset tables, iconv-lite and encoding-japanese (about
+ * 800 KB) for decoding, which signing never does. The alias gives the signer nodemailer's identical
+ * `foldLines`; MIME and DKIM stay nodemailer's and mailauth's. (joi and tldts, which only
+ * verification needs, no longer reach the signer at all: patches/mailauth+7.1.0.patch gives it its
+ * own helpers module, `lib/tools-core.js`.)
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   libmime: join(aliasDir, 'libmime.ts'),

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { authenticate } from 'mailauth';
 import { describe, it } from 'vitest';
 import { bundleAliases, esbuildOptionsFor } from '../../infra/bundling.ts';
 import { entryOf, esmRequireBanner } from '../../infra/stack/service-function.ts';
@@ -185,6 +187,61 @@ describe('function bundles (local esbuild, no Docker)', () => {
         lazy.some((input) => input.includes('node_modules/@aws-sdk/client-s3/')),
         `${id}: no S3 chunk`,
       );
+    }
+  });
+
+  it('the bundled signer (mailauth with the libmime alias) signs what mailauth verifies', async () => {
+    // The alias swaps libmime's foldLines for nodemailer's inside the bundle only; this runs the
+    // bundle's own signer on a message whose DKIM-Signature must be folded, and verifies it with
+    // mailauth as installed (real libmime).
+    const outDir = mkdtempSync(join(tmpdir(), 'signer-'));
+    try {
+      await build({ ...esbuildOptionsFor(join(process.cwd(), 'shared/mail/dkim.ts'), outDir) });
+      const { signMessage } = (await import(pathToFileURL(join(outDir, 'index.mjs')).href)) as {
+        signMessage: (raw: Buffer, key: unknown) => Promise<Buffer>;
+      };
+      const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const publicKey = pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+      const raw = Buffer.from(
+        [
+          'From: Orders <orders@shop.test>',
+          'To: someone@example.net',
+          `Subject: ${'A subject long enough to be folded in the signature header '.repeat(3)}`,
+          'Date: Mon, 23 Nov 2026 12:00:00 +0000',
+          'Message-ID: <bundle-signer@shop.test>',
+          'MIME-Version: 1.0',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          'Signed by the bundled signer.',
+          '',
+        ].join('\r\n'),
+      );
+      const signed = await signMessage(raw, {
+        domain: 'shop.test',
+        selector: 'bundle',
+        algorithm: 'rsa-sha256',
+        privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      });
+      const header = signed.toString().split('\r\nFrom:')[0] as string;
+      assert.match(header, /\r\n[ \t]/, 'the DKIM-Signature header is not folded');
+      const result = await authenticate(signed, {
+        ip: '127.0.0.1',
+        helo: 'localhost',
+        sender: 'orders@shop.test',
+        mta: 'mx.test',
+        resolver: async (name: string, type: string) => {
+          if (type === 'TXT' && name === 'bundle._domainkey.shop.test') {
+            return [[`v=DKIM1; k=rsa; p=${publicKey}`]];
+          }
+          throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        },
+      });
+      assert.deepEqual(
+        result.dkim.results.map((entry: { status: { result: string } }) => entry.status.result),
+        ['pass'],
+      );
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
     }
   });
 
