@@ -262,6 +262,22 @@ describe('POST /message/query-1.0', () => {
     assert.deepEqual([...firstIds, ...rest].sort(), [...waiting].sort());
   });
 
+  it('lists a message that settled after its in-flight index entry was read, once, as it is now', async () => {
+    const who = await newAccount();
+    const [uuid] = await many(who, 1, 'manual-wait');
+    // The item is delivered while the index still has it in flight: what a list sees that read the
+    // in-flight shard just before the sender's final write moved the entry to its settled status.
+    assert.ok(await forceStatus(uuid as string, 'delivered', undefined, { indexedAs: 'processing' }));
+    const list = await query(who, { filters: {} });
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.body.data.messages.map((m: any) => [m.message_uuid, m.status]),
+      [[uuid, 'delivered']],
+    );
+    const inFlight = await query(who, { filters: { status: ['queued', 'processing'] } });
+    assert.equal(inFlight.body.data.count, 0);
+  });
+
   it('does not scan: DynamoDB evaluates the page and a bounded read-ahead, however much the table holds', async () => {
     const who = await newAccount();
     const noise = await newAccount();

@@ -72,9 +72,16 @@ export async function rawItem(uuid: string): Promise<Record<string, any> | undef
 
 /**
  * Moves a message to `to` the way the delivery pipeline does: one conditional update of the status
- * and its index key. Resolves true when the condition (`status = from`) held.
+ * and its index key. Resolves true when the condition (`status = from`) held. `indexedAs` keeps the
+ * index keys of another status: an index that has not caught up with the item (as a list sees it
+ * that read the index just before the move).
  */
-export async function forceStatus(uuid: string, to: string, from?: string): Promise<boolean> {
+export async function forceStatus(
+  uuid: string,
+  to: string,
+  from?: string,
+  options: { indexedAs?: string } = {},
+): Promise<boolean> {
   useHostEnvironment();
   const item = await rawItem(uuid);
   if (item === undefined) return false;
@@ -84,7 +91,7 @@ export async function forceStatus(uuid: string, to: string, from?: string): Prom
       message_uuid: uuid,
       account_id: item.account_id,
       created_at: item.created_at,
-      status: to,
+      status: options.indexedAs ?? to,
       ...(item.scheduling?.send_at === undefined ? {} : { send_at: item.scheduling.send_at }),
     },
     [from ?? item.status],

@@ -111,6 +111,36 @@ describe('paging cursor', () => {
 });
 
 describe('mergeStreams', () => {
+  it('takes a key once when two streams return it (a message read before and after it moved)', async () => {
+    const streamOf = (id: string, keys: string[]): KeyStream => ({
+      id,
+      fetch: async (after, size) => {
+        const rest = after === undefined ? keys : keys.filter((candidate) => candidate < after);
+        return {
+          keys: rest.slice(0, size),
+          more: rest.length > size,
+          evaluated: Math.min(size, rest.length),
+        };
+      },
+    });
+    const streams = [streamOf('inflight', ['k5', 'k3']), streamOf('delivered', ['k4', 'k3', 'k1'])];
+    const merged = await mergeStreams(streams, {}, 10);
+    assert.deepEqual(
+      merged.taken.map((entry) => entry.key),
+      ['k5', 'k4', 'k3', 'k1'],
+    );
+    const paged = await mergeStreams(streams, {}, 3);
+    assert.deepEqual(
+      paged.taken.map((entry) => entry.key),
+      ['k5', 'k4', 'k3'],
+    );
+    const next = await mergeStreams(streams, paged.positions, 3);
+    assert.deepEqual(
+      next.taken.map((entry) => entry.key),
+      ['k1'],
+    );
+  });
+
   it('shows every key once, newest first, when keys move between streams between pages', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -30,7 +30,9 @@ export function chunkSize(limit: number, streams: number): number {
  * but may move to another between two pages (its status changed), and its sort key never changes,
  * so continuing every stream from the same boundary shows each message once, in order, wherever
  * it moved (a stream's own last key, or "exhausted", would show a moved message twice or never).
- * The streams are done only when all of them are.
+ * The streams are done only when all of them are. Within one page the streams are read at the
+ * same time, so a message that changes status meanwhile can be read from both of its streams (it
+ * is taken once) or, rarely, from neither: lists are eventually consistent (docs/messages.md).
  */
 export async function mergeStreams(
   streams: readonly KeyStream[],
@@ -74,6 +76,9 @@ export async function mergeStreams(
     }
     if (best === undefined) break;
     const key = best.buffer.shift() as string;
+    // A message that moved while the streams were read can come back from two of them, under the
+    // same sort key: it is shown once.
+    if (taken[taken.length - 1]?.key === key) continue;
     taken.push({ key, stream: best.stream.id });
   }
   const exhausted = states.every((state) => state.buffer.length === 0 && !state.more);

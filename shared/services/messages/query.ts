@@ -33,7 +33,8 @@ export interface MessagePage {
 /**
  * The index streams a filter reads (docs/data-model.md, "Queries"): per settled or held status,
  * gsi2's shards of the account; for `queued`/`processing`, the account's in-flight shards of gsi3,
- * whose entries are read to keep only the asked statuses. Without a status filter, every status:
+ * whose entries are read to keep only the asked statuses (as the items are now, so a message that
+ * settled since the index was read stays in an unfiltered list). Without a status filter, every status:
  * a message is on exactly one of those partitions at a time, so the merge is the whole list.
  */
 function streamsFor(
@@ -81,9 +82,11 @@ function streamsFor(
             limit,
           });
           const items = await getMessages(page.keys.map(uuidOf));
+          // The items are read consistently: one that settled since the index was read is kept if
+          // its new status is asked too (the merge shows it once if its new stream has it as well).
           const kept = page.keys.filter((key) => {
             const item = items.get(uuidOf(key));
-            if (item === undefined || item.account_id !== account || !inFlight.includes(item.status))
+            if (item === undefined || item.account_id !== account || !statuses.includes(item.status))
               return false;
             cache.set(key, item);
             return true;
