@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { authenticate } from 'mailauth';
 import { describe, it } from 'vitest';
 import { bundleAliases, esbuildOptionsFor } from '../../infra/bundling.ts';
 import { entryOf, esmRequireBanner } from '../../infra/stack/service-function.ts';
 import { routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';
+import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
 // The one place the infra tests run esbuild: every function, once, as `cdk synth` does.
@@ -200,8 +199,7 @@ describe('function bundles (local esbuild, no Docker)', () => {
       const { signMessage } = (await import(pathToFileURL(join(outDir, 'index.mjs')).href)) as {
         signMessage: (raw: Buffer, key: unknown) => Promise<Buffer>;
       };
-      const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const publicKey = pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+      const { key, txt } = testSigningKey('rsa-sha256', 'bundle');
       const raw = Buffer.from(
         [
           'From: Orders <orders@shop.test>',
@@ -216,28 +214,12 @@ describe('function bundles (local esbuild, no Docker)', () => {
           '',
         ].join('\r\n'),
       );
-      const signed = await signMessage(raw, {
-        domain: 'shop.test',
-        selector: 'bundle',
-        algorithm: 'rsa-sha256',
-        privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }),
-      });
+      const signed = await signMessage(raw, key);
       const header = signed.toString().split('\r\nFrom:')[0] as string;
       assert.match(header, /\r\n[ \t]/, 'the DKIM-Signature header is not folded');
-      const result = await authenticate(signed, {
-        ip: '127.0.0.1',
-        helo: 'localhost',
-        sender: 'orders@shop.test',
-        mta: 'mx.test',
-        resolver: async (name: string, type: string) => {
-          if (type === 'TXT' && name === 'bundle._domainkey.shop.test') {
-            return [[`v=DKIM1; k=rsa; p=${publicKey}`]];
-          }
-          throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-        },
-      });
+      const verdicts = await verifyDkimOffline(signed, { 'bundle._domainkey.shop.test': txt });
       assert.deepEqual(
-        result.dkim.results.map((entry: { status: { result: string } }) => entry.status.result),
+        verdicts.map((entry) => entry.status.result),
         ['pass'],
       );
     } finally {

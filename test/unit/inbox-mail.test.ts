@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { authenticate } from 'mailauth';
 import PostalMime from 'postal-mime';
 import { describe, test } from 'vitest';
 import {
@@ -17,13 +15,14 @@ import {
   prepareEml,
   rfc5322Date,
 } from '../../shared/mail/compose.ts';
-import { type SigningKey, signedFieldNames, signMessage } from '../../shared/mail/dkim.ts';
+import { signedFieldNames, signMessage } from '../../shared/mail/dkim.ts';
 import {
   bounceAddress,
   feedbackId,
   mailFromDomain,
   parseMailFromSubdomain,
 } from '../../shared/mail/envelope.ts';
+import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 /** The rules of "mail that lands in the inbox" that need no server: MIME, EML, oversigning, keys. */
 
@@ -38,47 +37,15 @@ const base = {
   attachments: [],
 };
 
-function keyPair(algorithm: SigningKey['algorithm'], selector: string): { key: SigningKey; txt: string } {
-  const pair =
-    algorithm === 'rsa-sha256'
-      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-      : generateKeyPairSync('ed25519');
-  const der = pair.publicKey.export({ type: 'spki', format: 'der' });
-  const p = algorithm === 'rsa-sha256' ? der.toString('base64') : der.subarray(-32).toString('base64');
-  return {
-    key: {
-      domain: 'shop.test',
-      selector,
-      algorithm,
-      privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    },
-    txt: `v=DKIM1; k=${algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519'}; p=${p}`,
-  };
-}
-
-const ed = keyPair('ed25519-sha256', 'ed1');
-const rsa = keyPair('rsa-sha256', 'rsa1');
+const ed = testSigningKey('ed25519-sha256', 'ed1');
+const rsa = testSigningKey('rsa-sha256', 'rsa1');
 
 async function dkimResults(raw: Buffer) {
-  const records: Record<string, string> = {
+  const verdicts = await verifyDkimOffline(raw, {
     'ed1._domainkey.shop.test': ed.txt,
     'rsa1._domainkey.shop.test': rsa.txt,
-  };
-  const result = await authenticate(raw, {
-    ip: '127.0.0.1',
-    helo: 'localhost',
-    sender: 'orders@shop.test',
-    mta: 'mx.test',
-    resolver: async (name: string, type: string) => {
-      const record = records[name];
-      if (type === 'TXT' && record !== undefined) return [[record]];
-      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    },
   });
-  return result.dkim.results.map((entry: any) => ({
-    result: entry.status.result as string,
-    algorithm: entry.status.header?.a as string,
-  }));
+  return verdicts.map((entry) => ({ result: entry.status.result, algorithm: entry.status.header?.a }));
 }
 
 /**

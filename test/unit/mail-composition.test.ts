@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { authenticate } from 'mailauth';
 import { describe, test } from 'vitest';
 import { composeMime, headerValue, messageIdFor, prepareEml } from '../../shared/mail/compose.ts';
 import { type SigningKey, signMessage } from '../../shared/mail/dkim.ts';
+import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 const base = {
   messageId: messageIdFor('0b7e0c52-45a7-4a0e-9d44-8f1f4f1f2c3d', 'shop.test'),
@@ -16,37 +15,8 @@ const base = {
   attachments: [],
 };
 
-function keyPair(algorithm: SigningKey['algorithm']): { key: SigningKey; txt: string } {
-  const pair =
-    algorithm === 'rsa-sha256'
-      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-      : generateKeyPairSync('ed25519');
-  const der = pair.publicKey.export({ type: 'spki', format: 'der' });
-  const p = algorithm === 'rsa-sha256' ? der.toString('base64') : der.subarray(-32).toString('base64');
-  return {
-    key: {
-      domain: 'shop.test',
-      selector: 's1',
-      algorithm,
-      privateKeyPem: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    },
-    txt: `v=DKIM1; k=${algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519'}; p=${p}`,
-  };
-}
-
-async function dkimResult(raw: Buffer, txt: string) {
-  const result = await authenticate(raw, {
-    ip: '127.0.0.1',
-    helo: 'localhost',
-    sender: 'orders@shop.test',
-    mta: 'mx.test',
-    resolver: async (name: string, type: string) => {
-      if (type === 'TXT' && name === 's1._domainkey.shop.test') return [[txt]];
-      throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    },
-  });
-  return result.dkim.results;
-}
+const keyPair = (algorithm: SigningKey['algorithm']) => testSigningKey(algorithm, 's1');
+const dkimResult = (raw: Buffer, txt: string) => verifyDkimOffline(raw, { 's1._domainkey.shop.test': txt });
 
 describe('MIME composition', () => {
   test('headers carry from, to, cc, reply-to and the Message-ID; bcc is nowhere', async () => {
