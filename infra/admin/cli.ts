@@ -148,7 +148,7 @@ async function suppressions(action: string | undefined, args: string[], given: O
   const [file = ''] = positionals(args, 1, 'one <file>');
   const account = requireAccount(given.account);
   if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
-  const { parseSuppressedAddress } = await import('../../shared/domain/suppressions.ts');
+  const { parseSuppressedAddress } = await import('../../shared/schemas/suppressions.ts');
   const { importSuppressions } = await import('../../shared/services/suppressions.ts');
   const emails: string[] = [];
   const invalid: string[] = [];

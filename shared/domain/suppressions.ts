@@ -4,7 +4,6 @@
  * when the account adds it; the sender then skips it (recipient status `suppressed`).
  */
 import { createHash } from 'node:crypto';
-import { parseAddress } from './messages/addresses.ts';
 import type { Positions } from './messages/cursor.ts';
 import type { HistoryEntry, StoredRecipient } from './messages/message.ts';
 
@@ -33,18 +32,6 @@ export const maxDetailLength = 500;
 /** Addresses compare case-insensitively: the whole address is stored lower-cased. */
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
-}
-
-/**
- * An address as the suppression routes take it: a bare address or `Name <address>` (the name is
- * ignored), parsed by the same RFC 5322 parser as message recipients, then lower-cased.
- */
-export function parseSuppressedAddress(
-  input: string,
-): { ok: true; email: string } | { ok: false; message: string } {
-  const parsed = parseAddress(input);
-  if (!parsed.ok) return { ok: false, message: parsed.message };
-  return { ok: true, email: normaliseEmail(parsed.address.email) };
 }
 
 export function clipDetail(detail: string): string {

@@ -52,25 +52,43 @@ export const metrics = new Metrics({
   logger: metricsLogger,
 });
 
-/** Latency by route: its own instance, published at once, so the `route` dimension stays on it. */
-const latencyMetrics = new Metrics({
-  namespace: metricsNamespace(),
-  serviceName: serviceName(),
-  logger: metricsLogger,
-});
+/**
+ * Latency by route: its own instance, published at once, so the `route` dimension stays on it.
+ * Made on the first request: only the API functions record latency, and a Metrics instance costs a
+ * worker's cold start its own console on stdout and stderr.
+ */
+let latencyMetrics: Metrics | undefined;
+function latencyMetricsInstance(): Metrics {
+  if (latencyMetrics === undefined) {
+    latencyMetrics = new Metrics({
+      namespace: metricsNamespace(),
+      serviceName: serviceName(),
+      logger: metricsLogger,
+    });
+    if (localConsole !== undefined) useConsole(latencyMetrics, localConsole);
+  }
+  return latencyMetrics;
+}
+
+function useConsole(instance: Logger | Metrics, console: Console): void {
+  (instance as unknown as { console: Console }).console = console;
+}
 
 // Locally, lines go through writeLine (LOG_FILE, the host's listeners) instead of stdout.
-if (!onLambda) {
+const localConsole = onLambda ? undefined : localLineConsole();
+if (localConsole !== undefined) {
+  useConsole(logger, localConsole);
+  useConsole(metrics, localConsole);
+}
+
+function localLineConsole(): Console {
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       writeLine(chunk.toString());
       done();
     },
   });
-  const local = new Console({ stdout: stream, stderr: stream });
-  for (const instance of [logger, metrics, latencyMetrics]) {
-    (instance as unknown as { console: Console }).console = local;
-  }
+  return new Console({ stdout: stream, stderr: stream });
 }
 
 useTelemetryBackend({
@@ -78,9 +96,10 @@ useTelemetryBackend({
     logger[level](message, fields);
   },
   latency(route: string, milliseconds: number) {
-    latencyMetrics.addDimension('route', route);
-    latencyMetrics.addMetric(latencyMetric, MetricUnit.Milliseconds, milliseconds);
-    latencyMetrics.publishStoredMetrics();
+    const instance = latencyMetricsInstance();
+    instance.addDimension('route', route);
+    instance.addMetric(latencyMetric, MetricUnit.Milliseconds, milliseconds);
+    instance.publishStoredMetrics();
   },
 });
 

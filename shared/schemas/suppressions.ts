@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { parseSuppressedAddress, suppressionReasons } from '../domain/suppressions.ts';
+import { parseAddress } from '../domain/messages/addresses.ts';
+import { normaliseEmail, suppressionReasons } from '../domain/suppressions.ts';
 import { Code } from '../errors/catalogue.ts';
 import { incomingDate, serverDate } from './dates.ts';
 import { describe } from './describe.ts';
@@ -13,6 +14,20 @@ import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
 
 export const maxSuppressionBatch = 1000;
 export const maxSuppressionLimit = 1000;
+
+/**
+ * An address as the suppression routes take it: a bare address or `Name <address>` (the name is
+ * ignored), parsed by the same RFC 5322 parser as message recipients, then lower-cased. The routes
+ * and `admin suppressions import` share it. It lives at the input boundary, not in the suppression
+ * domain, so the sender (which applies suppressions) does not bundle the parser.
+ */
+export function parseSuppressedAddress(
+  input: string,
+): { ok: true; email: string } | { ok: false; message: string } {
+  const parsed = parseAddress(input);
+  if (!parsed.ok) return { ok: false, message: parsed.message };
+  return { ok: true, email: normaliseEmail(parsed.address.email) };
+}
 
 /** One address, lower-cased; an invalid one is reported with code 10000001. */
 const suppressedAddress = describe(

@@ -9,10 +9,10 @@ import {
   decodeSuppressionCursor,
   encodeSuppressionCursor,
   hardBouncesOf,
-  parseSuppressedAddress,
   type Suppression,
 } from '../../shared/domain/suppressions.ts';
 import { keys } from '../../shared/repositories/keys.ts';
+import { parseSuppressedAddress } from '../../shared/schemas/suppressions.ts';
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
