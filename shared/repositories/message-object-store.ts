@@ -1,48 +1,43 @@
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { guarded } from '../aws/faults.ts';
 import { s3 } from '../aws/s3.ts';
-import { bucketName } from '../config/storage.ts';
 import type { StoredObject } from './messages.ts';
 
 /**
  * A message's stored objects in S3: the S3 half of ./message-objects.ts, which loads this module
- * (and with it the S3 client) on the first call that needs it.
+ * (and with it the S3 client) on the first call that needs it, and gives it the bucket and maps
+ * its failures. It imports nothing of ours but the client, so the code it shares with the start of
+ * a function stays in that function's main file (no extra chunks to load at a cold start).
  */
-export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
-  await guarded('object storage', () =>
-    Promise.all(
-      objects.map((object) =>
-        s3().send(
-          new PutObjectCommand({
-            Bucket: bucketName(),
-            Key: object.key,
-            Body: object.body,
-            ContentType: object.contentType,
-          }),
-        ),
+export async function putObjects(bucket: string, objects: readonly StoredObject[]): Promise<void> {
+  await Promise.all(
+    objects.map((object) =>
+      s3().send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: object.key,
+          Body: object.body,
+          ContentType: object.contentType,
+        }),
       ),
     ),
   );
 }
 
-export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
+/** DeleteObjects takes at most 1,000 keys a request. */
+export async function deleteObjects(bucket: string, objectKeys: readonly string[]): Promise<void> {
   for (let start = 0; start < objectKeys.length; start += 1000) {
     const batch = objectKeys.slice(start, start + 1000);
-    await guarded('object storage', () =>
-      s3().send(
-        new DeleteObjectsCommand({
-          Bucket: bucketName(),
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      ),
+    await s3().send(
+      new DeleteObjectsCommand({
+        Bucket: bucket,
+        Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+      }),
     );
   }
 }
 
-export async function getObjectBytes(key: string): Promise<Buffer> {
-  const result = await guarded('object storage', () =>
-    s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key })),
-  );
+export async function getObjectBytes(bucket: string, key: string): Promise<Buffer> {
+  const result = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   const bytes = await result.Body?.transformToByteArray();
   return Buffer.from(bytes ?? []);
 }

@@ -1,3 +1,5 @@
+import { guarded } from '../aws/faults.ts';
+import { bucketName } from '../config/storage.ts';
 import type { StoredObject } from './messages.ts';
 
 /**
@@ -13,14 +15,17 @@ const store = () => import('./message-object-store.ts');
 
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
   if (objects.length === 0) return;
-  await (await store()).putObjects(objects);
+  const bucket = bucketName();
+  await guarded('object storage', async () => (await store()).putObjects(bucket, objects));
 }
 
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
   if (objectKeys.length === 0) return;
-  await (await store()).deleteObjects(objectKeys);
+  const bucket = bucketName();
+  await guarded('object storage', async () => (await store()).deleteObjects(bucket, objectKeys));
 }
 
 export async function getObjectBytes(key: string): Promise<Buffer> {
-  return (await store()).getObjectBytes(key);
+  const bucket = bucketName();
+  return guarded('object storage', async () => (await store()).getObjectBytes(bucket, key));
 }
