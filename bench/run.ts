@@ -69,7 +69,7 @@ const plan = quick
       scaleMessages: 20,
     }
   : {
-      coldRuns: 7,
+      coldRuns: 15,
       warmRounds: 60,
       throughputSeconds: 10,
       small: 1_000,
