@@ -723,7 +723,8 @@ const target =
     : join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 // The webhook section is measured alone (npm run bench:webhooks, bench/webhooks.ts): keep it.
 const previous = readFileSync(join(import.meta.dirname, '..', 'docs', 'benchmarks.md'), 'utf8');
-const webhookSection = /<!-- webhooks:start -->(?:(?!<!-- webhooks:start -->)[\s\S])*?<!-- webhooks:end -->/.exec(previous)?.[0];
+const webhookSection =
+  /<!-- webhooks:start -->(?:(?!<!-- webhooks:start -->)[\s\S])*?<!-- webhooks:end -->/.exec(previous)?.[0];
 writeFileSync(
   target,
   `${header.join('\n')}\n${report}\n${notes}${webhookSection === undefined ? '' : `\n${webhookSection}\n`}`,
