@@ -52,24 +52,6 @@ export const metrics = new Metrics({
   logger: metricsLogger,
 });
 
-/**
- * Latency by route: its own instance, published at once, so the `route` dimension stays on it.
- * Made on the first request: only the API functions record latency, and a Metrics instance costs a
- * worker's cold start its own console on stdout and stderr.
- */
-let latencyMetrics: Metrics | undefined;
-function latencyMetricsInstance(): Metrics {
-  if (latencyMetrics === undefined) {
-    latencyMetrics = new Metrics({
-      namespace: metricsNamespace(),
-      serviceName: serviceName(),
-      logger: metricsLogger,
-    });
-    if (localConsole !== undefined) useConsole(latencyMetrics, localConsole);
-  }
-  return latencyMetrics;
-}
-
 function useConsole(instance: Logger | Metrics, console: Console): void {
   (instance as unknown as { console: Console }).console = console;
 }
@@ -89,6 +71,24 @@ function localLineConsole(): Console {
     },
   });
   return new Console({ stdout: stream, stderr: stream });
+}
+
+/**
+ * Latency by route: its own instance, published at once, so the `route` dimension stays on it.
+ * Made on the first request: only the API functions record latency, and a Metrics instance costs a
+ * worker's cold start its own console on stdout and stderr.
+ */
+let latencyMetrics: Metrics | undefined;
+function latencyMetricsInstance(): Metrics {
+  if (latencyMetrics === undefined) {
+    latencyMetrics = new Metrics({
+      namespace: metricsNamespace(),
+      serviceName: serviceName(),
+      logger: metricsLogger,
+    });
+    if (localConsole !== undefined) useConsole(latencyMetrics, localConsole);
+  }
+  return latencyMetrics;
 }
 
 useTelemetryBackend({

@@ -12,20 +12,24 @@ import type { StoredObject } from './messages.ts';
  * that message instead (docs/benchmarks.md).
  */
 const store = () => import('./message-object-store.ts');
+type ObjectStore = Awaited<ReturnType<typeof store>>;
+
+/** One call to the S3 half, with the configured bucket, its failures mapped to the catalogue. */
+function inStore<T>(call: (objectStore: ObjectStore, bucket: string) => Promise<T>): Promise<T> {
+  const bucket = bucketName();
+  return guarded('object storage', async () => call(await store(), bucket));
+}
 
 export async function putObjects(objects: readonly StoredObject[]): Promise<void> {
   if (objects.length === 0) return;
-  const bucket = bucketName();
-  await guarded('object storage', async () => (await store()).putObjects(bucket, objects));
+  await inStore((objectStore, bucket) => objectStore.putObjects(bucket, objects));
 }
 
 export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
   if (objectKeys.length === 0) return;
-  const bucket = bucketName();
-  await guarded('object storage', async () => (await store()).deleteObjects(bucket, objectKeys));
+  await inStore((objectStore, bucket) => objectStore.deleteObjects(bucket, objectKeys));
 }
 
 export async function getObjectBytes(key: string): Promise<Buffer> {
-  const bucket = bucketName();
-  return guarded('object storage', async () => (await store()).getObjectBytes(bucket, key));
+  return inStore((objectStore, bucket) => objectStore.getObjectBytes(bucket, key));
 }
