@@ -29,6 +29,7 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
+import { feedbackTagOf } from './feedback-id.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
@@ -160,7 +161,7 @@ async function buildSignedMessage(
   nowMs: number,
 ): Promise<{ raw: Buffer; signed: boolean }> {
   const messageId = messageIdFor(message.message_uuid, message.tenant);
-  const feedback = feedbackId(message.message_uuid, message.account_id, message.tenant);
+  const feedback = feedbackId(message.message_uuid, await feedbackTagOf(message.account_id), message.tenant);
   const date = new Date(nowMs);
   let raw: Buffer;
   const content = await readMessageContent(message);
