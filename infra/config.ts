@@ -60,6 +60,13 @@ export interface ServiceConfig {
   avatarTtlSeconds: number;
   /** Optional address subscribed to the alarm topic. */
   alarmEmail: string | undefined;
+  /**
+   * SES's account-level suppression list as a backstop behind the per-account lists (off by
+   * default): one list shared by every tenant, so one tenant's complaints stop another tenant's
+   * mail (docs/deliverability.md, "SES's own suppression list"). Turn it on for a deployment that
+   * serves one organisation.
+   */
+  sesAccountSuppression: boolean;
 }
 
 export class ConfigError extends Error {
@@ -118,6 +125,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
       return fallback;
     }
     return value;
+  };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const raw = context(key);
+    if (raw === undefined || raw === null || raw === '') return fallback;
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    problems.push(`${key} must be true or false, got ${JSON.stringify(raw)}`);
+    return fallback;
   };
   const url = (key: string, value: string, { https }: { https: boolean }): void => {
     if (value === '') return;
@@ -238,6 +253,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
     problems.push(`alarmEmail must be an e-mail address, got "${alarmEmail}"`);
   }
 
+  const sesAccountSuppression = flag('sesAccountSuppression', false);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     authIssuer,
@@ -265,6 +282,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     gravatarBaseUrl,
     avatarTtlSeconds,
     alarmEmail,
+    sesAccountSuppression,
   };
 }
 

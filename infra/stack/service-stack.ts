@@ -100,9 +100,12 @@ export class MailServiceStack extends Stack {
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
       reputationMetrics: true,
-      // SES's own suppression list for everything sent with this set, whatever the account-level
-      // setting (the backstop behind the service's per-account list; docs/deliverability.md).
-      suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+      // SES's own suppression list is one list for every tenant: with `sesAccountSuppression` it is
+      // the backstop behind the per-account lists; without (the default), this set's mail is never
+      // suppressed by it, whatever the AWS account's setting (docs/deliverability.md).
+      ...(config.sesAccountSuppression
+        ? { suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS }
+        : { disableSuppressionList: true }),
     });
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: ses.EventDestination.eventBus(
@@ -235,7 +238,10 @@ export class MailServiceStack extends Stack {
       ],
     });
 
-    this.reputation = new ReputationGuard(this, 'Reputation', { topic: this.alarms.topic });
+    this.reputation = new ReputationGuard(this, 'Reputation', {
+      topic: this.alarms.topic,
+      accountSuppression: config.sesAccountSuppression,
+    });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       name: this.stackName,
       metrics: this.serviceMetrics,
