@@ -18,10 +18,10 @@ export interface FirewallProps {
  * a tab; HTTP itself drops leading and trailing blanks of a header value). Lower-casing also folds the token itself, which can only merge two keys (count
  * more strictly), never split one.
  */
-export const tokenKeyTransformations = [
+export const tokenKeyTransformations: wafv2.CfnWebACL.TextTransformationProperty[] = [
   { priority: 0, type: 'LOWERCASE' },
   { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
-] as const satisfies ReadonlyArray<{ priority: number; type: string }>;
+];
 
 /** WAF's evaluation window for the rate rules, and its smallest allowed limit. */
 export const rateWindowSeconds = 60;

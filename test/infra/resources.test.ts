@@ -271,7 +271,8 @@ describe('firewall', () => {
         },
       },
     ]);
-    const keyOf = (header: string) => wafTransform(header, customKeys[0].Header.TextTransformations);
+    const transformations = customKeys?.[0]?.Header.TextTransformations ?? [];
+    const keyOf = (header: string) => wafTransform(header, transformations);
     const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln';
     const variants = [`Bearer ${token}`, `bearer  ${token}`, `BEARER ${token}`, `Bearer\t${token}`];
     assert.equal(new Set(variants.map(keyOf)).size, 1, 'every spelling of one token is one key');
