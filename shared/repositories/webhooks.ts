@@ -12,6 +12,7 @@ import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { tableName } from '../config/storage.ts';
 import { webhookDeadLetterQueueUrl, webhookQueueUrl } from '../config/webhooks.ts';
+import type { EndpointHealth } from '../domain/webhooks/endpoint-health.ts';
 import { stableHash } from './keys.ts';
 
 /**
@@ -56,6 +57,17 @@ export interface StoredEndpoint {
   previousSecretUntil?: string;
   disabledAt?: string;
   disabledReason?: string;
+  /** Failures in a row and pause (docs/webhooks.md, "Failing endpoints"). */
+  health: EndpointHealth;
+}
+
+function healthOf(item: Record<string, unknown>): EndpointHealth {
+  const health: EndpointHealth = {
+    consecutiveFailures: typeof item.consecutive_failures === 'number' ? item.consecutive_failures : 0,
+  };
+  if (typeof item.failing_since === 'string') health.failingSince = item.failing_since;
+  if (typeof item.paused_until === 'string') health.pausedUntil = item.paused_until;
+  return health;
 }
 
 function toEndpoint(item: Record<string, unknown>): StoredEndpoint {
@@ -69,6 +81,7 @@ function toEndpoint(item: Record<string, unknown>): StoredEndpoint {
     createdAt: String(item.created_at),
     updatedAt: String(item.updated_at ?? item.created_at),
     secretCiphertext: String(item.secret_ciphertext),
+    health: healthOf(item),
   };
   if (typeof item.previous_secret_ciphertext === 'string')
     endpoint.previousSecretCiphertext = item.previous_secret_ciphertext;
@@ -88,7 +101,10 @@ const cancelledReasons = (error: unknown): Array<{ Code?: string }> | undefined 
  * Creates an endpoint unless the account already has `max`: the counter update (conditional on
  * the limit) and the endpoint put are one transaction, so concurrent adds cannot pass the limit.
  */
-export async function createEndpoint(endpoint: StoredEndpoint, max: number): Promise<'created' | 'limit'> {
+export async function createEndpoint(
+  endpoint: Omit<StoredEndpoint, 'health'>,
+  max: number,
+): Promise<'created' | 'limit'> {
   const table = tableName();
   try {
     await guarded('database', async () => {
@@ -288,6 +304,114 @@ export async function disableEndpoint(
     );
   } catch (error) {
     if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoint health: written only when an attempt fails, when a failing endpoint succeeds, and when
+// one trial attempt is claimed, never on the attempts of a healthy endpoint.
+
+/** Counts a failed attempt; answers the streak as stored with it (undefined: the endpoint is gone). */
+export async function recordEndpointFailure(
+  accountId: string,
+  webhookId: string,
+  at: string,
+): Promise<{ consecutiveFailures: number; failingSince: string } | undefined> {
+  try {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression:
+            'ADD consecutive_failures :one SET failing_since = if_not_exists(failing_since, :at), last_failure_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1, ':at': at },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    const health = healthOf(result.Attributes ?? {});
+    return { consecutiveFailures: health.consecutiveFailures, failingSince: health.failingSince ?? at };
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Pauses the endpoint's jobs until `until`, unless the streak moved meanwhile (a success reset it, or
+ * a later failure already set its own pause).
+ */
+export async function pauseEndpoint(
+  accountId: string,
+  webhookId: string,
+  failures: number,
+  until: string,
+): Promise<void> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression: 'SET paused_until = :until',
+          ConditionExpression: 'consecutive_failures = :failures',
+          ExpressionAttributeValues: { ':until': until, ':failures': failures },
+        }),
+      ),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/** A 2xx: the streak and any pause end (only written when there was one). */
+export async function recordEndpointSuccess(accountId: string, webhookId: string): Promise<void> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression:
+            'SET consecutive_failures = :zero REMOVE failing_since, paused_until, last_failure_at',
+          ConditionExpression: 'attribute_exists(pk) AND consecutive_failures > :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      ),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * Claims the one trial attempt of a paused endpoint whose pause is over: moves the pause to `until`
+ * (the trial's window) if it is still `seen`. False when another job claimed it first.
+ */
+export async function claimEndpointTrial(
+  accountId: string,
+  webhookId: string,
+  seen: string,
+  until: string,
+): Promise<boolean> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression: 'SET paused_until = :until',
+          ConditionExpression: 'paused_until = :seen',
+          ExpressionAttributeValues: { ':until': until, ':seen': seen },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
   }
 }
 
