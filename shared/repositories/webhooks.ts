@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -12,6 +14,7 @@ import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { tableName } from '../config/storage.ts';
 import { webhookDeadLetterQueueUrl, webhookQueueUrl } from '../config/webhooks.ts';
+import type { EndpointSnapshot } from '../domain/webhooks/endpoint-events.ts';
 import type { EndpointHealth } from '../domain/webhooks/endpoint-health.ts';
 import { stableHash } from './keys.ts';
 
@@ -307,6 +310,28 @@ export async function disableEndpoint(
   }
 }
 
+/**
+ * An endpoint item of a table stream image (DynamoDB JSON), for the `webhook.disabled` event; the
+ * one place besides `toEndpoint` that reads the endpoint layout. Undefined for any other item.
+ */
+export function endpointSnapshotOf(
+  image: Record<string, AttributeValue> | undefined,
+): EndpointSnapshot | undefined {
+  if (image === undefined) return undefined;
+  const item = unmarshall(image) as Record<string, unknown>;
+  if (typeof item.sk !== 'string' || !item.sk.startsWith(webhookKeys.endpointPrefix)) return undefined;
+  if (typeof item.account_id !== 'string' || typeof item.webhook_id !== 'string') return undefined;
+  const snapshot: EndpointSnapshot = {
+    accountId: item.account_id,
+    webhookId: item.webhook_id,
+    url: String(item.url ?? ''),
+    enabled: item.enabled !== false,
+  };
+  if (typeof item.disabled_at === 'string') snapshot.disabledAt = item.disabled_at;
+  if (typeof item.disabled_reason === 'string') snapshot.disabledReason = item.disabled_reason;
+  return snapshot;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Endpoint health: written only when an attempt fails, when a failing endpoint succeeds, and when
 // one trial attempt is claimed, never on the attempts of a healthy endpoint.
@@ -422,7 +447,8 @@ export interface StoredEvent {
   eventId: string;
   accountId: string;
   type: string;
-  messageUuid: string;
+  /** The message the event is about; absent for an endpoint's own event (`webhook.disabled`). */
+  messageUuid?: string;
   /** The exact JSON body every delivery of this event sends. */
   body: string;
   createdAt: string;
@@ -443,7 +469,7 @@ export async function putEvent(event: StoredEvent, expiresAt: number): Promise<v
             event_id: event.eventId,
             account_id: event.accountId,
             type: event.type,
-            message_uuid: event.messageUuid,
+            ...(event.messageUuid === undefined ? {} : { message_uuid: event.messageUuid }),
             body: event.body,
             created_at: event.createdAt,
             expires_at: expiresAt,
@@ -470,7 +496,7 @@ export async function getEvent(eventId: string, nowSeconds: number): Promise<Sto
     eventId: String(item.event_id),
     accountId: String(item.account_id),
     type: String(item.type),
-    messageUuid: String(item.message_uuid),
+    ...(typeof item.message_uuid === 'string' ? { messageUuid: item.message_uuid } : {}),
     body: String(item.body),
     createdAt: String(item.created_at),
   };

@@ -24,14 +24,14 @@ export const failuresBeforePause = 5;
 export const pauseSeconds: readonly number[] = [60, 300, 900, 1800, 3600];
 /** Failing without a success this long disables the endpoint. */
 export const disableAfterMs = 5 * 24 * 3600 * 1000;
-/** While one trial attempt is out, the other jobs wait this long (the attempt's deadline and a margin). */
-export const trialWindowMs = 30_000;
+/** While one trial attempt is out, the other jobs wait this long (the attempt's 15 s deadline and 5 s). */
+export const trialWindowMs = 20_000;
 
 /** The pause after the `failures`-th failure in a row, in ms (0 below the threshold). */
-export function pauseAfter(failures: number): number {
+export function pauseAfter(failures: number, pauses: readonly number[] = pauseSeconds): number {
   if (failures < failuresBeforePause) return 0;
-  const index = Math.min(failures - failuresBeforePause, pauseSeconds.length - 1);
-  return (pauseSeconds[index] as number) * 1000;
+  const index = Math.min(failures - failuresBeforePause, pauses.length - 1);
+  return (pauses[index] as number) * 1000;
 }
 
 export type JobDecision =
@@ -63,8 +63,9 @@ export function afterFailure(
   streak: { consecutiveFailures: number; failingSince: string },
   nowMs: number,
   formatDate: (iso: string) => string,
+  pauses: readonly number[] = pauseSeconds,
 ): FailureOutcome {
-  const pause = pauseAfter(streak.consecutiveFailures);
+  const pause = pauseAfter(streak.consecutiveFailures, pauses);
   const outcome: FailureOutcome = pause > 0 ? { pausedUntil: new Date(nowMs + pause).toISOString() } : {};
   if (nowMs - Date.parse(streak.failingSince) >= disableAfterMs) {
     outcome.disable = `Disabled after failing for ${Math.floor(disableAfterMs / 86_400_000)} days without a successful delivery (${streak.consecutiveFailures} failed attempts in a row since ${formatDate(streak.failingSince)})`;

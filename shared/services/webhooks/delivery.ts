@@ -1,5 +1,10 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliveryRetentionSeconds, retrySchedule, targetPolicy } from '../../config/webhooks.ts';
+import {
+  deliveryRetentionSeconds,
+  pauseSchedule,
+  retrySchedule,
+  targetPolicy,
+} from '../../config/webhooks.ts';
 import {
   attemptTimeoutMs,
   earlyToleranceMs,
@@ -257,7 +262,7 @@ async function recordFailure(endpoint: StoredEndpoint, nowMs: number): Promise<v
   const at = new Date(nowMs).toISOString();
   const streak = await recordEndpointFailure(endpoint.accountId, endpoint.webhookId, at);
   if (streak === undefined) return;
-  const outcome = afterFailure(streak, nowMs, formatDate);
+  const outcome = afterFailure(streak, nowMs, formatDate, pauseSchedule());
   if (outcome.disable !== undefined) {
     await disableEndpoint(endpoint.accountId, endpoint.webhookId, outcome.disable, at);
     log('warn', 'webhook endpoint disabled', {

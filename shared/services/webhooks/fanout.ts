@@ -1,11 +1,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventRetentionSeconds } from '../../config/webhooks.ts';
+import { deriveEndpointEvents, endpointEventBody } from '../../domain/webhooks/endpoint-events.ts';
 import { deriveEvents, eventBody, subscribes, type WebhookEvent } from '../../domain/webhooks/events.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { messageSnapshotOf } from '../../repositories/message-stream.ts';
 import {
   type DeliveryJob,
+  endpointSnapshotOf,
   enqueueDeliveries,
   listEndpoints,
   putEvent,
@@ -15,8 +17,9 @@ import { formatDate } from '../../time/format.ts';
 
 /**
  * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
- * item is diffed into events; each event is stored (7 days, for replays) and fanned out as one
- * queue job per enabled endpoint of the account that subscribed to its type. The stream is the
+ * item is diffed into events, and an endpoint item that became disabled into `webhook.disabled`;
+ * each event is stored (7 days, for replays) and fanned out as one queue job per enabled endpoint
+ * of the account that subscribed to its type. The stream is the
  * outbox: nothing that was written can be missed, and a failed record is reported in
  * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
  * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
@@ -52,7 +55,7 @@ async function fanOutRecord(
 ): Promise<void> {
   if (record.eventName === 'REMOVE') return;
   const after = messageSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
-  if (after === undefined) return;
+  if (after === undefined) return fanOutEndpointRecord(record, endpointsOf);
   const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
   const events = deriveEvents(before, after);
   if (events.length === 0) return;
@@ -79,6 +82,56 @@ async function fanOutRecord(
     log('info', 'webhook events fanned out', {
       message_uuid: after.messageUuid,
       events: events.map((item) => item.type),
+      jobs: jobs.length,
+    });
+  }
+}
+
+/** An endpoint disabled (410 Gone, or days of failures): `webhook.disabled` to the account's others. */
+async function fanOutEndpointRecord(
+  record: DynamoDBRecord,
+  endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
+): Promise<void> {
+  const after = endpointSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
+  if (after === undefined) return;
+  const events = deriveEndpointEvents(
+    endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined),
+    after,
+  );
+  if (events.length === 0) return;
+  const targets = (await endpointsOf(after.accountId)).filter(
+    (endpoint) => endpoint.webhookId !== after.webhookId,
+  );
+  const nowMs = Date.now();
+  const jobs: DeliveryJob[] = [];
+  for (const event of events) {
+    const subscribed = targets.filter((endpoint) => subscribes(endpoint.events, event.type));
+    if (subscribed.length === 0) continue;
+    await putEvent(
+      {
+        eventId: event.id,
+        accountId: event.accountId,
+        type: event.type,
+        body: endpointEventBody(event, formatDate),
+        createdAt: new Date(nowMs).toISOString(),
+      },
+      Math.floor(nowMs / 1000) + eventRetentionSeconds,
+    );
+    for (const endpoint of subscribed) {
+      jobs.push({
+        account_id: event.accountId,
+        webhook_id: endpoint.webhookId,
+        event_id: event.id,
+        attempt: 1,
+        due_at: nowMs,
+      });
+    }
+  }
+  await enqueueDeliveries(jobs);
+  if (jobs.length > 0) {
+    log('info', 'webhook events fanned out', {
+      webhook_id: after.webhookId,
+      events: ['webhook.disabled'],
       jobs: jobs.length,
     });
   }
