@@ -1,3 +1,4 @@
+import { queueDefinition } from '../resources/definitions.ts';
 import { type EventSource, startEventSource } from './event-source.ts';
 import type { LocalWorker } from './workers.ts';
 
@@ -38,7 +39,14 @@ function queueWorker({ name, queueVariable, functionId, pollers }: QueueMapping)
 }
 
 export const sendQueueWorker = (): LocalWorker =>
-  queueWorker({ name: 'send-queue → sender', queueVariable: 'QUEUE_URL', functionId: 'sender', pollers: 2 });
+  queueWorker({
+    name: 'send-queue → sender',
+    queueVariable: 'QUEUE_URL',
+    functionId: 'sender',
+    // One of the three is kept for accounts with nothing running (fair-dispatch.ts): an account
+    // alone still gets two at once.
+    pollers: queueDefinition.localConcurrency,
+  });
 
 export const deadLetterWorker = (): LocalWorker =>
   queueWorker({

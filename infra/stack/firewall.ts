@@ -107,7 +107,9 @@ export class Firewall extends Construct {
               limit: this.rateLimitPerWindow,
               evaluationWindowSec: rateWindowSeconds,
               aggregateKeyType: 'CUSTOM_KEYS',
-              customKeys: [{ header: { name: 'authorization', textTransformations: tokenKeyTransformations } }],
+              customKeys: [
+                { header: { name: 'authorization', textTransformations: tokenKeyTransformations } },
+              ],
             },
           },
           action: blockWith(429, 'too-many-requests', 'rate-per-token'),

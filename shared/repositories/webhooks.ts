@@ -10,6 +10,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
+import { messageGroupOf } from '../aws/fair-queue.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { tableName } from '../config/storage.ts';
@@ -616,6 +617,8 @@ export async function enqueueDeliveries(jobs: readonly DeliveryJob[], delaySecon
           Entries: slice.map((job, index) => ({
             Id: String(index),
             MessageBody: JSON.stringify(job),
+            // The account is the job's fair-queue group (shared/aws/fair-queue.ts).
+            MessageGroupId: messageGroupOf(job.account_id),
             DelaySeconds: delaySeconds,
           })),
         }),
@@ -633,6 +636,7 @@ export async function enqueueDelivery(job: DeliveryJob, delaySeconds: number): P
       new SendMessageCommand({
         QueueUrl: webhookQueueUrl(),
         MessageBody: JSON.stringify(job),
+        MessageGroupId: messageGroupOf(job.account_id),
         DelaySeconds: delaySeconds,
       }),
     ),
