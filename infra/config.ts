@@ -67,6 +67,12 @@ export interface ServiceConfig {
    * serves one organisation.
    */
   sesAccountSuppression: boolean;
+  /**
+   * The most webhook-delivery invocations at once (the event source mapping's maximum concurrency):
+   * however many endpoints fail or answer slowly, webhooks never take more of the region's Lambda
+   * concurrency than this, so the API and the sender keep theirs (docs/webhooks.md).
+   */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -254,6 +260,9 @@ export function readConfig(context: ContextReader): ServiceConfig {
   }
 
   const sesAccountSuppression = flag('sesAccountSuppression', false);
+  // Lambda's event source mapping accepts 2 to 1,000.
+  const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
+  if (webhookConcurrency > 1000) problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -283,6 +292,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     avatarTtlSeconds,
     alarmEmail,
     sesAccountSuppression,
+    webhookConcurrency,
   };
 }
 

@@ -192,7 +192,7 @@ export class MailServiceStack extends Stack {
       });
       this.grant(fn, functionAccess[worker.id as FunctionId], config);
       this.functions.set(worker.id as FunctionId, fn);
-      this.connectTrigger(worker, fn);
+      this.connectTrigger(worker, fn, config);
     }
     for (const scheduled of scheduledRoutes) {
       this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
@@ -318,7 +318,7 @@ export class MailServiceStack extends Stack {
     });
   }
 
-  private connectTrigger(worker: Worker, fn: ServiceFunction): void {
+  private connectTrigger(worker: Worker, fn: ServiceFunction, config: ServiceConfig): void {
     const { queue, deadLetterQueue } = this.storage;
     switch (worker.trigger) {
       case 'send-queue':
@@ -328,7 +328,7 @@ export class MailServiceStack extends Stack {
             batchSize: queueDefinition.batchSize,
             reportBatchItemFailures: true,
             // Bounds the sending rate toward SES; raise with your SES sending quota.
-            maxConcurrency: 5,
+            maxConcurrency: queueDefinition.maxConcurrency,
           }),
         );
         return;
@@ -366,6 +366,10 @@ export class MailServiceStack extends Stack {
           new SqsEventSource(this.storage.webhookQueue, {
             batchSize: webhookQueueDefinition.batchSize,
             reportBatchItemFailures: true,
+            // The cap on webhook work: slow or failing receivers of one account cannot take the
+            // region's Lambda concurrency from the API and the sender. A cap, not a reservation, so
+            // nothing is taken from the account's unreserved pool (docs/webhooks.md, "On AWS").
+            maxConcurrency: config.webhookConcurrency,
           }),
         );
         return;
