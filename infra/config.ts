@@ -262,7 +262,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const sesAccountSuppression = flag('sesAccountSuppression', false);
   // Lambda's event source mapping accepts 2 to 1,000.
   const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
-  if (webhookConcurrency > 1000) problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
+  if (webhookConcurrency > 1000)
+    problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {

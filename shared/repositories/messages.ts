@@ -491,4 +491,3 @@ export interface StoredObject {
 
 /** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */
 export { deleteObjects, putObjects } from './message-objects.ts';
-

@@ -1,4 +1,4 @@
-import { SendMessageCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import { type SendMessageBatchRequestEntry, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { messageGroupOf } from '../aws/fair-queue.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
@@ -25,7 +25,10 @@ export function sendQueueEntry(
 export async function enqueueSend(messageUuid: string, accountId: string, delaySeconds = 0): Promise<void> {
   await guarded('queue', () =>
     sqs().send(
-      new SendMessageCommand({ QueueUrl: queueUrl(), ...sendQueueEntry(messageUuid, accountId, delaySeconds) }),
+      new SendMessageCommand({
+        QueueUrl: queueUrl(),
+        ...sendQueueEntry(messageUuid, accountId, delaySeconds),
+      }),
     ),
   );
 }

@@ -1,6 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -9,6 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { messageGroupOf } from '../aws/fair-queue.ts';
 import { guarded } from '../aws/faults.ts';

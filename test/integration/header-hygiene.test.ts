@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import {
-  addMessage,
-  outboxEml,
-  sendingDomain,
-  verifyDkim,
-  waitForStatus,
-} from '../support/delivery.ts';
+import { addMessage, outboxEml, sendingDomain, verifyDkim, waitForStatus } from '../support/delivery.ts';
 import { call } from '../support/host.ts';
 
 /**
