@@ -286,29 +286,51 @@ export async function rotateEndpointSecret(
   }
 }
 
-/** A receiver answered 410: the endpoint stops receiving until it is added again. */
+/**
+ * One conditional update of an endpoint item: the new attributes, or undefined when the condition
+ * did not hold (the endpoint is gone, or its state moved on).
+ */
+async function updateEndpointIf(
+  accountId: string,
+  webhookId: string,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return result.Attributes ?? {};
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** The endpoint stops receiving until it is added again (a 410, or days of failures). */
 export async function disableEndpoint(
   accountId: string,
   webhookId: string,
   reason: string,
   at: string,
 ): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression:
-            'SET enabled = :false, disabled_at = :at, disabled_reason = :reason, updated_at = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':false': false, ':at': at, ':reason': reason },
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET enabled = :false, disabled_at = :at, disabled_reason = :reason, updated_at = :at',
+    'attribute_exists(pk)',
+    { ':false': false, ':at': at, ':reason': reason },
+  );
 }
 
 /**
@@ -343,26 +365,16 @@ export async function recordEndpointFailure(
   webhookId: string,
   at: string,
 ): Promise<{ consecutiveFailures: number; failingSince: string } | undefined> {
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression:
-            'ADD consecutive_failures :one SET failing_since = if_not_exists(failing_since, :at), last_failure_at = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1, ':at': at },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    const health = healthOf(result.Attributes ?? {});
-    return { consecutiveFailures: health.consecutiveFailures, failingSince: health.failingSince ?? at };
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
+  const stored = await updateEndpointIf(
+    accountId,
+    webhookId,
+    'ADD consecutive_failures :one SET failing_since = if_not_exists(failing_since, :at), last_failure_at = :at',
+    'attribute_exists(pk)',
+    { ':one': 1, ':at': at },
+  );
+  if (stored === undefined) return undefined;
+  const health = healthOf(stored);
+  return { consecutiveFailures: health.consecutiveFailures, failingSince: health.failingSince ?? at };
 }
 
 /**
@@ -375,41 +387,27 @@ export async function pauseEndpoint(
   failures: number,
   until: string,
 ): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression: 'SET paused_until = :until',
-          ConditionExpression: 'consecutive_failures = :failures',
-          ExpressionAttributeValues: { ':until': until, ':failures': failures },
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET paused_until = :until',
+    'consecutive_failures = :failures',
+    {
+      ':until': until,
+      ':failures': failures,
+    },
+  );
 }
 
 /** A 2xx: the streak and any pause end (only written when there was one). */
 export async function recordEndpointSuccess(accountId: string, webhookId: string): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression:
-            'SET consecutive_failures = :zero REMOVE failing_since, paused_until, last_failure_at',
-          ConditionExpression: 'attribute_exists(pk) AND consecutive_failures > :zero',
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET consecutive_failures = :zero REMOVE failing_since, paused_until, last_failure_at',
+    'attribute_exists(pk) AND consecutive_failures > :zero',
+    { ':zero': 0 },
+  );
 }
 
 /**
@@ -422,23 +420,17 @@ export async function claimEndpointTrial(
   seen: string,
   until: string,
 ): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression: 'SET paused_until = :until',
-          ConditionExpression: 'paused_until = :seen',
-          ExpressionAttributeValues: { ':until': until, ':seen': seen },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const claimed = await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET paused_until = :until',
+    'paused_until = :seen',
+    {
+      ':until': until,
+      ':seen': seen,
+    },
+  );
+  return claimed !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

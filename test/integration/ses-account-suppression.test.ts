@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { platformSuppressionDetail } from '../../shared/domain/delivery/ses-events.ts';
@@ -10,7 +7,7 @@ import { getDeliveryMessage } from '../../shared/repositories/message-delivery.t
 import { addMessage, putTestMessage, waitForStatus } from '../support/delivery.ts';
 import { useHostEnvironment } from '../support/host.ts';
 import { newAccount } from '../support/messages.ts';
-import { lookup } from '../support/suppressions.ts';
+import { lookup, sesEvent } from '../support/suppressions.ts';
 
 /**
  * SES's account-level suppression list is shared by every tenant: a bounce of subtype
@@ -19,16 +16,6 @@ import { lookup } from '../support/suppressions.ts';
  * never copied into the sending account's own list as a hard bounce.
  */
 useHostEnvironment();
-
-function sesEvent(name: string, uuid: string, email: string): EventBridgeEvent<string, unknown> {
-  const event = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
-  event.detail.mail.tags.message_uuid = [uuid];
-  event.detail.mail.destination = [email];
-  if (event.detail.bounce !== undefined) event.detail.bounce.bouncedRecipients[0].emailAddress = email;
-  if (event.detail.complaint !== undefined)
-    event.detail.complaint.complainedRecipients[0].emailAddress = email;
-  return event;
-}
 
 describe('SES account-level suppression (OnAccountSuppressionList)', () => {
   it('never enters the tenant’s list; the recipient is suppressed by the shared list, and the tenant can still mail the address', async () => {

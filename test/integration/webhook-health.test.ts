@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { dynamo } from '../../shared/aws/clients.ts';
 import { tableName } from '../../shared/config/storage.ts';
 import { failuresBeforePause } from '../../shared/domain/webhooks/endpoint-health.ts';
-import { enqueueDeliveries, putEvent, webhookKeys } from '../../shared/repositories/webhooks.ts';
+import { enqueueDeliveries, webhookKeys } from '../../shared/repositories/webhooks.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
+import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
 import {
   type ReceivedWebhook,
   startWebhookReceiver,
@@ -69,33 +70,14 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-/** `count` stored events of the account, one delivery job each to `hook`, on the host's queue. */
+/** `count` stored events of the account, one delivery job each to every hook, on the host's queue. */
 async function events(who: TestAccount, hooks: Hook[], count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let index = 0; index < count; index++) {
-    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-    ids.push(eventId);
-    await putEvent(
-      {
-        eventId,
-        accountId: who.account,
-        type: 'message.delivered',
-        messageUuid: randomUUID(),
-        body: JSON.stringify({ type: 'message.delivered', n: index }),
-        createdAt: new Date().toISOString(),
-      },
-      Math.floor(Date.now() / 1000) + 3600,
-    );
-  }
+  const ids = await storeTestEvents(who.account, count);
   await enqueueDeliveries(
-    ids.flatMap((eventId) =>
-      hooks.map((hook) => ({
-        account_id: who.account,
-        webhook_id: hook.id,
-        event_id: eventId,
-        attempt: 1,
-        due_at: Date.now(),
-      })),
+    jobsFor(
+      who.account,
+      ids,
+      hooks.map((hook) => hook.id),
     ),
   );
   return ids;

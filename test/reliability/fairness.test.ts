@@ -10,11 +10,12 @@ import { sqs } from '../../shared/aws/sqs.ts';
 import { queueUrl } from '../../shared/config/storage.ts';
 import { attemptTimeoutMs } from '../../shared/domain/webhooks/delivery.ts';
 import { sendQueueEntry } from '../../shared/repositories/send-queue.ts';
-import { enqueueDeliveries, putEvent } from '../../shared/repositories/webhooks.ts';
+import { enqueueDeliveries } from '../../shared/repositories/webhooks.ts';
 import { addMessage, putTestMessage, queryMessage } from '../support/delivery.ts';
 import { recordFigures } from '../support/figures.ts';
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
 import { mapLimit, newAccount, type TestAccount } from '../support/messages.ts';
+import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /*
@@ -132,29 +133,7 @@ describe('multi-tenant fairness on the local host', () => {
     await addHook(quiet, `${quietReceiver.url}${quietPath}`);
 
     // A's backlog: stored events, one job per event and endpoint, queued as the fan-out does.
-    const ids = Array.from({ length: events }, () => `evt_${randomUUID().replaceAll('-', '')}`);
-    await mapLimit(ids, 20, (eventId, index) =>
-      putEvent(
-        {
-          eventId,
-          accountId: noisy.account,
-          type: 'message.delivered',
-          messageUuid: randomUUID(),
-          body: JSON.stringify({ type: 'message.delivered', n: index }),
-          createdAt: new Date().toISOString(),
-        },
-        Math.floor(Date.now() / 1000) + 3600,
-      ),
-    );
-    const jobs = ids.flatMap((eventId) =>
-      hooks.map((webhookId) => ({
-        account_id: noisy.account,
-        webhook_id: webhookId,
-        event_id: eventId,
-        attempt: 1,
-        due_at: Date.now(),
-      })),
-    );
+    const jobs = jobsFor(noisy.account, await storeTestEvents(noisy.account, events, 20), hooks);
     await enqueueDeliveries(jobs);
     const backlogQueuedAt = Date.now();
 

@@ -273,7 +273,7 @@ describe('EML pass-through', () => {
 
   test('trace and authentication fields are removed before signing; everything else stays', () => {
     const eml = Buffer.from(
-      [
+      `${[
         'Received: from mx.victim.example by relay; Mon, 23 Nov 2026 09:00:00 +0000',
         'Return-Path: <ceo@victim.example>',
         'Authentication-Results: mx.google.com; dkim=pass header.d=bank.example',
@@ -288,7 +288,7 @@ describe('EML pass-through', () => {
         `Date: ${rfc5322Date(now)}`,
         'Message-ID: <own@x>',
         'Subject: hi',
-      ].join('\r\n') + '\r\n\r\nbody\r\n',
+      ].join('\r\n')}\r\n\r\nbody\r\n`,
     );
     const prepared = prepareEml(eml, '<m@x>', { now }).toString();
     assert.equal(

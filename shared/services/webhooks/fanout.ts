@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventRetentionSeconds } from '../../config/webhooks.ts';
 import { deriveEndpointEvents, endpointEventBody } from '../../domain/webhooks/endpoint-events.ts';
-import { deriveEvents, eventBody, subscribes, type WebhookEvent } from '../../domain/webhooks/events.ts';
+import { deriveEvents, eventBody, subscribes, type WebhookEventType } from '../../domain/webhooks/events.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { messageSnapshotOf } from '../../repositories/message-stream.ts';
 import {
@@ -61,30 +61,11 @@ async function fanOutRecord(
   if (events.length === 0) return;
   const endpoints = await endpointsOf(after.accountId);
   if (endpoints.length === 0) return;
-  const jobs: DeliveryJob[] = [];
-  const nowMs = Date.now();
-  for (const webhookEvent of events) {
-    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, webhookEvent.type));
-    if (targets.length === 0) continue;
-    await store(webhookEvent, nowMs);
-    for (const endpoint of targets) {
-      jobs.push({
-        account_id: after.accountId,
-        webhook_id: endpoint.webhookId,
-        event_id: webhookEvent.id,
-        attempt: 1,
-        due_at: nowMs,
-      });
-    }
-  }
-  await enqueueDeliveries(jobs);
-  if (jobs.length > 0) {
-    log('info', 'webhook events fanned out', {
-      message_uuid: after.messageUuid,
-      events: events.map((item) => item.type),
-      jobs: jobs.length,
-    });
-  }
+  await fanOut(
+    events.map((event) => ({ ...event, body: eventBody(event, formatDate) })),
+    endpoints,
+    { message_uuid: after.messageUuid },
+  );
 }
 
 /** An endpoint disabled (410 Gone, or days of failures): `webhook.disabled` to the account's others. */
@@ -99,25 +80,48 @@ async function fanOutEndpointRecord(
     after,
   );
   if (events.length === 0) return;
-  const targets = (await endpointsOf(after.accountId)).filter(
+  const others = (await endpointsOf(after.accountId)).filter(
     (endpoint) => endpoint.webhookId !== after.webhookId,
   );
-  const nowMs = Date.now();
+  await fanOut(
+    events.map((event) => ({ ...event, body: endpointEventBody(event, formatDate) })),
+    others,
+    { webhook_id: after.webhookId },
+  );
+}
+
+/** An event as it is stored and sent: its id, type, account, message (if any) and exact body. */
+interface OutgoingEvent {
+  id: string;
+  type: WebhookEventType;
+  accountId: string;
+  messageUuid?: string;
+  body: string;
+}
+
+/** Stores each event some endpoint subscribes to, and queues one job per such endpoint. */
+async function fanOut(
+  events: readonly OutgoingEvent[],
+  endpoints: readonly StoredEndpoint[],
+  about: Record<string, string>,
+): Promise<void> {
   const jobs: DeliveryJob[] = [];
+  const nowMs = Date.now();
   for (const event of events) {
-    const subscribed = targets.filter((endpoint) => subscribes(endpoint.events, event.type));
-    if (subscribed.length === 0) continue;
+    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type));
+    if (targets.length === 0) continue;
     await putEvent(
       {
         eventId: event.id,
         accountId: event.accountId,
         type: event.type,
-        body: endpointEventBody(event, formatDate),
+        ...(event.messageUuid === undefined ? {} : { messageUuid: event.messageUuid }),
+        body: event.body,
         createdAt: new Date(nowMs).toISOString(),
       },
       Math.floor(nowMs / 1000) + eventRetentionSeconds,
     );
-    for (const endpoint of subscribed) {
+    for (const endpoint of targets) {
       jobs.push({
         account_id: event.accountId,
         webhook_id: endpoint.webhookId,
@@ -130,23 +134,9 @@ async function fanOutEndpointRecord(
   await enqueueDeliveries(jobs);
   if (jobs.length > 0) {
     log('info', 'webhook events fanned out', {
-      webhook_id: after.webhookId,
-      events: ['webhook.disabled'],
+      ...about,
+      events: events.map((item) => item.type),
       jobs: jobs.length,
     });
   }
-}
-
-function store(webhookEvent: WebhookEvent, nowMs: number): Promise<void> {
-  return putEvent(
-    {
-      eventId: webhookEvent.id,
-      accountId: webhookEvent.accountId,
-      type: webhookEvent.type,
-      messageUuid: webhookEvent.messageUuid,
-      body: eventBody(webhookEvent, formatDate),
-      createdAt: new Date(nowMs).toISOString(),
-    },
-    Math.floor(nowMs / 1000) + eventRetentionSeconds,
-  );
 }
