@@ -300,7 +300,10 @@ describe('inbound mail over SMTP', () => {
     const sent = await sendInbound({ envelope: { from: 'junk@junk-sender.test', to: [to] }, raw });
     assert.ok(sent.ok, sent.response);
     const [summary] = await waitForInbound(who, to);
-    assert.match(String((summary as InboundSummary).parse_error), /not RFC 5322: line \d+ is not "Name: value"/);
+    assert.match(
+      String((summary as InboundSummary).parse_error),
+      /not RFC 5322: line \d+ is not "Name: value"/,
+    );
     const message = await inboundDetails(who, (summary as InboundSummary).inbound_uuid);
     assert.equal(message.text, null);
     assert.deepEqual(message.attachments, []);
