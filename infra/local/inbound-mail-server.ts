@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { authenticate } from 'mailauth';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
@@ -173,14 +174,17 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
     ].join('\r\n');
     const objectKey = `${bucketDefinition.inboundRawPrefix}${messageId}`;
     const bucket = process.env.BUCKET_NAME as string;
-    await s3.send(
-      new PutObjectCommand({
+    // Multipart above 5 MB, as SES may store up to 40 MB (the S3 emulator takes at most 11 MB a request).
+    await new Upload({
+      client: s3,
+      params: {
         Bucket: bucket,
         Key: objectKey,
         Body: Buffer.concat([Buffer.from(`${trace}\r\n`), raw]),
         ContentType: 'message/rfc822',
-      }),
-    );
+      },
+      partSize: 5 * 1024 * 1024,
+    }).done();
     // SES's receipt notification for an S3 action (the fields the inbound function reads, and
     // those SES always sends beside them).
     const notification = {

@@ -314,6 +314,26 @@ describe('inbound mail over SMTP', () => {
     );
   });
 
+  it('stores a 15 MB message whole (the raw message and the attachment go up in parts)', async () => {
+    const to = `large@${who.domain}`;
+    const large = Buffer.alloc(11 * 1024 * 1024);
+    for (let index = 0; index < large.length; index += 4) large.writeUInt32LE(index, index);
+    const sent = await sendInbound({
+      envelope: { from: 'large@large-sender.test', to: [to] },
+      from: 'large@large-sender.test',
+      to,
+      subject: 'Large',
+      text: 'The file is attached.',
+      attachments: [{ filename: 'large.bin', content: large }],
+    });
+    assert.ok(sent.ok, sent.response);
+    const [summary] = await waitForInbound(who, to);
+    const message = await inboundDetails(who, (summary as InboundSummary).inbound_uuid);
+    assert.ok((message.size as number) > 15 * 1024 * 1024, String(message.size));
+    assert.equal(message.attachments[0]?.size, large.length);
+    assert.ok((await get(message.attachments[0]?.url as string)).bytes.equals(large), 'byte for byte');
+  });
+
   it('refuses mail over 40 MB', async () => {
     const sent = await sendInbound({
       from: 'big@big-sender.test',

@@ -14,8 +14,8 @@ import {
  * Parses a received message as a stream (docs/inbound.md, "Parsing"): mailparser (the nodemailer
  * family's streaming MIME parser: charsets through libmime and iconv-lite, RFC 2047/2231 words,
  * nested multiparts) reads it in chunks and hands over each attachment as a stream of its decoded
- * bytes, which `storeAttachment` saves before the parser goes on. So the message is never held
- * whole: memory is one decoded attachment at a time, plus the text and HTML bodies.
+ * bytes, which `storeAttachment` streams to storage before the parser goes on. So neither the message
+ * nor an attachment is ever held whole: memory is a few upload parts, plus the text and HTML bodies.
  *
  * "Cannot be parsed" means: the parser gave up (a header block over its limit …), or the message's
  * header section is not RFC 5322 (empty, or a line that is not `Name: value`: binary junk, a body
@@ -38,11 +38,12 @@ export interface ParsedMessage {
   parseError?: string;
 }
 
+/** Stores one decoded attachment (a stream); resolves with its object key and size. */
 export type AttachmentStore = (
   index: number,
-  content: Buffer,
+  content: Readable,
   meta: { filename: string; contentType: string },
-) => Promise<string>;
+) => Promise<{ key: string; size: number }>;
 
 const headerLineShape = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 
@@ -85,10 +86,9 @@ function headerList(lines: ReadonlyArray<{ key: string; line: string }>) {
   });
 }
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+/** Reads a stream to its end and forgets it (an attachment that is not kept). */
+async function drain(stream: Readable): Promise<void> {
+  for await (const _chunk of stream);
 }
 
 export async function parseMessage(raw: Readable, storeAttachment: AttachmentStore): Promise<ParsedMessage> {
@@ -152,10 +152,9 @@ export async function parseMessage(raw: Readable, storeAttachment: AttachmentSto
     // are stored one at a time, in order.
     const work = (async () => {
       try {
-        const content = await readAll(attachment.content);
-        if (parsed.parseError !== undefined) return;
-        if (index >= inboundLimits.attachments) {
-          parsed.attachmentsOmitted += 1;
+        if (parsed.parseError !== undefined || index >= inboundLimits.attachments) {
+          if (parsed.parseError === undefined) parsed.attachmentsOmitted += 1;
+          await drain(attachment.content);
           return;
         }
         const filename = clip(attachment.filename ?? `attachment-${index + 1}`, inboundLimits.filenameLength);
@@ -163,8 +162,8 @@ export async function parseMessage(raw: Readable, storeAttachment: AttachmentSto
           attachment.contentType ?? 'application/octet-stream',
           inboundLimits.contentTypeLength,
         );
-        const key = await storeAttachment(index, content, { filename, contentType });
-        parsed.attachments.push({ filename, content_type: contentType, size: content.length, key });
+        const { key, size } = await storeAttachment(index, attachment.content, { filename, contentType });
+        parsed.attachments.push({ filename, content_type: contentType, size, key });
       } finally {
         attachment.release?.();
       }

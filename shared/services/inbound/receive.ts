@@ -14,7 +14,12 @@ import { strippedTextReply } from '../../domain/inbound/reply.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { type DomainRecord, getDomain } from '../../repositories/domains.ts';
 import { putInbound } from '../../repositories/inbound.ts';
-import { inboundObjectKeys, openObject, putObject } from '../../repositories/inbound-objects.ts';
+import {
+  inboundObjectKeys,
+  openObject,
+  putObject,
+  uploadStream,
+} from '../../repositories/inbound-objects.ts';
 import { getMessages } from '../../repositories/messages.ts';
 import { type ParsedMessage, parseMessage } from './parse.ts';
 
@@ -73,8 +78,7 @@ async function receiveRecord(record: SQSRecord): Promise<void> {
   const { stream, size } = await openObject(receipt.objectKey);
   const parsed = await parseMessage(stream, async (index, content, meta) => {
     const key = inboundObjectKeys.attachment(receipt.messageId, index);
-    await putObject(key, content, meta.contentType);
-    return key;
+    return { key, size: await uploadStream(key, content, meta.contentType) };
   });
   let contentKey: string | undefined;
   if (parsed.parseError === undefined) {
