@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Upload } from '@aws-sdk/lib-storage';
 import { authenticate } from 'mailauth';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { envList, envNumber } from '../../shared/config/env.ts';

@@ -20,7 +20,6 @@ import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { Firewall } from './firewall.ts';
-import { InboundReceiving } from './inbound.ts';
 import {
   type AccessNeeds,
   type FunctionId,
@@ -28,6 +27,7 @@ import {
   type ObjectPrefix,
   workerImpact,
 } from './function-access.ts';
+import { InboundReceiving } from './inbound.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
 import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';

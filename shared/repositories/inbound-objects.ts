@@ -1,9 +1,8 @@
-import { Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3 } from '../aws/s3.ts';
 import { guarded } from '../aws/faults.ts';
+import { s3 } from '../aws/s3.ts';
 import { bucketName } from '../config/storage.ts';
 import { deleteObjects } from './message-object-store.ts';
 
@@ -27,41 +26,6 @@ export async function openObject(key: string): Promise<{ stream: Readable; size:
     s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key })),
   );
   return { stream: result.Body as Readable, size: result.ContentLength ?? 0 };
-}
-
-/** Stores a whole body (one PUT, or parts when it is large). */
-export async function putObject(key: string, body: string, contentType: string): Promise<void> {
-  await uploadStream(key, Readable.from([Buffer.from(body)]), contentType);
-}
-
-/** Parts of a streamed upload, and how many are in flight: about 10 MB of memory at most. */
-const uploadPart = { bytes: 5 * 1024 * 1024, inFlight: 2 } as const;
-
-/**
- * Stores a stream of unknown length without holding it whole: one PUT when it is small, else a
- * multipart upload of 5 MB parts (S3's minimum), two at a time. Resolves with the bytes stored.
- */
-export async function uploadStream(key: string, body: Readable, contentType: string): Promise<number> {
-  let bytes = 0;
-  const counted = body.pipe(
-    new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        bytes += chunk.length;
-        done(null, chunk);
-      },
-    }),
-  );
-  body.once('error', (error) => counted.destroy(error));
-  await guarded('object storage', () =>
-    new Upload({
-      client: s3(),
-      params: { Bucket: bucketName(), Key: key, Body: counted, ContentType: contentType },
-      partSize: uploadPart.bytes,
-      queueSize: uploadPart.inFlight,
-      leavePartsOnError: false,
-    }).done(),
-  );
-  return bytes;
 }
 
 export async function getJsonObject<T>(key: string): Promise<T> {

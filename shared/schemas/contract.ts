@@ -9,6 +9,12 @@ import {
   dkimStatusResponse,
 } from './dkim.ts';
 import {
+  inboundDeleteRequest,
+  inboundDeleteResponse,
+  inboundQueryRequest,
+  inboundQueryResponse,
+} from './inbound.ts';
+import {
   messageAddRequest,
   messageAddResponse,
   messageDeleteRequest,
@@ -16,12 +22,6 @@ import {
   messageQueryRequest,
   messageQueryResponse,
 } from './messages.ts';
-import {
-  inboundDeleteRequest,
-  inboundDeleteResponse,
-  inboundQueryRequest,
-  inboundQueryResponse,
-} from './inbound.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
 import {
   suppressionAddRequest,

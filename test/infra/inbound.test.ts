@@ -42,8 +42,9 @@ describe('inbound receiving on AWS', () => {
     const bucketPolicy = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy')).find((policy) =>
       json(policy.Properties.Bucket).includes(id(stack.storage.bucket)),
     );
+    assert.ok(bucketPolicy, 'the bucket has a policy');
     const sesStatements = (
-      bucketPolicy?.Properties.PolicyDocument.Statement as Array<Record<string, any>>
+      bucketPolicy.Properties.PolicyDocument.Statement as Array<Record<string, any>>
     ).filter((statement) => json(statement.Principal).includes('ses.amazonaws.com'));
     assert.equal(sesStatements.length, 1, 'one statement for SES');
     const statement = sesStatements[0] as Record<string, any>;
@@ -59,7 +60,8 @@ describe('inbound receiving on AWS', () => {
     );
 
     const topicPolicy = Object.values(resourcesOfType(template, 'AWS::SNS::TopicPolicy'))[0];
-    const publish = (topicPolicy?.Properties.PolicyDocument.Statement as Array<Record<string, any>>).find(
+    assert.ok(topicPolicy, 'the topic has a policy');
+    const publish = (topicPolicy.Properties.PolicyDocument.Statement as Array<Record<string, any>>).find(
       (entry) => json(entry.Principal).includes('ses.amazonaws.com'),
     );
     assert.equal(publish?.Action, 'sns:Publish');
@@ -101,7 +103,8 @@ describe('inbound receiving on AWS', () => {
 
   it('received mail expires with the retention, and an alarm watches the dead-letter queue', () => {
     const bucket = resourcesOfType(template, 'AWS::S3::Bucket')[id(stack.storage.bucket)];
-    const rule = (bucket?.Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>).find(
+    assert.ok(bucket);
+    const rule = (bucket.Properties.LifecycleConfiguration.Rules as Array<Record<string, unknown>>).find(
       (entry) => entry.Id === 'expire-inbound-objects',
     );
     assert.deepEqual(rule, {

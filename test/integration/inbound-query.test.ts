@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { beforeAll, describe, it } from 'vitest';
 import { call } from '../support/host.ts';
 import {
-  inboundDetails,
   type InboundSummary,
+  inboundDetails,
   receivingAccount,
   sendInbound,
   waitForInbound,

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { setReceiving } from '../../shared/services/domain-registry.ts';
+import { outboxEml, waitForMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueDomain } from '../support/host.ts';
 import {
-  inboundDetails,
   type InboundSummary,
+  inboundDetails,
   receivingAccount,
-  sendInbound,
   senderDomain,
+  sendInbound,
   waitForInbound,
 } from '../support/inbound.ts';
 import { add, newAccount, type TestAccount, textMessage } from '../support/messages.ts';
-import { outboxEml, waitForMessage } from '../support/delivery.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**

@@ -1,13 +1,14 @@
-import { decodeCursor, encodeCursor, type Positions } from '../../domain/messages/cursor.ts';
-import { type KeyStream, mergeStreams } from '../../domain/messages/merge.ts';
 import {
   type InboundContent,
   type InboundItem,
   inboundDetailsView,
   inboundSummaryView,
 } from '../../domain/inbound/inbound.ts';
+import { decodeCursor, encodeCursor, type Positions } from '../../domain/messages/cursor.ts';
+import { type KeyStream, mergeStreams } from '../../domain/messages/merge.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
+import { log } from '../../observability/log.ts';
 import {
   deleteInbound,
   existingInbound,
@@ -16,14 +17,7 @@ import {
   type InboundIndexStream,
   queryInboundKeys,
 } from '../../repositories/inbound.ts';
-import {
-  deleteInboundObjects,
-  getJsonObject,
-  inboundUrlSeconds,
-  objectUrl,
-} from '../../repositories/inbound-objects.ts';
 import { keys, shardCount } from '../../repositories/keys.ts';
-import { log } from '../../observability/log.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 
 /** The inbound routes (docs/inbound.md): one received message in full, a page of them, a delete. */
@@ -35,9 +29,16 @@ const notFound = () =>
   });
 
 /** The caller's received message with its bodies and URLs; unknown and foreign alike are 112. */
+/**
+ * The S3 half (client, presigner) loads on the first call that needs it: a list reads no object,
+ * and the query function's start stays small (docs/benchmarks.md, section 1).
+ */
+const objects = () => import('../../repositories/inbound-objects.ts');
+
 export async function getInboundDetails(inboundUuid: string, account: string) {
   const item = await getInbound(inboundUuid.toLowerCase());
   if (item === undefined || item.account_id !== account) throw notFound();
+  const { getJsonObject, inboundUrlSeconds, objectUrl } = await objects();
   const [content, raw, attachments] = await Promise.all([
     item.objects.content === undefined ? undefined : getJsonObject<InboundContent>(item.objects.content),
     objectUrl(item.objects.raw, { contentType: 'message/rfc822' }),
@@ -163,6 +164,7 @@ export async function deleteInboundMessage(inboundUuid: string, account: string)
   if (item === undefined) throw notFound();
   const remaining = await existingInbound(item.siblings ?? []);
   if (remaining.length === 0) {
+    const { deleteInboundObjects } = await objects();
     await deleteInboundObjects([
       item.objects.raw,
       ...(item.objects.content === undefined ? [] : [item.objects.content]),

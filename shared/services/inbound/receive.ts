@@ -10,18 +10,13 @@ import {
   threadCandidates,
 } from '../../domain/inbound/inbound.ts';
 import { parseReceipt, type Receipt } from '../../domain/inbound/receipt.ts';
-import { strippedTextReply } from '../../domain/inbound/reply.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { type DomainRecord, getDomain } from '../../repositories/domains.ts';
 import { putInbound } from '../../repositories/inbound.ts';
-import {
-  inboundObjectKeys,
-  openObject,
-  putObject,
-  uploadStream,
-} from '../../repositories/inbound-objects.ts';
+import { inboundObjectKeys, openObject } from '../../repositories/inbound-objects.ts';
+import { putObject, uploadStream } from '../../repositories/inbound-uploads.ts';
 import { getMessages } from '../../repositories/messages.ts';
-import { type ParsedMessage, parseMessage } from './parse.ts';
+import type { ParsedMessage } from './parse.ts';
 
 /**
  * The inbound function's work (docs/inbound.md): for each SES receipt on the queue, the stored
@@ -75,6 +70,11 @@ async function receiveRecord(record: SQSRecord): Promise<void> {
     return;
   }
 
+  // The parsers load on the first message that needs them, not at every cold start.
+  const [{ parseMessage }, { strippedTextReply }] = await Promise.all([
+    import('./parse.ts'),
+    import('../../domain/inbound/reply.ts'),
+  ]);
   const { stream, size } = await openObject(receipt.objectKey);
   const parsed = await parseMessage(stream, async (index, content, meta) => {
     const key = inboundObjectKeys.attachment(receipt.messageId, index);
