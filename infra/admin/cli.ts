@@ -106,10 +106,17 @@ async function domains(action: string | undefined, args: string[], given: Option
   if (action === 'list') {
     onlyOptions(given, ['account', 'json']);
     positionals(args, 0, 'no arguments (use --account <id> to filter)');
+    // The account's index projects what the DKIM routes need, not `receiving`: read the items.
     const list =
       given.account === undefined
         ? await repository.listAllDomains()
-        : await repository.listDomainsOfAccount(requireAccount(given.account));
+        : (
+            await Promise.all(
+              (
+                await repository.listDomainsOfAccount(requireAccount(given.account))
+              ).map((record) => repository.getDomain(record.domain)),
+            )
+          ).filter((record) => record !== undefined);
     const rows = list.map((record) => ({
       domain: record.domain,
       account: record.accountId,

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { sqs } from '../../shared/aws/clients.ts';
+import { getInbound } from '../../shared/repositories/inbound.ts';
 import { setReceiving } from '../../shared/services/domain-registry.ts';
 import { outboxEml, waitForMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueDomain } from '../support/host.ts';
@@ -111,6 +114,60 @@ describe('inbound mail over SMTP', () => {
     assert.equal(verified.data.subject, 'Where is my order?');
     for (const body of ['text', 'html', 'stripped_text_reply', 'headers', 'raw_url'])
       assert.ok(!(body in verified.data), `the event carries ${body}`);
+  });
+
+  it('a receipt processed twice (queues deliver at least once) stores and announces the message once', async () => {
+    const to = `twice@${who.domain}`;
+    assert.ok((await sendInbound({ from: 'ada@customer.test', to, subject: 'Twice', text: 'once' })).ok);
+    const [summary] = await waitForInbound(who, to);
+    const uuid = (summary as InboundSummary).inbound_uuid;
+    await receiver.waitFor((list) => list.some((entry) => JSON.parse(entry.body).data.inbound_uuid === uuid));
+    const item = await getInbound(uuid);
+    assert.ok(item);
+    // SES's receipt for the same stored message, delivered again.
+    const queueUrl = String(process.env.INBOUND_QUEUE_URL);
+    await sqs().send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: JSON.stringify({
+          notificationType: 'Received',
+          mail: { timestamp: item.received_at, source: 'ada@customer.test', messageId: item.ses_message_id },
+          receipt: {
+            timestamp: item.received_at,
+            recipients: [to],
+            action: { type: 'S3', bucketName: process.env.BUCKET_NAME, objectKey: item.objects.raw },
+          },
+        }),
+      }),
+    );
+    // Wait until the inbound queue has nothing left, visible or in flight: the receipt was handled.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const { Attributes } = await sqs().send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      if (
+        Attributes?.ApproximateNumberOfMessages === '0' &&
+        Attributes.ApproximateNumberOfMessagesNotVisible === '0'
+      )
+        break;
+      assert.ok(Date.now() < deadline, 'the inbound queue did not drain');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.deepEqual(
+      (await waitForInbound(who, to)).map((entry) => entry.inbound_uuid),
+      [uuid],
+    );
+    assert.deepEqual(await getInbound(uuid), item, 'the item was not written again');
+    const ids = new Set(
+      receiver.received
+        .filter((entry) => JSON.parse(entry.body).data.inbound_uuid === uuid)
+        .map((entry) => entry.headers['webhook-id']),
+    );
+    assert.equal(ids.size, 1, 'one event');
   });
 
   it('parses multipart mail with HTML and two attachments, each downloadable', async () => {
