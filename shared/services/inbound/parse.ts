@@ -91,16 +91,19 @@ async function drain(stream: Readable): Promise<void> {
   for await (const _chunk of stream);
 }
 
+/** Nothing parsed yet (and all that is kept of a message that cannot be parsed). */
+const nothingParsed = (): ParsedMessage => ({
+  to: [],
+  cc: [],
+  text: null,
+  html: null,
+  headers: [],
+  attachments: [],
+  attachmentsOmitted: 0,
+});
+
 export async function parseMessage(raw: Readable, storeAttachment: AttachmentStore): Promise<ParsedMessage> {
-  const parsed: ParsedMessage = {
-    to: [],
-    cc: [],
-    text: null,
-    html: null,
-    headers: [],
-    attachments: [],
-    attachmentsOmitted: 0,
-  };
+  const parsed = nothingParsed();
   const parser = new MailParser({
     skipTextToHtml: true,
     skipImageLinks: true,
@@ -190,16 +193,7 @@ export async function parseMessage(raw: Readable, storeAttachment: AttachmentSto
     );
   }
   if (parsed.parseError !== undefined) {
-    return {
-      to: [],
-      cc: [],
-      text: null,
-      html: null,
-      headers: [],
-      attachments: [],
-      attachmentsOmitted: 0,
-      parseError: clip(parsed.parseError, inboundLimits.parseErrorLength),
-    };
+    return { ...nothingParsed(), parseError: clip(parsed.parseError, inboundLimits.parseErrorLength) };
   }
   return parsed;
 }

@@ -18,7 +18,7 @@ import {
   queryInboundKeys,
 } from '../../repositories/inbound.ts';
 import { keys, shardCount } from '../../repositories/keys.ts';
-import { parseDateWithOffset } from '../../time/format.ts';
+import { dateRangeOf } from '../date-range.ts';
 
 /** The inbound routes (docs/inbound.md): one received message in full, a page of them, a delete. */
 export const defaultInboundLimit = 100;
@@ -95,16 +95,7 @@ export async function listInbound(
   filters: InboundFilters,
   cursor: string | undefined,
 ): Promise<{ inbound: ReturnType<typeof inboundSummaryView>[]; count: number; next_cursor: string | null }> {
-  const from = filters.date_from === undefined ? undefined : parseDateWithOffset(filters.date_from);
-  const to = filters.date_to === undefined ? undefined : parseDateWithOffset(filters.date_to);
-  if (
-    (filters.date_from !== undefined && from === undefined) ||
-    (filters.date_to !== undefined && to === undefined)
-  ) {
-    throw new ServiceError(Code.InvalidInput, undefined, {
-      details: [{ field: 'filters', message: 'date_from and date_to must be ISO 8601 with an offset' }],
-    });
-  }
+  const { from, to } = dateRangeOf(filters);
   const limit = filters.limit ?? defaultInboundLimit;
   const range = {
     ...(from === undefined ? {} : { receivedFrom: from.toISOString() }),
