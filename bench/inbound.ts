@@ -140,7 +140,7 @@ async function measureLatency(host: BenchHost, account: string, domain: string, 
     }),
   });
   if (added.status !== 200) throw new Error(`webhook add: ${added.status} ${await added.text()}`);
-  const port = Number(host.env.INBOUND_SMTP_PORT);
+  const port = Number(new URL(host.env.INBOUND_SMTP_URL as string).port);
   const sent = new Map<string, number>();
   let bytes = 0;
   progress(`8 inbound latency: ${count} messages (after one that loads the function, not counted)`);

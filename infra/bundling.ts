@@ -141,5 +141,9 @@ export function bundlingFor(entry: string, projectRoot: string): BundlingOptions
       ),
     ],
   };
-  return { ...functionBundling, commandHooks };
+  // NodejsFunction's own build (whose output the hook replaces) must resolve too: the same aliases.
+  const esbuildArgs = Object.fromEntries(
+    Object.entries(aliasesFor(entry)).map(([name, path]) => [`--alias:${name}`, path]),
+  );
+  return { ...functionBundling, esbuildArgs, commandHooks };
 }

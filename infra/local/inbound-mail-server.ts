@@ -236,14 +236,19 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
   };
 }
 
-/** The local host's worker: the inbound MX; its port goes to INBOUND_SMTP_PORT (and host.json). */
+/**
+ * The local host's worker: the inbound MX, on INBOUND_SMTP_PORT (default: a free port). Where it
+ * listens goes to INBOUND_SMTP_URL (and host.json's `inbound_smtp_port`), not back into
+ * INBOUND_SMTP_PORT: the host's environment is inherited by processes it starts, and another host
+ * started from one must not try to listen on this one's port.
+ */
 export function inboundMailWorker(): LocalWorker {
   let server: InboundMailServer | undefined;
   return {
     name: 'inbound mail server (SES receiving)',
     async start({ env }) {
       server = await startInboundMailServer(envNumber('INBOUND_SMTP_PORT', 0));
-      env.INBOUND_SMTP_PORT = String(server.port);
+      env.INBOUND_SMTP_URL = `smtp://127.0.0.1:${server.port}`;
     },
     async stop() {
       await server?.close();

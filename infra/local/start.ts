@@ -55,7 +55,7 @@ writeFileSync(
       audience: host.idp.audience,
       pid: process.pid,
       // The inbound mail server (SES receiving stand-in): send mail for receiving domains here.
-      inbound_smtp_port: Number(host.env.INBOUND_SMTP_PORT),
+      inbound_smtp_port: Number(new URL(host.env.INBOUND_SMTP_URL as string).port),
       // The emulators themselves (the env may point elsewhere on purpose), for tests that break them.
       emulators: {
         dynamo: { endpoint: host.emulators.dynamo.endpoint, pid: host.emulators.dynamo.pid },
@@ -73,7 +73,7 @@ svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 100
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
   Identity        ${host.env.AUTH_JWKS_URL}
-  Inbound SMTP    127.0.0.1:${host.env.INBOUND_SMTP_PORT}   (mail for receiving domains: npm run admin -- domains receiving <domain> on)
+  Inbound SMTP    ${host.env.INBOUND_SMTP_URL}   (mail for receiving domains: npm run admin -- domains receiving <domain> on)
   Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
   State           ${
     host.state === 'persistent'

@@ -18,7 +18,7 @@ export async function receivingAccount(prefix = 'in'): Promise<TestAccount> {
 }
 
 export function inboundPort(): number {
-  return Number(hostInfo().env.INBOUND_SMTP_PORT);
+  return Number(new URL(hostInfo().env.INBOUND_SMTP_URL as string).port);
 }
 
 /** A sending domain with SPF (127.0.0.1), a DMARC policy and a DKIM key, published on the test DNS. */
