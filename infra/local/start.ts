@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { envNumber, envString } from '../../shared/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
@@ -45,8 +45,11 @@ try {
   process.exit(1);
 }
 const token = await host.idp.mintToken();
+// Written beside and renamed into place: whoever waits for host.json (the admin command, tests)
+// never reads it half written.
+const hostFile = join(host.dataDir, 'host.json');
 writeFileSync(
-  join(host.dataDir, 'host.json'),
+  `${hostFile}.tmp`,
   JSON.stringify(
     {
       url: host.url,
@@ -66,6 +69,7 @@ writeFileSync(
     2,
   ),
 );
+renameSync(`${hostFile}.tmp`, hostFile);
 
 process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
