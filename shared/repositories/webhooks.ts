@@ -440,8 +440,9 @@ export interface StoredEvent {
   eventId: string;
   accountId: string;
   type: string;
-  /** The message the event is about; absent for an endpoint's own event (`webhook.disabled`). */
+  /** What the event is about: a sent message, or a received one (`inbound.received`). */
   messageUuid?: string;
+  inboundUuid?: string;
   /** The exact JSON body every delivery of this event sends. */
   body: string;
   createdAt: string;
@@ -463,6 +464,7 @@ export async function putEvent(event: StoredEvent, expiresAt: number): Promise<v
             account_id: event.accountId,
             type: event.type,
             ...(event.messageUuid === undefined ? {} : { message_uuid: event.messageUuid }),
+            ...(event.inboundUuid === undefined ? {} : { inbound_uuid: event.inboundUuid }),
             body: event.body,
             created_at: event.createdAt,
             expires_at: expiresAt,
@@ -490,6 +492,7 @@ export async function getEvent(eventId: string, nowSeconds: number): Promise<Sto
     accountId: String(item.account_id),
     type: String(item.type),
     ...(typeof item.message_uuid === 'string' ? { messageUuid: item.message_uuid } : {}),
+    ...(typeof item.inbound_uuid === 'string' ? { inboundUuid: item.inbound_uuid } : {}),
     body: String(item.body),
     createdAt: String(item.created_at),
   };

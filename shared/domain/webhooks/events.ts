@@ -18,8 +18,11 @@ export const messageEventTypes = [
 
 export type MessageEventType = (typeof messageEventTypes)[number];
 
-/** Every event type an endpoint may subscribe to: the message events and `webhook.disabled`. */
-export const webhookEventTypes = [...messageEventTypes, 'webhook.disabled'] as const;
+/**
+ * Every event type an endpoint may subscribe to: the message events, `inbound.received`
+ * (shared/domain/inbound/event.ts) and `webhook.disabled` (./endpoint-events.ts).
+ */
+export const webhookEventTypes = [...messageEventTypes, 'inbound.received', 'webhook.disabled'] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

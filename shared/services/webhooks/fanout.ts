@@ -1,9 +1,17 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventRetentionSeconds } from '../../config/webhooks.ts';
+import { inboundReceivedEvent, inboundReceivedType } from '../../domain/inbound/event.ts';
 import { deriveEndpointEvents, endpointEventBody } from '../../domain/webhooks/endpoint-events.ts';
-import { deriveEvents, eventBody, subscribes, type WebhookEventType } from '../../domain/webhooks/events.ts';
+import {
+  deriveEvents,
+  eventBody,
+  subscribes,
+  type WebhookEvent,
+  type WebhookEventType,
+} from '../../domain/webhooks/events.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { inboundItemOf } from '../../repositories/inbound.ts';
 import { messageSnapshotOf } from '../../repositories/message-stream.ts';
 import {
   type DeliveryJob,
@@ -17,9 +25,10 @@ import { formatDate } from '../../time/format.ts';
 
 /**
  * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
- * item is diffed into events, and an endpoint item that became disabled into `webhook.disabled`;
- * each event is stored (7 days, for replays) and fanned out as one queue job per enabled endpoint
- * of the account that subscribed to its type. The stream is the
+ * item is diffed into events, every received message's new item is an `inbound.received`, and an
+ * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
+ * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
+ * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
  * outbox: nothing that was written can be missed, and a failed record is reported in
  * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
  * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
@@ -49,83 +58,91 @@ export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<Dyn
   return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
 }
 
+/** One event to store and deliver, its body already built. */
+interface OutgoingEvent {
+  id: string;
+  type: WebhookEventType;
+  body: string;
+  /** What the event is about: a sent message or a received one (nothing for an endpoint's own event). */
+  about: { messageUuid: string } | { inboundUuid: string } | Record<string, never>;
+}
+
+/**
+ * The events one committed change produced: a message item's status changes (diffed), the
+ * creation of a received message's item (`inbound.received`, once: later writes are no events), or
+ * an endpoint's change from enabled to disabled (`webhook.disabled`).
+ */
+function eventsOf(
+  record: DynamoDBRecord,
+): { accountId: string; logFields: Record<string, string>; events: OutgoingEvent[] } | undefined {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const inbound = inboundItemOf(newImage);
+  if (inbound !== undefined) {
+    if (record.eventName !== 'INSERT') return undefined;
+    const received = inboundReceivedEvent(inbound);
+    return {
+      accountId: inbound.account_id,
+      logFields: { inbound_uuid: inbound.inbound_uuid },
+      events: [
+        {
+          id: received.id,
+          type: inboundReceivedType,
+          body: received.body,
+          about: { inboundUuid: inbound.inbound_uuid },
+        },
+      ],
+    };
+  }
+  const endpoint = endpointSnapshotOf(newImage);
+  if (endpoint !== undefined) {
+    const before = endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+    return {
+      accountId: endpoint.accountId,
+      logFields: { webhook_id: endpoint.webhookId },
+      events: deriveEndpointEvents(before, endpoint).map((event) => ({
+        id: event.id,
+        type: event.type,
+        body: endpointEventBody(event, formatDate),
+        about: {},
+      })),
+    };
+  }
+  const after = messageSnapshotOf(newImage);
+  if (after === undefined) return undefined;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  return {
+    accountId: after.accountId,
+    logFields: { message_uuid: after.messageUuid },
+    events: deriveEvents(before, after).map((webhookEvent: WebhookEvent) => ({
+      id: webhookEvent.id,
+      type: webhookEvent.type,
+      body: eventBody(webhookEvent, formatDate),
+      about: { messageUuid: webhookEvent.messageUuid },
+    })),
+  };
+}
+
 async function fanOutRecord(
   record: DynamoDBRecord,
   endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
 ): Promise<void> {
   if (record.eventName === 'REMOVE') return;
-  const after = messageSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
-  if (after === undefined) return fanOutEndpointRecord(record, endpointsOf);
-  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
-  const events = deriveEvents(before, after);
-  if (events.length === 0) return;
-  const endpoints = await endpointsOf(after.accountId);
+  const change = eventsOf(record);
+  if (change === undefined || change.events.length === 0) return;
+  const { accountId, events, logFields } = change;
+  const endpoints = await endpointsOf(accountId);
   if (endpoints.length === 0) return;
-  await fanOut(
-    events.map((event) => ({ ...event, body: eventBody(event, formatDate) })),
-    endpoints,
-    { message_uuid: after.messageUuid },
-  );
-}
-
-/** An endpoint disabled (410 Gone, or days of failures): `webhook.disabled` to the account's others. */
-async function fanOutEndpointRecord(
-  record: DynamoDBRecord,
-  endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
-): Promise<void> {
-  const after = endpointSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
-  if (after === undefined) return;
-  const events = deriveEndpointEvents(
-    endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined),
-    after,
-  );
-  if (events.length === 0) return;
-  const others = (await endpointsOf(after.accountId)).filter(
-    (endpoint) => endpoint.webhookId !== after.webhookId,
-  );
-  await fanOut(
-    events.map((event) => ({ ...event, body: endpointEventBody(event, formatDate) })),
-    others,
-    { webhook_id: after.webhookId },
-  );
-}
-
-/** An event as it is stored and sent: its id, type, account, message (if any) and exact body. */
-interface OutgoingEvent {
-  id: string;
-  type: WebhookEventType;
-  accountId: string;
-  messageUuid?: string;
-  body: string;
-}
-
-/** Stores each event some endpoint subscribes to, and queues one job per such endpoint. */
-async function fanOut(
-  events: readonly OutgoingEvent[],
-  endpoints: readonly StoredEndpoint[],
-  about: Record<string, string>,
-): Promise<void> {
   const jobs: DeliveryJob[] = [];
   const nowMs = Date.now();
-  for (const event of events) {
-    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, event.type));
+  for (const webhookEvent of events) {
+    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, webhookEvent.type));
     if (targets.length === 0) continue;
-    await putEvent(
-      {
-        eventId: event.id,
-        accountId: event.accountId,
-        type: event.type,
-        ...(event.messageUuid === undefined ? {} : { messageUuid: event.messageUuid }),
-        body: event.body,
-        createdAt: new Date(nowMs).toISOString(),
-      },
-      Math.floor(nowMs / 1000) + eventRetentionSeconds,
-    );
+    await store(webhookEvent, accountId, nowMs);
     for (const endpoint of targets) {
       jobs.push({
-        account_id: event.accountId,
+        account_id: accountId,
         webhook_id: endpoint.webhookId,
-        event_id: event.id,
+        event_id: webhookEvent.id,
         attempt: 1,
         due_at: nowMs,
       });
@@ -134,9 +151,23 @@ async function fanOut(
   await enqueueDeliveries(jobs);
   if (jobs.length > 0) {
     log('info', 'webhook events fanned out', {
-      ...about,
+      ...logFields,
       events: events.map((item) => item.type),
       jobs: jobs.length,
     });
   }
+}
+
+function store(webhookEvent: OutgoingEvent, accountId: string, nowMs: number): Promise<void> {
+  return putEvent(
+    {
+      eventId: webhookEvent.id,
+      accountId,
+      type: webhookEvent.type,
+      ...webhookEvent.about,
+      body: webhookEvent.body,
+      createdAt: new Date(nowMs).toISOString(),
+    },
+    Math.floor(nowMs / 1000) + eventRetentionSeconds,
+  );
 }
