@@ -57,6 +57,7 @@ const objectStatementNames: Record<ObjectPrefix, string> = {
   'messages/': 'MessageObjects',
   'avatars/': 'AvatarObjects',
   'housekeeping/': 'HousekeepingObjects',
+  'templates/': 'TemplateObjects',
 };
 
 export interface ServiceFunctionProps {

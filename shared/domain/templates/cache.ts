@@ -10,11 +10,13 @@ import type { CompiledTemplate } from './render.ts';
 export class CompiledTemplateCache {
   private readonly entries = new Map<string, CompiledTemplate>();
   private bytes = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
 
-  constructor(
-    private readonly maxEntries = 500,
-    private readonly maxBytes = 32 * 1024 * 1024,
-  ) {}
+  constructor(maxEntries = 500, maxBytes = 32 * 1024 * 1024) {
+    this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+  }
 
   get(key: string): CompiledTemplate | undefined {
     const entry = this.entries.get(key);

@@ -71,10 +71,13 @@ export class ModelChecker {
   readonly missing: MissingVariable[] = [];
   private readonly seen = new Set<string>();
 
-  constructor(
-    private readonly model: unknown,
-    private readonly limit = 50,
-  ) {}
+  private readonly model: unknown;
+  private readonly limit: number;
+
+  constructor(model: unknown, limit = 50) {
+    this.model = model;
+    this.limit = limit;
+  }
 
   check(ast: Ast): void {
     this.program(ast, [{ context: this.model, path: '', blockParams: new Map() }]);

@@ -57,13 +57,14 @@ export function partsBytes(parts: TemplateParts): number {
 }
 
 /**
- * Parses and compiles every part; `prefix` names the parts in problems (`layout.` for a layout).
- * HTML is escaped, the subject and the text are not (syntax.ts).
+ * Parses and compiles every part that parses; `prefix` names the parts in problems (`layout.` for a
+ * layout). HTML is escaped, the subject and the text are not (syntax.ts). A part with a problem is
+ * left out (the editor's preview still renders the others).
  */
-export function compileTemplate(
+export function compileParts(
   parts: TemplateParts,
   prefix = '',
-): { ok: true; template: CompiledTemplate } | { ok: false; problems: TemplateProblem[] } {
+): { template: CompiledTemplate; problems: TemplateProblem[] } {
   const problems: TemplateProblem[] = [];
   const compiled: Partial<Record<PartName, CompiledPart>> = {};
   for (const name of partNames) {
@@ -76,17 +77,30 @@ export function compileTemplate(
     }
     compiled[name] = { ast: parsed.ast, render: compilePart(source, name === 'html') };
   }
-  if (problems.length > 0) return { ok: false, problems };
   return {
-    ok: true,
     template: {
       parts,
-      subject: compiled.subject as CompiledPart,
+      subject: compiled.subject ?? emptySubject,
       html: compiled.html,
       text: compiled.text,
       bytes: partsBytes(parts),
     },
+    problems,
   };
+}
+
+const emptySubject: CompiledPart = {
+  ast: { type: 'Program', body: [], blockParams: [] } as unknown as Ast,
+  render: () => '',
+};
+
+/** Every part compiled, or the problems that stop it. */
+export function compileTemplate(
+  parts: TemplateParts,
+  prefix = '',
+): { ok: true; template: CompiledTemplate } | { ok: false; problems: TemplateProblem[] } {
+  const { template, problems } = compileParts(parts, prefix);
+  return problems.length === 0 ? { ok: true, template } : { ok: false, problems };
 }
 
 /** Every parsed part of a template (and of its layout's HTML and text): what a model must satisfy. */

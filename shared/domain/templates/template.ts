@@ -33,6 +33,8 @@ export interface TemplateHead {
   publishedLayout: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Counts every change of the record: the condition of the next one. */
+  revision: number;
 }
 
 export interface VersionRecord {

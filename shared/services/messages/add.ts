@@ -31,6 +31,7 @@ import {
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import { deliverySettings } from '../delivery/settings.ts';
+import type { RenderedMessage } from '../templates.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
 
@@ -170,7 +171,6 @@ async function createNewMessage(
   now: Date,
 ): Promise<AddResult> {
   const sender = input.message_sender as Address;
-  const content = input.content as Exclude<MessageAddRequest['content'], undefined>;
   const mode = scheduling.mode as CreationMode;
   let sendAt: Date | undefined;
   if (scheduling.mode === 'scheduled') {
@@ -183,13 +183,23 @@ async function createNewMessage(
         : sendAtProblem(sendAt, now);
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
+  // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
+  // A retry of an accepted request answers as the first did, before the template is looked at again.
+  let rendered: RenderedMessage | undefined;
+  if (input.template !== undefined) {
+    const known = await replayIfKnown(options, claim, now);
+    if (known !== undefined) return known;
+    const templates = await import('../templates.ts');
+    rendered = await templates.renderForMessage(options.account, input.template);
+  }
+  const content = rendered?.content ?? (input.content as Exclude<MessageAddRequest['content'], undefined>);
 
   let from = input.from ?? [];
   let to = input.to ?? [];
   let cc = input.cc ?? [];
   let bcc = input.bcc ?? [];
   let replyTo = input.reply_to ?? [];
-  let subject = input.subject ?? '';
+  let subject = rendered?.subject ?? input.subject ?? '';
   let emlBytes: Buffer | undefined;
   if (content.kind === 'eml') {
     emlBytes = decode(content.eml);
@@ -308,6 +318,7 @@ async function createNewMessage(
     created_at: at,
     updated_at: at,
     attempts: 0,
+    ...(rendered === undefined ? {} : { template: rendered.template }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).
