@@ -407,18 +407,16 @@ export async function deleteVersionRecords(
 ): Promise<void> {
   for (let start = 0; start < versions.length; start += 10) {
     await Promise.all(
-      versions
-        .slice(start, start + 10)
-        .map((version) =>
-          guarded('database', () =>
-            dynamo().send(
-              new DeleteCommand({
-                TableName: tableName(),
-                Key: templateKeys.version(templateId, version.version),
-              }),
-            ),
+      versions.slice(start, start + 10).map((version) =>
+        guarded('database', () =>
+          dynamo().send(
+            new DeleteCommand({
+              TableName: tableName(),
+              Key: templateKeys.version(templateId, version.version),
+            }),
           ),
         ),
+      ),
     );
   }
 }

@@ -52,8 +52,13 @@ describe('sending with a template', () => {
     const mail = await delivered(who, uuid);
 
     assert.equal(mail.subject, 'Order A-17 for Ada <script>alert(1)</script> & Co');
-    assert.ok(mail.html?.includes('<h1>Thanks, Ada &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>'), mail.html);
-    assert.ok(mail.html?.includes('<li>Tea &quot;Earl Grey&quot;: 4.50</li><li>Cups &amp; saucers: 12.00</li>'));
+    assert.ok(
+      mail.html?.includes('<h1>Thanks, Ada &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>'),
+      mail.html,
+    );
+    assert.ok(
+      mail.html?.includes('<li>Tea &quot;Earl Grey&quot;: 4.50</li><li>Cups &amp; saucers: 12.00</li>'),
+    );
     assert.ok(mail.html?.includes('<p><i>The shop</i></p>'), 'the triple-stash output is raw');
     assert.ok(!mail.html?.includes('<script>'), 'no model value reaches the HTML unescaped through {{ }}');
     // The template has no text part: it is derived from the rendered HTML, unescaped.
@@ -74,7 +79,12 @@ describe('sending with a template', () => {
       who,
       templated(who, {
         alias: 'order',
-        model: { order: {}, user: { name: 'x' }, items: [{ title: 'a', price: '1' }, { title: 'b' }], signature: '' },
+        model: {
+          order: {},
+          user: { name: 'x' },
+          items: [{ title: 'a', price: '1' }, { title: 'b' }],
+          signature: '',
+        },
       }),
     );
     assert.equal(response.status, 406, response.text);
@@ -89,14 +99,26 @@ describe('sending with a template', () => {
 
   it('an edit after acceptance does not change the accepted message; rollback sends the older version again', async () => {
     const who = await newAccount('tps');
-    await templateData(who, 'add', { alias: 'note', name: 'Note', subject: 'Version one', text: 'One: {{value}}' });
+    await templateData(who, 'add', {
+      alias: 'note',
+      name: 'Note',
+      subject: 'Version one',
+      text: 'One: {{value}}',
+    });
     await templateData(who, 'publish', { alias: 'note' });
-    const held = await add(who, templated(who, { alias: 'note', model: { value: 'kept' } }, { scheduling: { mode: 'manual-wait' } }));
+    const held = await add(
+      who,
+      templated(who, { alias: 'note', model: { value: 'kept' } }, { scheduling: { mode: 'manual-wait' } }),
+    );
     assert.equal(held.status, 200, held.text);
     const heldUuid = held.body.data.message_uuid as string;
 
     // Edit and publish while the first message waits.
-    await templateData(who, 'update', { alias: 'note', subject: 'Version two', text: 'Two: {{value}} {{extra}}' });
+    await templateData(who, 'update', {
+      alias: 'note',
+      subject: 'Version two',
+      text: 'Two: {{value}} {{extra}}',
+    });
     await templateData(who, 'publish', { alias: 'note' });
     const released = await add(who, { scheduling: { mode: 'manual-send', message_uuid: heldUuid } });
     assert.equal(released.status, 200, released.text);
@@ -119,10 +141,16 @@ describe('sending with a template', () => {
     const back = await delivered(who, thirdUuid);
     assert.equal(back.subject, 'Version one');
     assert.equal(back.text?.trim(), 'One: back');
-    assert.deepEqual((await query(who, { message_uuid: thirdUuid })).body.data.template, { alias: 'note', version: 1 });
+    assert.deepEqual((await query(who, { message_uuid: thirdUuid })).body.data.template, {
+      alias: 'note',
+      version: 1,
+    });
 
     // A named version is sent even when another one is live.
-    const pinned = await add(who, templated(who, { alias: 'note', version: 2, model: { value: 'p', extra: 'q' } }));
+    const pinned = await add(
+      who,
+      templated(who, { alias: 'note', version: 2, model: { value: 'p', extra: 'q' } }),
+    );
     assert.deepEqual((await query(who, { message_uuid: pinned.body.data.message_uuid })).body.data.template, {
       alias: 'note',
       version: 2,
@@ -148,10 +176,17 @@ describe('sending with a template', () => {
       layout_alias: 'base',
     });
     await templateData(who, 'publish', { alias: 'hello' });
-    const accepted = await add(who, templated(who, { alias: 'hello', model: { name: 'Grace', brand: 'Acme & Co' } }));
+    const accepted = await add(
+      who,
+      templated(who, { alias: 'hello', model: { name: 'Grace', brand: 'Acme & Co' } }),
+    );
     const uuid = accepted.body.data.message_uuid as string;
     const mail = await delivered(who, uuid);
-    assert.ok(mail.html?.includes('<div class="brand">Acme &amp; Co</div><p>Hello Grace</p><footer>Acme &amp; Co</footer>'));
+    assert.ok(
+      mail.html?.includes(
+        '<div class="brand">Acme &amp; Co</div><p>Hello Grace</p><footer>Acme &amp; Co</footer>',
+      ),
+    );
     assert.equal(mail.text?.trim(), 'Acme & Co\n\nHello Grace\n-- Acme & Co');
     assert.deepEqual((await query(who, { message_uuid: uuid })).body.data.template, {
       alias: 'hello',
@@ -174,7 +209,14 @@ describe('sending with a template', () => {
     const unknownVersion = await add(owner, templated(owner, { alias: 'order', version: 5, model }));
     assert.equal(unknownVersion.body.error.code, 112);
     assert.equal(unknownVersion.body.error.details[0].field, 'template.version');
-    const both = await add(owner, templated(owner, { alias: 'order', model }, { subject: 'x', content: { kind: 'text_only', text: 'y' } }));
+    const both = await add(
+      owner,
+      templated(
+        owner,
+        { alias: 'order', model },
+        { subject: 'x', content: { kind: 'text_only', text: 'y' } },
+      ),
+    );
     assert.equal(both.body.error.code, 107);
     assert.deepEqual(
       both.body.error.details.map((detail: { field: string }) => detail.field),
@@ -182,7 +224,9 @@ describe('sending with a template', () => {
     );
     const dry = await add(owner, templated(owner, { alias: 'order', model }), { query: { dry_run: 'true' } });
     assert.deepEqual(dry.body.data, { message_uuid: null, status: 'queued', dry_run: true });
-    const dryMissing = await add(owner, templated(owner, { alias: 'order', model: {} }), { query: { dry_run: 'true' } });
+    const dryMissing = await add(owner, templated(owner, { alias: 'order', model: {} }), {
+      query: { dry_run: 'true' },
+    });
     assert.equal(dryMissing.body.error.code, 107, 'a dry run renders and checks the model too');
   });
 });

@@ -56,7 +56,10 @@ function problemFromError(part: string, error: unknown): TemplateProblem {
   // Jison's message repeats the source line with a caret; keep its first and last lines.
   const lines = text.split('\n').filter((entry) => entry.trim() !== '');
   const summary = lines.length > 2 ? `${lines[0]} ${lines[lines.length - 1]}` : lines.join(' ');
-  return { part, line, message: summary.replace(/ - \d+:\d+$/, '').slice(0, 300) };
+  const message = summary
+    .replace(/ - \d+:\d+$/, '')
+    .replace(/^(Parse|Lexical) error on line \d+:/, '$1 error:');
+  return { part, line, message: message.slice(0, 300) };
 }
 
 /** Refuses every construct outside the language, with its line; `inLoop` tracks where `@index` means something. */
