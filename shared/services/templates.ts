@@ -109,20 +109,31 @@ async function requireVersion(
   return record;
 }
 
-/** A stored version, compiled once per function instance. */
+const cacheKey = (head: TemplateHead, version: number, prefix: string) =>
+  `${head.templateId}:${version}:${prefix}`;
+
+/**
+ * A stored version, compiled once per function instance. A version never changes, so once compiled
+ * it is served from the cache without reading its record or its parts again (`field` names the
+ * request field in the 112 of a version that does not exist).
+ */
 async function compiledVersion(
   head: TemplateHead,
-  record: VersionRecord,
-  prefix = '',
-): Promise<CompiledTemplate> {
-  const key = `${head.templateId}:${record.version}:${prefix}`;
-  const cached = compiledTemplates.get(key);
-  if (cached !== undefined) return cached;
+  version: number | VersionRecord,
+  options: { prefix?: string; field?: string } = {},
+): Promise<CompiledTemplate & { layoutAlias: string | null }> {
+  const prefix = options.prefix ?? '';
+  const number = typeof version === 'number' ? version : version.version;
+  const cached = compiledTemplates.get(cacheKey(head, number, prefix));
+  // Stored versions are cached with their layout alias (the same object each time: suggestedFor keys on it).
+  if (cached !== undefined) return cached as CompiledTemplate & { layoutAlias: string | null };
+  const record = typeof version === 'number' ? await requireVersion(head, version, options.field) : version;
   const compiled = compileTemplate(await getParts(record.objectKey), prefix);
   // Versions are checked when they are written: a stored one that does not compile is a fault.
   if (!compiled.ok) throw new Error(`stored template version ${record.version} does not compile`);
-  compiledTemplates.set(key, compiled.template);
-  return compiled.template;
+  const template = { ...compiled.template, layoutAlias: record.layoutAlias };
+  compiledTemplates.set(cacheKey(head, number, prefix), template);
+  return template;
 }
 
 /** A layout alias must name another template of the account (112 otherwise). */
@@ -236,7 +247,7 @@ export async function addTemplate(
           details: [{ field: 'alias', message: 'Taken: update it, or delete it first' }],
         });
   }
-  compiledTemplates.set(`${templateId}:1:`, compiled);
+  compiledTemplates.set(cacheKey(head, 1, ''), { ...compiled, layoutAlias: layout });
   log('info', 'template added', { account, alias: input.alias });
   return { template: templateView(head, [version]), version: 1 };
 }
@@ -296,7 +307,7 @@ export async function updateTemplate(
       return 'conflict';
     }
     if (prune !== undefined) await dropParts([prune.objectKey]);
-    compiledTemplates.set(`${head.templateId}:${next}:`, compiled);
+    compiledTemplates.set(cacheKey(head, next, ''), { ...compiled, layoutAlias: layout });
     log('info', 'template version added', { account, alias: head.alias, version: next });
     return { template: templateView(after, kept), version: next };
   });
@@ -451,8 +462,30 @@ async function layoutFor(
       details: [{ field, message: `Publish the layout ${layoutAlias} first` }],
     });
   }
-  const record = await requireVersion(head, number, field);
-  return { head, version: number, compiled: await compiledVersion(head, record, 'layout.') };
+  return {
+    head,
+    version: number,
+    compiled: await compiledVersion(head, number, { prefix: 'layout.', field }),
+  };
+}
+
+/** The suggested model depends on the template (and layout) only: computed once per pair. */
+const suggestions = new WeakMap<
+  CompiledTemplate,
+  Map<CompiledTemplate | undefined, ReturnType<typeof suggestedModel>>
+>();
+function suggestedFor(template: CompiledTemplate, layout: CompiledTemplate | undefined) {
+  let byLayout = suggestions.get(template);
+  if (byLayout === undefined) {
+    byLayout = new Map();
+    suggestions.set(template, byLayout);
+  }
+  let model = byLayout.get(layout);
+  if (model === undefined) {
+    model = suggestedModel(astsOf(template, layout));
+    byLayout.set(layout, model);
+  }
+  return model;
 }
 
 /** The HTML's text alternative when the template has no text part. */
@@ -472,9 +505,9 @@ export async function renderPreview(input: TemplateRenderRequest, account: strin
   const errors: TemplateProblem[] = [];
   if (input.alias !== undefined) {
     const head = await requireHead(account, input.alias);
-    const record = await requireVersion(head, input.version ?? head.publishedVersion ?? head.latestVersion);
-    template = await compiledVersion(head, record);
-    layoutAlias = record.layoutAlias;
+    const version = await compiledVersion(head, input.version ?? head.publishedVersion ?? head.latestVersion);
+    template = version;
+    layoutAlias = version.layoutAlias;
   } else {
     const parts: TemplateParts = {
       subject: input.subject ?? '',
@@ -507,7 +540,7 @@ export async function renderPreview(input: TemplateRenderRequest, account: strin
     html: rendering.html,
     text: await withText(rendering.html, rendering.text),
     errors,
-    suggested_model: suggestedModel(astsOf(template, layout)),
+    suggested_model: suggestedFor(template, layout),
   };
 }
 
@@ -541,12 +574,11 @@ export async function renderForMessage(
       details: [{ field: `${field}.alias`, message: 'Publish a version, or name one in template.version' }],
     });
   }
-  const record = await requireVersion(head, number, `${field}.version`);
-  const template = await compiledVersion(head, record);
+  const template = await compiledVersion(head, number, { field: `${field}.version` });
   const layout =
-    record.layoutAlias === null
+    template.layoutAlias === null
       ? undefined
-      : await layoutFor(account, record.layoutAlias, 'send', `${field}.alias`);
+      : await layoutFor(account, template.layoutAlias, 'send', `${field}.alias`);
   const rendering = renderTemplate(template, request.model ?? {}, layout?.compiled);
   if (rendering.missing.length > 0 || rendering.problems.length > 0) {
     throw invalid([

@@ -51,16 +51,10 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
-    assert.deepEqual(holders('dynamodb:DeleteItem'), [
-      'message-delete',
-      'suppression-delete',
-      'webhook-delete',
-    ]);
-    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), [
-      'message-delete',
-      'suppression-delete',
-      'webhook-delete',
-    ]);
+    // Template delete removes a template's records; update removes the oldest version at the limit.
+    const deleters = ['message-delete', 'suppression-delete', 'template-delete', 'template-update', 'webhook-delete'];
+    assert.deepEqual(holders('dynamodb:DeleteItem'), deleters);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), deleters);
     for (const id of ['message-delete', 'suppression-delete']) {
       const actions = allowedActions(template, id);
       assert.ok(!actions.has('dynamodb:PutItem'), id);
@@ -89,8 +83,16 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
-    assert.deepEqual(holders('s3:DeleteObject'), ['keepalive-run', 'message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject'), [
+      'keepalive-run',
+      'message-delete',
+      'template-add',
+      'template-delete',
+      'template-update',
+    ]);
     assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
+    // Template parts: a deleted template's, a removed version's, and those of a write that lost a race.
+    assert.deepEqual(holders('s3:DeleteObject', '/templates/*'), ['template-add', 'template-delete', 'template-update']);
     assert.deepEqual(holders('s3:DeleteObject', '/avatars/*'), ['keepalive-run']);
     const keepaliveDeletes = statementsOf(template, 'keepalive-run').filter((s) =>
       actionsOf(s).includes('s3:DeleteObject'),
@@ -116,11 +118,19 @@ describe('IAM least privilege: named negative checks', () => {
           assert.deepEqual(actionsOf(statement), ['s3:ListBucket'], `${id} lists with other actions`);
           assert.ok(allowedActions(template, id).has('s3:GetObject'), `${id} lists without reading`);
         } else {
-          assert.match(resource, /\/(messages|avatars|housekeeping)\/\*"/, `${id}: ${resource}`);
+          assert.match(resource, /\/(messages|avatars|housekeeping|templates)\/\*"/, `${id}: ${resource}`);
         }
       }
     }
-    assert.deepEqual(holders('s3:ListBucket'), ['avatar-get', 'keepalive-run', 'sender']);
+    assert.deepEqual(holders('s3:ListBucket'), [
+      'avatar-get',
+      'keepalive-run',
+      'message-add',
+      'sender',
+      'template-query',
+      'template-render',
+      'template-update',
+    ]);
   });
 
   it('only dkim-set-algorithm encrypts and only the sender decrypts DKIM keys (webhook secrets: below)', () => {

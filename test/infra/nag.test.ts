@@ -63,7 +63,7 @@ describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
       }
       assert.match(
         rule,
-        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping|templates)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
     const fanout = synthesized.template.toJSON().Resources as Record<

@@ -30,6 +30,8 @@ export interface CompiledTemplate {
   text: CompiledPart | undefined;
   /** UTF-8 bytes of the parts (the cache's measure). */
   bytes: number;
+  /** The layout a stored version names (null: none; undefined: inline parts). */
+  layoutAlias?: string | null;
 }
 
 /** A missing variable with the part and line that use it. */
