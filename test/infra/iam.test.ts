@@ -52,7 +52,13 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
     // Template delete removes a template's records; update removes the oldest version at the limit.
-    const deleters = ['message-delete', 'suppression-delete', 'template-delete', 'template-update', 'webhook-delete'];
+    const deleters = [
+      'message-delete',
+      'suppression-delete',
+      'template-delete',
+      'template-update',
+      'webhook-delete',
+    ];
     assert.deepEqual(holders('dynamodb:DeleteItem'), deleters);
     assert.deepEqual(holders('dynamodb:DeleteItem', tableId), deleters);
     for (const id of ['message-delete', 'suppression-delete']) {
@@ -92,7 +98,11 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
     assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
     // Template parts: a deleted template's, a removed version's, and those of a write that lost a race.
-    assert.deepEqual(holders('s3:DeleteObject', '/templates/*'), ['template-add', 'template-delete', 'template-update']);
+    assert.deepEqual(holders('s3:DeleteObject', '/templates/*'), [
+      'template-add',
+      'template-delete',
+      'template-update',
+    ]);
     assert.deepEqual(holders('s3:DeleteObject', '/avatars/*'), ['keepalive-run']);
     const keepaliveDeletes = statementsOf(template, 'keepalive-run').filter((s) =>
       actionsOf(s).includes('s3:DeleteObject'),

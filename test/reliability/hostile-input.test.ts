@@ -78,7 +78,9 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
         },
       };
     case 'template-update':
-      return { body: { alias: 'hostile', subject: 'Hi {{name}}!', html: '<p>{{{name}}}</p>', layout_alias: null } };
+      return {
+        body: { alias: 'hostile', subject: 'Hi {{name}}!', html: '<p>{{{name}}}</p>', layout_alias: null },
+      };
     case 'template-publish':
       return { body: { alias: 'hostile', version: 1 } };
     case 'template-query':
@@ -87,7 +89,11 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
       return { body: { alias: 'hostile' } };
     case 'template-render':
       return {
-        body: { subject: 'Hi {{name}}', html: '<p>{{constructor.constructor}}{{__proto__}}</p>', model: { name: 'x' } },
+        body: {
+          subject: 'Hi {{name}}',
+          html: '<p>{{constructor.constructor}}{{__proto__}}</p>',
+          model: { name: 'x' },
+        },
       };
     default:
       return route.method === 'POST' ? { body: {} } : { query: {} };

@@ -87,17 +87,32 @@ async function enqueue(uuid: string): Promise<void> {
   }
 }
 
+/**
+ * Renders a message's template (docs/templates.md) while the other checks run: its reads overlap the
+ * sender-domain check. It is awaited, and its errors raised, where the template's turn comes; when an
+ * earlier check fails first, its result is dropped.
+ */
+function startRendering(account: string, template: NonNullable<MessageAddRequest['template']>) {
+  const rendering = import('../templates.ts').then((templates) =>
+    templates.renderForMessage(account, template),
+  );
+  rendering.catch(() => undefined);
+  return rendering;
+}
+
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
   const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
+  const rendering =
+    input.template === undefined ? undefined : startRendering(options.account, input.template);
   if (input.message_sender !== undefined)
     await requireOwnDomains(options.account, [input.message_sender.email]);
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
     return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
   }
-  return createNewMessage(input, scheduling, options, claim, now);
+  return createNewMessage(input, scheduling, options, claim, now, rendering);
 }
 
 async function replayIfKnown(
@@ -169,6 +184,7 @@ async function createNewMessage(
   options: AddOptions,
   claim: IdempotencyClaim | undefined,
   now: Date,
+  rendering: Promise<RenderedMessage> | undefined,
 ): Promise<AddResult> {
   const sender = input.message_sender as Address;
   const mode = scheduling.mode as CreationMode;
@@ -184,13 +200,12 @@ async function createNewMessage(
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
   // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
-  // A retry of an accepted request answers as the first did, before the template is looked at again.
+  // A retry of an accepted request answers as the first did, whatever the template has become since.
   let rendered: RenderedMessage | undefined;
-  if (input.template !== undefined) {
+  if (rendering !== undefined) {
     const known = await replayIfKnown(options, claim, now);
     if (known !== undefined) return known;
-    const templates = await import('../templates.ts');
-    rendered = await templates.renderForMessage(options.account, input.template);
+    rendered = await rendering;
   }
   const content = rendered?.content ?? (input.content as Exclude<MessageAddRequest['content'], undefined>);
 
