@@ -126,6 +126,16 @@ export async function getTemplateHead(accountId: string, alias: string): Promise
   return result.Item === undefined ? undefined : toHead(result.Item);
 }
 
+/** How many templates the account has (its counter; a dry run of add checks the limit with it). */
+export async function countTemplates(accountId: string): Promise<number> {
+  const result = await guarded('database', () =>
+    dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: templateKeys.counter(accountId), ConsistentRead: true }),
+    ),
+  );
+  return Number(result.Item?.template_count ?? 0);
+}
+
 /** One page of an account's templates by alias; `after` is the last alias of the previous page. */
 export async function listTemplateHeads(
   accountId: string,

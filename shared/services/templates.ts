@@ -23,12 +23,13 @@ import {
   versionToPrune,
 } from '../domain/templates/template.ts';
 import { Code } from '../errors/catalogue.ts';
-import { type ErrorDetail, ServiceError } from '../errors/service-error.ts';
+import { type ErrorDetail, isServiceError, ServiceError } from '../errors/service-error.ts';
 import { textFromHtml } from '../mail/text-from-html.ts';
 import { describeError, log } from '../observability/log.ts';
 import {
   addVersion,
   allTemplateHeads,
+  countTemplates,
   createTemplate,
   deleteParts,
   deleteTemplateHead,
@@ -183,6 +184,29 @@ async function dropParts(keys: string[]): Promise<void> {
   }
 }
 
+/**
+ * After a failed write of a version record: its parts are removed, unless the database was
+ * unreachable (code 4), when the write may still have committed; orphaned parts are harmless, a
+ * version without its parts would not be.
+ */
+const dropPartsUnlessUnsure =
+  (version: VersionRecord) =>
+  async (error: unknown): Promise<never> => {
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable))
+      await dropParts([version.objectKey]);
+    throw error;
+  };
+
+const aliasTaken = (alias: string) =>
+  new ServiceError(Code.MethodValidation, `You already have a template ${alias}`, {
+    details: [{ field: 'alias', message: 'Taken: update it, or delete it first' }],
+  });
+
+const limitReached = () =>
+  new ServiceError(Code.MethodValidation, `An account has at most ${maxTemplatesPerAccount} templates`, {
+    details: [{ field: 'alias', message: `You have ${maxTemplatesPerAccount} templates: delete one first` }],
+  });
+
 // ---------------------------------------------------------------------------------------------
 // Writes
 
@@ -195,11 +219,7 @@ export async function addTemplate(
   const compiled = checkParts(parts);
   const layout = input.layout_alias ?? null;
   await requireLayout(account, layout);
-  if ((await getTemplateHead(account, input.alias)) !== undefined) {
-    throw new ServiceError(Code.MethodValidation, `You already have a template ${input.alias}`, {
-      details: [{ field: 'alias', message: 'Taken: update it, or delete it first' }],
-    });
-  }
+  if ((await getTemplateHead(account, input.alias)) !== undefined) throw aliasTaken(input.alias);
   const at = new Date().toISOString();
   const templateId = randomUUID();
   const version: VersionRecord = {
@@ -223,29 +243,17 @@ export async function addTemplate(
     updatedAt: at,
     revision: 0,
   };
-  if (dryRun) return { template: templateView(head, [version]), version: 1, dry_run: true };
+  if (dryRun) {
+    if ((await countTemplates(account)) >= maxTemplatesPerAccount) throw limitReached();
+    return { template: templateView(head, [version]), version: 1, dry_run: true };
+  }
   await putParts(version.objectKey, parts);
   const outcome = await createTemplate(head, version, maxTemplatesPerAccount).catch(
-    async (error: unknown) => {
-      await dropParts([version.objectKey]);
-      throw error;
-    },
+    dropPartsUnlessUnsure(version),
   );
   if (outcome !== 'created') {
     await dropParts([version.objectKey]);
-    throw outcome === 'limit'
-      ? new ServiceError(
-          Code.MethodValidation,
-          `An account has at most ${maxTemplatesPerAccount} templates`,
-          {
-            details: [
-              { field: 'alias', message: `You have ${maxTemplatesPerAccount} templates: delete one first` },
-            ],
-          },
-        )
-      : new ServiceError(Code.MethodValidation, `You already have a template ${input.alias}`, {
-          details: [{ field: 'alias', message: 'Taken: update it, or delete it first' }],
-        });
+    throw outcome === 'limit' ? limitReached() : aliasTaken(input.alias);
   }
   compiledTemplates.set(cacheKey(head, 1, ''), { ...compiled, layoutAlias: layout });
   log('info', 'template added', { account, alias: input.alias });
@@ -298,10 +306,7 @@ export async function updateTemplate(
     const outcome = await addVersion(head, version, {
       name,
       ...(prune === undefined ? {} : { prune }),
-    }).catch(async (error: unknown) => {
-      await dropParts([version.objectKey]);
-      throw error;
-    });
+    }).catch(dropPartsUnlessUnsure(version));
     if (outcome === 'conflict') {
       await dropParts([version.objectKey]);
       return 'conflict';
@@ -326,7 +331,7 @@ export async function publishTemplate(
     if (record.layoutAlias !== null) {
       // A live version must be sendable: its layout exists and has a live version of its own.
       const layout = await getTemplateHead(account, record.layoutAlias);
-      if (layout?.publishedVersion === null || layout === undefined) {
+      if (layout === undefined || layout.publishedVersion === null) {
         throw new ServiceError(
           Code.MethodValidation,
           layout === undefined

@@ -236,6 +236,13 @@ describe('template routes: validation and limits', () => {
       }),
     );
     assert.equal((await templateCall(who, 'add', { ...welcome, alias: 'last' })).status, 200);
+    const dryOver = await templateCall(
+      who,
+      'add',
+      { ...welcome, alias: 'dry' },
+      { query: { dry_run: 'true' } },
+    );
+    assert.equal(dryOver.body.error?.code, 111, 'a dry run checks the limit too');
     const over = await templateCall(who, 'add', { ...welcome, alias: 'one-too-many' });
     assert.equal(over.body.error.code, 111, over.text);
     assert.match(over.body.error.message, /at most 1000 templates/);
