@@ -330,7 +330,7 @@ export function buildOpenApi(): Schema {
       { name: 'service', description: 'Health, keepalive and this document' },
       { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
       { name: 'webhooks', description: 'Signed delivery events (Standard Webhooks v1) to your endpoints' },
-      { name: 'templates', description: 'Versioned Handlebars templates, their preview, and sending with them' },
+      { name: 'templates', description: 'Versioned Handlebars templates and their preview' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),
