@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { $RefinementCtx } from 'zod/v4/core';
 import { hasLineBreak } from '../domain/messages/addresses.ts';
 import {
   aliasPattern,
@@ -76,6 +77,11 @@ const layoutAlias = describe(
   'base-layout',
 );
 
+/** One custom problem of a refinement: a 107 detail for `field`. */
+function issue<T>(context: $RefinementCtx<T>, field: string, message: string, input: unknown): void {
+  context.addIssue({ code: 'custom', message, path: [field], input });
+}
+
 const bytes = (value: string | null | undefined) =>
   typeof value === 'string' ? Buffer.byteLength(value) : 0;
 
@@ -93,24 +99,19 @@ const versionChecks = z.superRefine(
   ) => {
     const total = bytes(value.subject) + bytes(value.html) + bytes(value.text);
     if (total > maxVersionBytes) {
-      context.addIssue({
-        code: 'custom',
-        message: `subject, html and text together are ${Math.ceil(total / 1024)} KB; at most ${maxVersionBytes / 1024} KB`,
-        path: [typeof value.html === 'string' ? 'html' : 'text'],
-        input: undefined,
-      });
+      issue(
+        context,
+        typeof value.html === 'string' ? 'html' : 'text',
+        `subject, html and text together are ${Math.ceil(total / 1024)} KB; at most ${maxVersionBytes / 1024} KB`,
+        undefined,
+      );
     }
     if (
       value.layout_alias !== undefined &&
       value.layout_alias !== null &&
       value.layout_alias === value.alias
     ) {
-      context.addIssue({
-        code: 'custom',
-        message: 'A template cannot be its own layout',
-        path: ['layout_alias'],
-        input: value.layout_alias,
-      });
+      issue(context, 'layout_alias', 'A template cannot be its own layout', value.layout_alias);
     }
   },
 );
@@ -129,12 +130,7 @@ export const templateAddRequest = describe(
       versionChecks,
       z.superRefine((value, context) => {
         if (value.html === undefined && value.text === undefined) {
-          context.addIssue({
-            code: 'custom',
-            message: 'A template needs html, text or both',
-            path: ['html'],
-            input: undefined,
-          });
+          issue(context, 'html', 'A template needs html, text or both', undefined);
         }
       }),
     ),
@@ -157,12 +153,12 @@ export const templateUpdateRequest = describe(
       z.superRefine((value, context) => {
         const { alias: _alias, ...changes } = value;
         if (Object.values(changes).every((change) => change === undefined)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'Give at least one of name, subject, html, text and layout_alias',
-            path: ['alias'],
-            input: value.alias,
-          });
+          issue(
+            context,
+            'alias',
+            'Give at least one of name, subject, html, text and layout_alias',
+            value.alias,
+          );
         }
       }),
     ),
@@ -195,20 +191,10 @@ export const templateQueryRequest = describe(
     .check(
       z.superRefine((value, context) => {
         if (value.alias !== undefined && (value.filters !== undefined || value.cursor !== undefined)) {
-          context.addIssue({
-            code: 'custom',
-            message: 'Give either alias or filters/cursor, not both',
-            path: ['alias'],
-            input: value.alias,
-          });
+          issue(context, 'alias', 'Give either alias or filters/cursor, not both', value.alias);
         }
         if (value.version !== undefined && value.alias === undefined) {
-          context.addIssue({
-            code: 'custom',
-            message: 'version needs alias',
-            path: ['version'],
-            input: value.version,
-          });
+          issue(context, 'version', 'version needs alias', value.version);
         }
       }),
     ),
@@ -240,29 +226,14 @@ export const templateRenderRequest = describe(
         const given = inline.filter((field) => value[field] !== undefined);
         if (value.alias !== undefined) {
           for (const field of given) {
-            context.addIssue({
-              code: 'custom',
-              message: 'Give either alias or the parts to render, not both',
-              path: [field],
-              input: value[field],
-            });
+            issue(context, field, 'Give either alias or the parts to render, not both', value[field]);
           }
         } else {
           if (value.version !== undefined) {
-            context.addIssue({
-              code: 'custom',
-              message: 'version needs alias',
-              path: ['version'],
-              input: value.version,
-            });
+            issue(context, 'version', 'version needs alias', value.version);
           }
           if (value.subject === undefined && value.html === undefined && value.text === undefined) {
-            context.addIssue({
-              code: 'custom',
-              message: 'Give alias, or at least one of subject, html and text',
-              path: ['alias'],
-              input: undefined,
-            });
+            issue(context, 'alias', 'Give alias, or at least one of subject, html and text', undefined);
           }
         }
       }),
