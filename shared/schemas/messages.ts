@@ -12,7 +12,7 @@ import { Code } from '../errors/catalogue.ts';
 import { incomingDate, serverDate } from './dates.ts';
 import { describe } from './describe.ts';
 import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
-import { messageTemplate, messageTemplateRecord } from './templates.ts';
+import { messageTemplate, messageTemplateRecord } from './message-template.ts';
 
 /**
  * Request and response schemas of the three message routes (docs/messages.md), the single

@@ -10,32 +10,17 @@ import {
 import { serverDate } from './dates.ts';
 import { describe } from './describe.ts';
 import { pageLimit } from './lookup-or-page.ts';
+import { templateAlias, templateModel, versionNumber } from './message-template.ts';
 
 /**
- * Request and response schemas of the six template routes (docs/templates.md), and the
- * `template` member of a message. Requests are strict (an unknown field is 107); response schemas
+ * Request and response schemas of the six template routes (docs/templates.md); the `template`
+ * member of a message is in message-template.ts. Requests are strict (an unknown field is 107); response schemas
  * describe the `data` member of the envelope.
  */
 
 /** A subject template is one line; this bounds its source (the rendered subject is at most 998). */
 export const maxSubjectSourceLength = 4000;
 export const maxTemplateListLimit = 1000;
-
-export const templateAlias = describe(
-  z
-    .string({ error: 'alias must be a string' })
-    .check(z.regex(aliasPattern, 'alias is 1 to 100 characters of a-z, 0-9, _ and -')),
-  'Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -',
-  'welcome',
-);
-
-const versionNumber = describe(
-  z
-    .number({ error: 'version must be a number' })
-    .check(z.int('version must be an integer'), z.minimum(1, 'version must be at least 1')),
-  'A version number (1, 2, …)',
-  3,
-);
 
 const name = describe(
   z.string({ error: 'name must be a string' }).check(
@@ -202,12 +187,6 @@ export const templateQueryRequest = describe(
 );
 export type TemplateQueryRequest = z.infer<typeof templateQueryRequest>;
 
-export const templateModel = describe(
-  z.record(z.string(), z.unknown(), { error: 'model must be an object' }),
-  'The values the template reads, as a JSON object',
-  { user: { first_name: 'Ada' }, items: [{ title: 'Analytical Engine', price: '12.00' }] },
-);
-
 export const templateRenderRequest = describe(
   z
     .strictObject({
@@ -330,23 +309,3 @@ export const templateRenderResponse = z.object({
     'A model with every variable the template reads (placeholders "<name>_Value")',
   ),
 });
-
-/** The `template` member of a message to add: in place of `subject` and `content`. */
-export const messageTemplate = describe(
-  z.strictObject({
-    alias: templateAlias,
-    version: z.optional(versionNumber),
-    model: z.optional(templateModel),
-  }),
-  'Send with a template of yours, in place of subject and content: its published version (or `version`) is rendered over `model` when the message is accepted',
-);
-
-/** What a message records of its template (query by uuid). */
-export const messageTemplateRecord = describe(
-  z.object({
-    alias: z.string(),
-    version: z.number(),
-    layout: z.optional(z.object({ alias: z.string(), version: z.number() })),
-  }),
-  'The template and version the message was rendered from (and its layout)',
-);
