@@ -564,15 +564,23 @@ export interface RenderedMessage {
 
 /**
  * Renders the template of a message being accepted (message add and batch items): the published
- * version, or the one named. A variable the model lacks is 107 naming it, its part and its line;
+ * version, or the one named; `heads` shares the template records read by one request's messages. A variable the model lacks is 107 naming it, its part and its line;
  * an unknown alias or version is 112; a template with nothing published is 111.
  */
 export async function renderForMessage(
   account: string,
   request: { alias: string; version?: number | undefined; model?: Record<string, unknown> | undefined },
   field = 'template',
+  heads: Map<string, Promise<TemplateHead | undefined>> = new Map(),
 ): Promise<RenderedMessage> {
-  const head = await requireHead(account, request.alias, `${field}.alias`);
+  // The messages of one request (a batch) read each template record once.
+  let reading = heads.get(request.alias);
+  if (reading === undefined) {
+    reading = getTemplateHead(account, request.alias);
+    heads.set(request.alias, reading);
+  }
+  const head = await reading;
+  if (head === undefined) throw notFound(request.alias, `${field}.alias`);
   const number = request.version ?? head.publishedVersion;
   if (number === null) {
     throw new ServiceError(Code.MethodValidation, `Template ${head.alias} has no published version`, {
