@@ -252,6 +252,36 @@ describe('template routes: validation and limits', () => {
   });
 });
 
+describe('template routes: the newest 100 versions', () => {
+  it('an update past 100 versions removes the oldest one that is not live, with its parts', async () => {
+    const who = await newAccount('tpl');
+    await templateData(who, 'add', { ...welcome, text: 'v1' });
+    await templateData(who, 'publish', { alias: 'welcome' });
+    for (let version = 2; version <= 100; version++) {
+      await templateData(who, 'update', { alias: 'welcome', text: `v${version}` });
+    }
+    const { getTemplateHead } = await import('../../shared/repositories/templates.ts');
+    const head = await getTemplateHead(who.account, 'welcome');
+    assert.ok(head);
+    const second = (await listVersions(head.templateId)).find((entry) => entry.version === 2);
+    assert.ok(second);
+
+    const past = await templateData(who, 'update', { alias: 'welcome', text: 'v101' });
+    assert.equal(past.version, 101);
+    const numbers = past.template.versions.map((entry: { version: number }) => entry.version);
+    assert.equal(numbers.length, 100);
+    assert.deepEqual(
+      [numbers[0], numbers.at(-2), numbers.at(-1)],
+      [101, 3, 1],
+      'version 2 is gone, 1 is live',
+    );
+    assert.equal((await templateCall(who, 'query', { alias: 'welcome', version: 2 })).body.error.code, 112);
+    assert.equal((await templateData(who, 'query', { alias: 'welcome', version: 1 })).version.text, 'v1');
+    assert.equal(await objectExists(second.objectKey), false);
+    assert.equal((await listVersions(head.templateId)).length, 100);
+  });
+});
+
 describe('template routes: layouts and delete', () => {
   it('keeps a layout that another template uses (111), and deletes a template with its versions and parts', async () => {
     const who = await newAccount('tpl');

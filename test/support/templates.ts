@@ -1,13 +1,21 @@
 import { type CallOptions, call } from './host.ts';
 
-/** One call to a template route with the account's token (every scope unless given another). */
+/**
+ * One call to a template route with the account's token (every scope unless given another). A 115
+ * (the per-account rate limit, when a test writes many versions) is waited out as a client must.
+ */
 export async function templateCall(
   who: { token: string },
   action: 'add' | 'update' | 'publish' | 'query' | 'delete' | 'render',
   body: unknown,
   options: Omit<CallOptions, 'token' | 'body'> = {},
 ) {
-  return call('POST', `/template/${action}-1.0`, { token: who.token, body, ...options });
+  for (;;) {
+    const response = await call('POST', `/template/${action}-1.0`, { token: who.token, body, ...options });
+    if (response.status !== 429) return response;
+    const seconds = Number(response.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, seconds) * 1000));
+  }
 }
 
 /** The call's `data`, or an error naming the answer. */
