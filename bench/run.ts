@@ -14,6 +14,7 @@ import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
+import { inboundSection } from './inbound.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
 import {
@@ -39,15 +40,17 @@ import { templatesBench } from './templates.ts';
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery, memory);
+ * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
+ * memory, inbound);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'templates'): boolean =>
-  only === undefined || only.has(section);
+const runs = (
+  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'templates',
+): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
  * (docs/benchmarks.md is left alone), to compare bundles before and after a change.
@@ -642,6 +645,9 @@ for (const id of runs('memory') ? functionIds : []) {
   }
 }
 
+// 8. Inbound mail (bench/inbound.ts), measured before section 7 fills the table.
+const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: workDir, quick }) : [];
+
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
@@ -707,6 +713,7 @@ for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(...inboundLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -13,7 +13,15 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks' | 'templates';
+  readonly tag:
+    | 'messages'
+    | 'domains'
+    | 'avatars'
+    | 'service'
+    | 'suppressions'
+    | 'webhooks'
+    | 'templates'
+    | 'inbound';
 }
 
 export const scopes = {
@@ -30,6 +38,8 @@ export const scopes = {
   'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
   'templates:read': 'Read your templates and render previews',
   'templates:write': 'Add, change, publish and delete your templates',
+  'inbound:read': 'Read the mail your receiving domains received',
+  'inbound:write': 'Delete received mail',
 } as const;
 
 export type Scope = keyof typeof scopes;
@@ -274,6 +284,26 @@ export const routes = [
     dryRun: false,
     tag: 'templates',
     summary: "Render a template or inline parts over a model (the editor's preview)",
+  },
+  {
+    id: 'inbound-query',
+    method: 'POST',
+    path: '/inbound/query-1.0',
+    public: false,
+    scopes: ['inbound:read'],
+    dryRun: false,
+    tag: 'inbound',
+    summary: 'One received message in full, or a filtered page of received mail',
+  },
+  {
+    id: 'inbound-delete',
+    method: 'POST',
+    path: '/inbound/delete-1.0',
+    public: false,
+    scopes: ['inbound:write'],
+    dryRun: false,
+    tag: 'inbound',
+    summary: 'Delete a received message and its stored content',
   },
 ] as const satisfies readonly Route[];
 

@@ -50,9 +50,10 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(actions.has('dynamodb:Query'));
   });
 
-  it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
+  it('only the delete functions may delete table items; message-, suppression- and inbound-delete cannot put or update', () => {
     // Template delete removes a template's records; update removes the oldest version at the limit.
     const deleters = [
+      'inbound-delete',
       'message-delete',
       'suppression-delete',
       'template-delete',
@@ -61,7 +62,7 @@ describe('IAM least privilege: named negative checks', () => {
     ];
     assert.deepEqual(holders('dynamodb:DeleteItem'), deleters);
     assert.deepEqual(holders('dynamodb:DeleteItem', tableId), deleters);
-    for (const id of ['message-delete', 'suppression-delete']) {
+    for (const id of ['message-delete', 'suppression-delete', 'inbound-delete']) {
       const actions = allowedActions(template, id);
       assert.ok(!actions.has('dynamodb:PutItem'), id);
       assert.ok(!actions.has('dynamodb:UpdateItem'), id);
@@ -90,12 +91,14 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
     assert.deepEqual(holders('s3:DeleteObject'), [
+      'inbound-delete',
       'keepalive-run',
       'message-delete',
       'template-add',
       'template-delete',
       'template-update',
     ]);
+    assert.deepEqual(holders('s3:DeleteObject', '/inbound/*'), ['inbound-delete']);
     assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
     // Template parts: a deleted template's, a removed version's, and those of a write that lost a race.
     assert.deepEqual(holders('s3:DeleteObject', '/templates/*'), [
@@ -117,6 +120,8 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('s3:PutObject', '/avatars/*'), ['avatar-get']);
     assert.deepEqual(holders('s3:PutObject', '/housekeeping/*'), ['keepalive-run']);
     assert.deepEqual(holders('s3:PutObject', '/messages/*'), ['message-add']);
+    // Received mail: SES writes the raw message (bucket policy); the inbound function what it parsed.
+    assert.deepEqual(holders('s3:PutObject', '/inbound/*'), ['inbound']);
   });
 
   it('object actions stay under their prefixes; only readers may list (for 404 answers)', () => {
@@ -128,12 +133,18 @@ describe('IAM least privilege: named negative checks', () => {
           assert.deepEqual(actionsOf(statement), ['s3:ListBucket'], `${id} lists with other actions`);
           assert.ok(allowedActions(template, id).has('s3:GetObject'), `${id} lists without reading`);
         } else {
-          assert.match(resource, /\/(messages|avatars|housekeeping|templates)\/\*"/, `${id}: ${resource}`);
+          assert.match(
+            resource,
+            /\/(messages|avatars|housekeeping|inbound|templates)\/\*"/,
+            `${id}: ${resource}`,
+          );
         }
       }
     }
     assert.deepEqual(holders('s3:ListBucket'), [
       'avatar-get',
+      'inbound',
+      'inbound-query',
       'keepalive-run',
       'message-add',
       'sender',
@@ -236,7 +247,7 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
     assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
-    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender', 'webhook-delivery']);
+    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'inbound', 'sender', 'webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 

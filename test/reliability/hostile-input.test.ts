@@ -95,6 +95,14 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
           model: { name: 'x' },
         },
       };
+    case 'inbound-query':
+      return {
+        body: {
+          filters: { recipient: `support@${domain}`, date_from: '2026-11-01T00:00:00+01:00', limit: 10 },
+        },
+      };
+    case 'inbound-delete':
+      return { body: { inbound_uuid: randomUUID() } };
     default:
       return route.method === 'POST' ? { body: {} } : { query: {} };
   }
