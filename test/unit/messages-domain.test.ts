@@ -110,6 +110,34 @@ describe('paging cursor', () => {
   });
 });
 
+/**
+ * One read of a fake index stream over `values` (newest first): the next `size` entries after the
+ * cursor `after`, of which those `keep` selects are returned, as an index query with a filter does.
+ */
+function readPage(
+  values: number[],
+  after: string | undefined,
+  size: number,
+  keep: (value: number) => boolean,
+) {
+  const rest = after === undefined ? values : values.filter((value) => key(value) < after);
+  const read = rest.slice(0, size);
+  const last = read[read.length - 1];
+  return {
+    keys: read.filter(keep).map(key),
+    more: rest.length > size,
+    evaluated: read.length,
+    ...(last === undefined ? {} : { last: key(last) }),
+  };
+}
+
+/** Every stream at its start. */
+const startOf = (keyStreams: KeyStream[]) =>
+  Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
+    string,
+    { after?: string; done: boolean }
+  >;
+
 describe('mergeStreams', () => {
   it('takes a key once when two streams return it (a message read before and after it moved)', async () => {
     const streamOf = (id: string, keys: string[]): KeyStream => ({
@@ -167,10 +195,7 @@ describe('mergeStreams', () => {
               };
             },
           }));
-          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
-            string,
-            { after?: string; done: boolean }
-          >;
+          let positions = startOf(keyStreams);
           const seen: string[] = [];
           let move = 0;
           for (let guard = 0; guard < 500 && !Object.values(positions).every((p) => p.done); guard++) {
@@ -212,23 +237,9 @@ describe('mergeStreams', () => {
           const dropped = (stream: number, value: number) => filtering && stream === 0 && value % 2 === 1;
           const keyStreams: KeyStream[] = streams.map((all, index) => ({
             id: `s${index}`,
-            fetch: async (after, size) => {
-              const rest = after === undefined ? all : all.filter((value) => key(value) < after);
-              const read = rest.slice(0, size);
-              const kept = read.filter((value) => !dropped(index, value)).map(key);
-              const last = read[read.length - 1];
-              return {
-                keys: kept,
-                more: rest.length > size,
-                evaluated: read.length,
-                ...(last === undefined ? {} : { last: key(last) }),
-              };
-            },
+            fetch: async (after, size) => readPage(all, after, size, (value) => !dropped(index, value)),
           }));
-          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
-            string,
-            { after?: string; done: boolean }
-          >;
+          let positions = startOf(keyStreams);
           const seen: string[] = [];
           for (let guard = 0; guard < 1000 && !Object.values(positions).every((p) => p.done); guard++) {
             const merged = await mergeStreams(keyStreams, positions, limit);
@@ -275,21 +286,10 @@ describe('mergeStreams', () => {
                 .filter(([, stream]) => stream === index)
                 .map(([value]) => value)
                 .sort((a, b) => b - a);
-              const rest = after === undefined ? all : all.filter((value) => key(value) < after);
-              const read = rest.slice(0, size);
-              const last = read[read.length - 1];
-              return {
-                keys: read.filter(kept).map(key),
-                more: rest.length > size,
-                evaluated: read.length,
-                ...(last === undefined ? {} : { last: key(last) }),
-              };
+              return readPage(all, after, size, kept);
             },
           }));
-          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
-            string,
-            { after?: string; done: boolean }
-          >;
+          let positions = startOf(keyStreams);
           const seen: string[] = [];
           let move = 0;
           for (let guard = 0; guard < 5000 && !Object.values(positions).every((p) => p.done); guard++) {
@@ -330,14 +330,7 @@ describe('mergeStreams', () => {
       id: 'inflight',
       fetch: async (after, size) => {
         reads.push(size);
-        const rest = after === undefined ? values : values.filter((value) => key(value) < after);
-        const read = rest.slice(0, size);
-        return {
-          keys: read.filter((value) => value === 1).map(key),
-          more: rest.length > size,
-          evaluated: read.length,
-          ...(read.length === 0 ? {} : { last: key(read[read.length - 1] as number) }),
-        };
+        return readPage(values, after, size, (value) => value === 1);
       },
     };
     const first = await mergeStreams([stream], {}, 10, 1_000);
