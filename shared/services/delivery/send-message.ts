@@ -106,6 +106,7 @@ export async function sendQueuedMessage(
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
       sender: claimed.message_sender,
       raw: built.raw,
+      tags: claimed.tags ?? [],
     });
   } catch (error) {
     return handleFailure(claimed, error, now());

@@ -3,9 +3,10 @@ import { isProtected } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { searchEntriesOf } from '../../repositories/keys.ts';
 import {
-  deleteContentItems,
   deleteMessage,
+  deleteMessageParts,
   deleteObjects,
   getMessages,
 } from '../../repositories/messages.ts';
@@ -71,7 +72,8 @@ function partialFailure(
 /**
  * POST /message/delete-1.0. Ids are lower-cased and de-duplicated (first occurrence wins), and each
  * lands in exactly one list, in request order. Each delete is conditional (exists, owned, not
- * protected); the S3 objects of deleted messages are removed afterwards. A dry run reads instead.
+ * protected); the content items, search entries and S3 objects of deleted messages are removed
+ * afterwards. A dry run reads instead.
  */
 export async function deleteMessages(
   uuids: readonly string[],
@@ -81,7 +83,7 @@ export async function deleteMessages(
   const ids = [...new Set(uuids.map((uuid) => uuid.toLowerCase()))];
   const outcomes = new Map<string, Outcome>();
   const objectKeys: string[] = [];
-  const contentItems: string[] = [];
+  const parts: Array<Parameters<typeof deleteMessageParts>[0][number]> = [];
   if (dryRun) {
     const found = await getMessages(ids);
     for (const id of ids) {
@@ -105,7 +107,11 @@ export async function deleteMessages(
         outcomes.set(id, result.outcome);
         if (result.outcome === 'deleted') {
           objectKeys.push(...objectKeysOf(result.item));
-          if (result.item.content?.store === 'item') contentItems.push(id);
+          parts.push({
+            uuid: id,
+            contentItem: result.item.content?.store === 'item',
+            entries: searchEntriesOf(result.item),
+          });
           log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
         }
       } catch (error) {
@@ -113,11 +119,11 @@ export async function deleteMessages(
         failures.set(id, error);
       }
     });
-    if (contentItems.length > 0) {
-      await deleteContentItems(contentItems).catch((error: unknown) =>
-        log('error', 'deleting message content items failed', {
+    if (parts.length > 0) {
+      await deleteMessageParts(parts).catch((error: unknown) =>
+        log('error', 'deleting message content items and search entries failed', {
           account,
-          items: contentItems.length,
+          messages: parts.length,
           ...describeError(error),
         }),
       );
