@@ -15,13 +15,7 @@ import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
-import {
-  indexChangeFor,
-  keys,
-  type MessageIndexAttributes,
-  messageIndexAttributes,
-  searchEntriesOf,
-} from './keys.ts';
+import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
 
 /**
  * Storage of messages (docs/data-model.md): the message item and its index attributes in

@@ -251,7 +251,7 @@ function caseFor(route: Route): fc.Arbitrary<Case> {
   if (route.id === 'message-batch') {
     // A batch's messages are add bodies: break one piece of one message (and of its EML, its
     // attachments, its tags and metadata), next to a valid one.
-    const message = (body?.messages as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+    const [message = {}] = (body?.messages ?? []) as Array<Record<string, unknown>>;
     const inMessage = (broken: Record<string, unknown>) => ({
       body: JSON.stringify({ ...body, messages: [message, broken] }),
       headers: {},
