@@ -12,6 +12,7 @@ import { routes } from '../shared/routes.ts';
 import { registerDomain } from '../shared/services/domain-registry.ts';
 import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
+import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
 import { excludeClient } from './meter.ts';
@@ -45,7 +46,7 @@ const quick = process.argv.includes('--quick');
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory'): boolean =>
+const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'batch'): boolean =>
   only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -229,7 +230,7 @@ const warmOps: Array<{
   },
   {
     name: 'add (manual-wait)',
-    rawCalls: 'GetItem domain + PutItem (content item) + conditional PutItem',
+    rawCalls: 'GetItem domain + PutItem (content item, its recipient’s search entry) + conditional PutItem',
     service: () => addMessage(who, sender),
     raw: () => raw.add(domain, cloneItem(template, account, 'waiting', new Date())),
   },
@@ -250,7 +251,8 @@ const warmOps: Array<{
   },
   {
     name: 'delete',
-    rawCalls: 'BatchGetItem + conditional DeleteItem + DeleteItem (content item)',
+    rawCalls:
+      'BatchGetItem + conditional DeleteItem + DeleteItem (content item, its recipient’s search entry)',
     service: async () => undefined,
     raw: async () => undefined,
   },
@@ -639,6 +641,9 @@ for (const id of runs('memory') ? functionIds : []) {
   }
 }
 
+// 8. Batch sending and search filters (bench/batch.ts; its report follows section 7's)
+const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan(quick)) : [];
+
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
@@ -703,7 +708,7 @@ lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|--
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '', ...batchSection);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -48,8 +48,6 @@ export const keys = {
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
-  /** A small message's bodies, beside its item (never on an index). */
-  messageContent: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'CONTENT' }),
   /** gsi2: an account's messages in one status (never `queued` or `processing`), per account shard. */
   messagesOfAccountByStatus: (accountId: string, status: string, shard: number) =>
     `STATUS#${accountId}#${status}#${shard}`,
@@ -171,8 +169,9 @@ export interface SearchableMessage extends Searchable {
 
 /**
  * The keys of a message's search entries, one per distinct term (docs/data-model.md, "Search
- * entries"): the single source for add, batch, delete and the benchmark. An entry holds its keys
- * only (one write unit), is written once before its message and deleted with it.
+ * entries"): the single source for add, batch, delete, the sender and the benchmark. An entry holds
+ * its keys only (one write unit), is written once before its message and deleted with it. The
+ * first is always the first recipient's (`termsOf` lists recipients first, and a message has one).
  */
 export function searchEntriesOf(message: SearchableMessage): Array<{ pk: string; sk: string }> {
   const shard = accountShardOf(message.message_uuid);
@@ -181,4 +180,17 @@ export function searchEntriesOf(message: SearchableMessage): Array<{ pk: string;
     pk: keys.searchTerm(message.account_id, termDigest(term), shard),
     sk,
   }));
+}
+
+/**
+ * Where a message's content item is: at its first search entry's key (its first recipient's), so
+ * that the one write that stores its small bodies also files it under that recipient, and a
+ * two-recipient message pays one write unit for its search entries instead of two
+ * (docs/decisions.md, "Tags, metadata, search and batch"). Fixed by the message for its whole
+ * life: its account, creation time, uuid and first recipient never change.
+ */
+export function contentKeyOf(message: SearchableMessage): { pk: string; sk: string } {
+  const [first] = searchEntriesOf(message);
+  if (first === undefined) throw new Error('a message has at least one recipient');
+  return first;
 }

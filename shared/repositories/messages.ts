@@ -280,20 +280,25 @@ export async function putMessageIfAbsent(item: MessageItem, dueAt: string | unde
   }
 }
 
-/** What is written beside a new message, before its item: its content item (small bodies) and search entries. */
+/**
+ * What is written beside a new message, before its item: its search entries (`searchEntriesOf`),
+ * the first of which carries the small bodies when they are not in S3: that entry is the content
+ * item (`contentKeyOf`).
+ */
 export interface MessageParts {
-  uuid: string;
+  entries: ReadonlyArray<{ pk: string; sk: string }>;
   /** The content item's bodies, when they are not in S3. */
   bodies?: ContentBodies;
-  /** Keys of its search entries (`searchEntriesOf`). */
-  entries: ReadonlyArray<{ pk: string; sk: string }>;
 }
 
 const partItems = (parts: readonly MessageParts[]): Array<Record<string, unknown>> =>
-  parts.flatMap((part) => [
-    ...(part.bodies === undefined ? [] : [{ ...keys.messageContent(part.uuid), ...part.bodies }]),
-    ...part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
-  ]);
+  parts.flatMap((part) =>
+    part.entries.map((entry, index) => ({
+      pk: entry.pk,
+      sk: entry.sk,
+      ...(index === 0 && part.bodies !== undefined ? part.bodies : {}),
+    })),
+  );
 
 /** Items written or deleted one request each, at most this many at a time. */
 const itemConcurrency = 16;
@@ -310,10 +315,10 @@ async function eachItem<T>(items: readonly T[], work: (item: T) => Promise<unkno
 /**
  * A new message's parts (docs/data-model.md, "Bodies" and "Search entries"), written once and
  * before the message item, so a message never exists without its bodies and is found by its
- * filters from the moment it exists. The content item carries no `message_uuid`, `account_id` or
- * index attribute (nothing lists it but its message); a search entry is its two keys. One PutItem
- * each, at the same time (add writes a few; IAM cannot limit BatchWriteItem to puts, so only the
- * batch function may use it: `putBatchMessageParts`).
+ * filters from the moment it exists. A search entry is its two keys (the content item adds the
+ * bodies); none carries a `message_uuid`, an `account_id` or an index attribute. One PutItem each,
+ * at the same time (add writes a few; IAM cannot limit BatchWriteItem to puts, so only the batch
+ * function may use it: `putBatchMessageParts`).
  */
 export async function putMessageParts(parts: readonly MessageParts[]): Promise<void> {
   await eachItem(partItems(parts), (Item) =>
@@ -326,18 +331,12 @@ export async function putBatchMessageParts(parts: readonly MessageParts[]): Prom
   await writeInBatches(partItems(parts).map((Item) => ({ PutRequest: { Item } })));
 }
 
-/** Removes the parts of messages that are gone (deleted) or were never stored (a failed add). */
-export async function deleteMessageParts(
-  parts: ReadonlyArray<{
-    uuid: string;
-    contentItem: boolean;
-    entries: ReadonlyArray<{ pk: string; sk: string }>;
-  }>,
-): Promise<void> {
-  const itemKeys = parts.flatMap((part) => [
-    ...(part.contentItem ? [keys.messageContent(part.uuid)] : []),
-    ...part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })),
-  ]);
+/**
+ * Removes the parts of messages that are gone (deleted) or were never stored (a failed add): their
+ * search entries, the content item among them.
+ */
+export async function deleteMessageParts(parts: ReadonlyArray<Pick<MessageParts, 'entries'>>): Promise<void> {
+  const itemKeys = parts.flatMap((part) => part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
   await eachItem(itemKeys, (Key) =>
     guarded('database', () => dynamo().send(new DeleteCommand({ TableName: tableName(), Key }))),
   );

@@ -409,9 +409,8 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
     item,
     dueAt,
     parts: {
-      uuid,
-      ...(planned.bodies === undefined ? {} : { bodies: planned.bodies }),
       entries: searchEntriesOf(item),
+      ...(planned.bodies === undefined ? {} : { bodies: planned.bodies }),
     },
     objects,
   };
@@ -437,13 +436,7 @@ export async function storeParts(messages: readonly NewMessage[], batched = fals
 export async function dropParts(messages: readonly NewMessage[]): Promise<void> {
   const objects = messages.flatMap((message) => message.objects.map((object) => object.key));
   if (objects.length > 0) await deleteObjects(objects).catch(() => undefined);
-  await deleteMessageParts(
-    messages.map(({ parts }) => ({
-      uuid: parts.uuid,
-      contentItem: parts.bodies !== undefined,
-      entries: parts.entries,
-    })),
-  ).catch(() => undefined);
+  await deleteMessageParts(messages.map(({ parts }) => parts)).catch(() => undefined);
 }
 
 async function createNewMessage(

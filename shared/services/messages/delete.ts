@@ -107,11 +107,8 @@ export async function deleteMessages(
         outcomes.set(id, result.outcome);
         if (result.outcome === 'deleted') {
           objectKeys.push(...objectKeysOf(result.item));
-          parts.push({
-            uuid: id,
-            contentItem: result.item.content?.store === 'item',
-            entries: searchEntriesOf(result.item),
-          });
+          // Its search entries, the content item among them.
+          parts.push({ entries: searchEntriesOf(result.item) });
           log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
         }
       } catch (error) {
