@@ -70,10 +70,15 @@ interface Consumed {
   GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 }
 
-/** The kind of item a single-item write touches: the sort key of a message's items, else the key's prefix. */
+/**
+ * The kind of item a single-item write touches: the sort key of a message's item (`MESSAGE`), the
+ * content item (it holds the bodies, `z`, at its first search entry's key: `CONTENT`), else the key's
+ * prefix (`TERM`, `IDEMPOTENCY` …).
+ */
 function itemKind(input: Record<string, unknown> | undefined): string | undefined {
-  const key = (input?.Item ?? input?.Key) as { pk?: unknown; sk?: unknown } | undefined;
+  const key = (input?.Item ?? input?.Key) as { pk?: unknown; sk?: unknown; z?: unknown } | undefined;
   if (typeof key?.pk !== 'string') return undefined;
+  if (key.z !== undefined) return 'CONTENT';
   const prefix = key.pk.split('#')[0] as string;
   return prefix === 'MESSAGE' ? String(key.sk) : prefix;
 }

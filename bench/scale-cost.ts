@@ -458,7 +458,7 @@ export function scaleReport(
     '',
   );
   lines.push(
-    `Table write units per message of single-item writes, by item (\`TERM\`: search entries, one per recipient, tag and metadata pair): ${results
+    `Table write units per message of single-item writes, by item (\`CONTENT\`: the content item, which is also the first recipient's search entry; \`TERM\`: the other search entries, one per recipient, tag and metadata pair): ${results
       .filter((result) => result.profile.via !== 'batch')
       .map(
         (result) =>
@@ -555,7 +555,7 @@ export function scaleReport(
     `| one account ≥ 1,000 messages/s | ${shown(ceiling.perAccount)} messages/s | ${verdict(ceiling.perAccount >= 1_000)} |`,
   );
   lines.push(
-    `| ≤ 8 write units per message | ${fmt(totalWrites, 2)} (of which ${fmt(recipientUnits(typical), 2)} for the search entries of its 2 recipients) | ${verdict(totalWrites <= 8)} |`,
+    `| ≤ 8 write units per message | ${fmt(totalWrites, 2)} (of which ${fmt(recipientUnits(typical), 2)} for the search entry of its second recipient: the content item is the first's) | ${verdict(totalWrites <= 8)} |`,
   );
   // What the REST API and the DynamoDB writes cost by themselves, before any compute, queue or log.
   const restFloor = typical.apiRequests * prices.apiRest + totalWrites * prices.dynamoWriteUnit;
@@ -583,7 +583,7 @@ export function scaleReport(
 const totalOf = (units: Record<string, number>) =>
   Object.values(units).reduce((sum, value) => sum + value, 0);
 
-/** Write units per message of the search entries (`TERM#…` items), measured on the add path. */
+/** Write units per message of the search entries besides the content item, measured on the add path. */
 const recipientUnits = (result: LifecycleResult) => result.tableWritesByItem.TERM ?? 0;
 
 /** Runs the section: every profile, then one dispatcher run. */

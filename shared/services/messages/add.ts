@@ -115,11 +115,15 @@ async function enqueue(uuid: string): Promise<void> {
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
   const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
+  const domains = new SendingDomains(options.account);
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
+    // A release or cancel may name its sender too; it is checked like any other.
+    if (input.message_sender !== undefined)
+      await domains.require([input.message_sender.email], 'message_sender');
     return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
   }
-  const prepared = await prepareNewMessage(input, new SendingDomains(options.account), now);
+  const prepared = await prepareNewMessage(input, domains, now);
   return createNewMessage(prepared, options, claim, now);
 }
 
