@@ -13,6 +13,7 @@ import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
+import { mapLimit } from '../domain/map-limit.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
@@ -303,15 +304,6 @@ const partItems = (parts: readonly MessageParts[]): Array<Record<string, unknown
 /** Items written or deleted one request each, at most this many at a time. */
 const itemConcurrency = 16;
 
-async function eachItem<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(itemConcurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
-
 /**
  * A new message's parts (docs/data-model.md, "Bodies" and "Search entries"), written once and
  * before the message item, so a message never exists without its bodies and is found by its
@@ -321,7 +313,7 @@ async function eachItem<T>(items: readonly T[], work: (item: T) => Promise<unkno
  * function may use it: `putBatchMessageParts`).
  */
 export async function putMessageParts(parts: readonly MessageParts[]): Promise<void> {
-  await eachItem(partItems(parts), (Item) =>
+  await mapLimit(partItems(parts), itemConcurrency, (Item) =>
     guarded('database', () => dynamo().send(new PutCommand({ TableName: tableName(), Item }))),
   );
 }
@@ -337,7 +329,7 @@ export async function putBatchMessageParts(parts: readonly MessageParts[]): Prom
  */
 export async function deleteMessageParts(parts: ReadonlyArray<Pick<MessageParts, 'entries'>>): Promise<void> {
   const itemKeys = parts.flatMap((part) => part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
-  await eachItem(itemKeys, (Key) =>
+  await mapLimit(itemKeys, itemConcurrency, (Key) =>
     guarded('database', () => dynamo().send(new DeleteCommand({ TableName: tableName(), Key }))),
   );
 }

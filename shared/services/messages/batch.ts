@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { $ZodIssue } from 'zod/v4/core';
+import { mapLimit } from '../../domain/map-limit.ts';
 import { Code, type ErrorCode } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { validationError, withoutIgnoredFields } from '../../middleware/validate-input.ts';
@@ -70,24 +71,6 @@ const waitForHolderMs = 15_000;
 const checkConcurrency = 16;
 
 type Checked = { index: number; prepared: PreparedMessage } | { index: number; error: ServiceError };
-
-async function inParallel<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-) {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index] as T, index);
-      }
-    }),
-  );
-  return results;
-}
 
 /** One item as add would check it: its schema, a creation mode, then every check of add. */
 async function checkItem(raw: unknown, index: number, domains: SendingDomains, now: Date): Promise<Checked> {
@@ -239,7 +222,7 @@ export async function sendBatch(input: MessageBatchEnvelope, options: BatchOptio
 /** Every item, checked at most `checkConcurrency` at a time; the domain look-ups are shared. */
 function checkAll(input: MessageBatchEnvelope, account: string, now: Date): Promise<Checked[]> {
   const domains = new SendingDomains(account);
-  return inParallel(input.messages, checkConcurrency, (item, index) => checkItem(item, index, domains, now));
+  return mapLimit(input.messages, checkConcurrency, (item, index) => checkItem(item, index, domains, now));
 }
 
 /** Stores a batch's messages (parts first, then the items) and queues the immediate ones. */
@@ -380,7 +363,7 @@ async function completeBatch(
     (result): result is Extract<BatchItemResult, { status: string }> =>
       'status' in result && result.message_uuid !== null,
   );
-  const messages = await inParallel(accepted, checkConcurrency, async (result) => {
+  const messages = await mapLimit(accepted, checkConcurrency, async (result) => {
     const checked = await checkItem(input.messages[result.index], result.index, domains, createdAt);
     if ('error' in checked) {
       throw new ServiceError(
@@ -393,7 +376,7 @@ async function completeBatch(
   const existing = await getMessages(messages.map((message) => message.item.message_uuid));
   const missing = messages.filter((message) => !existing.has(message.item.message_uuid));
   await storeParts(missing, true);
-  const written = await inParallel(missing, checkConcurrency, async (message) =>
+  const written = await mapLimit(missing, checkConcurrency, async (message) =>
     (await putMessageIfAbsent(message.item, message.dueAt)) ? message : undefined,
   );
   await enqueue(written.filter((message): message is NewMessage => message !== undefined));

@@ -1,3 +1,4 @@
+import { mapLimit } from '../../domain/map-limit.ts';
 import { objectKeysOf } from '../../domain/messages/message.ts';
 import { isProtected } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
@@ -22,21 +23,6 @@ export interface DeleteReport {
 type Outcome = 'deleted' | 'not_found' | 'unauthorized' | 'protected';
 
 const concurrency = 16;
-
-async function inParallel<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(runners);
-}
 
 /**
  * When some deletes failed (the database went away mid-batch), the answer is that failure's code,
@@ -101,7 +87,7 @@ export async function deleteMessages(
     }
   } else {
     const failures = new Map<string, unknown>();
-    await inParallel(ids, concurrency, async (id) => {
+    await mapLimit(ids, concurrency, async (id) => {
       try {
         const result = await deleteMessage(id, account);
         outcomes.set(id, result.outcome);
