@@ -2,11 +2,26 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { claimBatchKey, getBatchRecord } from '../../shared/repositories/batch-records.ts';
+import { putNewMessages } from '../../shared/repositories/messages.ts';
 import { requestLimits } from '../../shared/routes.ts';
+import { messageAddRequest } from '../../shared/schemas/messages.ts';
+import {
+  newMessage,
+  prepareNewMessage,
+  SendingDomains,
+  storeParts,
+} from '../../shared/services/messages/add.ts';
 import { bodyHash, idempotencyLifetimeSeconds } from '../../shared/services/messages/idempotency.ts';
 import { outboxEml, waitForStatus } from '../support/delivery.ts';
 import { type ApiResponse, type CallOptions, call, mintToken, useHostEnvironment } from '../support/host.ts';
-import { newAccount, query, rawItem, type TestAccount, textMessage } from '../support/messages.ts';
+import {
+  forceStatus,
+  newAccount,
+  query,
+  rawItem,
+  type TestAccount,
+  textMessage,
+} from '../support/messages.ts';
 
 /**
  * POST /message/batch-1.0 (docs/messages.md, "Batch sending"). The test host keeps the per-account
@@ -307,6 +322,52 @@ describe('POST /message/batch-1.0', () => {
     assert.equal((await getBatchRecord(who.account, key, new Date()))?.state, 'done');
     const replay = await batch(who, body, { headers: { 'Idempotency-Key': key } });
     assert.deepEqual(replay.body.data, retry.body.data);
+    assert.equal(await countOf(who), 2);
+  });
+
+  it('completing a batch leaves alone a message the dead request had stored and that has moved on since', async () => {
+    useHostEnvironment();
+    const who = await newAccount('batch');
+    const body = { messages: [item(who, { subject: 'y1' }), item(who, { subject: 'y2' })] };
+    const key = `half-${randomUUID()}`;
+    const now = new Date();
+    const uuids = [randomUUID(), randomUUID()];
+    await claimBatchKey(
+      who.account,
+      {
+        key,
+        bodyHash: bodyHash(body),
+        createdAt: now.toISOString(),
+        holder: 'the-request-that-died',
+        leaseUntil: now.getTime() - 1,
+        expiresAt: Math.floor(now.getTime() / 1000) + idempotencyLifetimeSeconds,
+        now,
+      },
+      uuids.map((uuid, index) => ({ index, message_uuid: uuid, status: 'waiting' })),
+    );
+    // The dead request had stored the first message, exactly as the batch lays it out, and it was
+    // cancelled since.
+    const prepared = await prepareNewMessage(
+      messageAddRequest.parse(body.messages[0]),
+      new SendingDomains(who.account),
+      now,
+    );
+    const first = newMessage(prepared, uuids[0] as string, who.account, now);
+    await storeParts([first], true);
+    await putNewMessages([{ item: first.item, dueAt: first.dueAt }]);
+    assert.ok(await forceStatus(uuids[0] as string, 'cancelled', 'waiting'));
+
+    const retry = await batch(who, body, { headers: { 'Idempotency-Key': key } });
+    assert.equal(retry.status, 200, retry.text);
+    assert.deepEqual(
+      retry.body.data.results.map((result: any) => [result.message_uuid, result.status]),
+      [
+        [uuids[0], 'waiting'],
+        [uuids[1], 'waiting'],
+      ],
+    );
+    assert.equal((await rawItem(uuids[0] as string))?.status, 'cancelled', 'not reset by the retry');
+    assert.equal((await rawItem(uuids[1] as string))?.subject, 'y2', 'the missing one written');
     assert.equal(await countOf(who), 2);
   });
 

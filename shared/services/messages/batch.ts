@@ -40,8 +40,8 @@ import { idempotencyClaim, keyReusedError } from './idempotency.ts';
 /**
  * POST /message/batch-1.0 (docs/messages.md, "Batch sending"): up to 500 new messages in one
  * request, each checked exactly as add checks it (its schema, then `prepareNewMessage`), stored with
- * batched writes (S3 objects, then content items and search entries, then message items, all with
- * BatchWriteItem; the queue with SendMessageBatch), answered per message in request order.
+ * batched writes (the S3 objects 16 at a time, then content items and search entries, then message
+ * items with BatchWriteItem; the queue with SendMessageBatch), answered per message in request order.
  */
 export interface BatchOptions {
   account: string;
@@ -88,7 +88,7 @@ async function checkItem(raw: unknown, index: number, domains: SendingDomains, n
         details: [
           {
             field: 'scheduling.mode',
-            message: `A batch creates messages (immediate, scheduled, manual-wait); ${mode} a held message with add`,
+            message: `A batch creates messages (immediate, scheduled, manual-wait); ${mode} is done with add`,
           },
         ],
       }),
