@@ -10,7 +10,7 @@ import { batchWrite, type Caller, call, cloneItem, storedItem } from './service.
 import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 
 /**
- * Section 8 of `npm run bench` (docs/benchmarks.md), also runnable alone: `npm run bench:batch
+ * Section 9 of `npm run bench` (docs/benchmarks.md), also runnable alone: `npm run bench:batch
  * [-- --quick]` writes it between the batch markers of docs/benchmarks.md.
  * - Batch acceptance: 500 text messages in one POST /message/batch-1.0 against the same 500 sent
  *   with add by 8 parallel clients, side by side in each round (target: ≤ 0.5 × the time).
@@ -102,7 +102,7 @@ async function seed(template: Record<string, unknown>, account: string, count: n
 }
 
 export async function batchAndSearch(who: Caller, sender: string, plan: BatchPlan): Promise<string[]> {
-  progress(`8 batch: ${plan.messages} messages with add (8 clients) and in one batch, ${plan.rounds} rounds`);
+  progress(`9 batch: ${plan.messages} messages with add (8 clients) and in one batch, ${plan.rounds} rounds`);
   await acceptanceRound(who, sender, 20);
   const rounds: Array<{ addMs: number; batchMs: number }> = [];
   for (let round = 0; round < plan.rounds; round++) {
@@ -115,7 +115,7 @@ export async function batchAndSearch(who: Caller, sender: string, plan: BatchPla
   const ratio = figure(rounds.map((round) => round.batchMs / round.addMs));
 
   progress(
-    `8 search: seeding ${plan.small.toLocaleString('en')} and ${plan.large.toLocaleString('en')} tagged messages`,
+    `9 search: seeding ${plan.small.toLocaleString('en')} and ${plan.large.toLocaleString('en')} tagged messages`,
   );
   const template = await storedItem(
     (await call(who, 'POST', '/message/add-1.0', message(sender, 0))).body.data.message_uuid,
@@ -170,7 +170,7 @@ export async function batchAndSearch(who: Caller, sender: string, plan: BatchPla
 
   return [
     markers[0],
-    '### 8. Batch sending and search filters',
+    '### 9. Batch sending and search filters',
     '',
     `Batch acceptance: ${plan.messages} text messages (\`manual-wait\`, one recipient each) sent with add by 8 parallel clients, then the same ${plan.messages} in one \`POST /message/batch-1.0\`, in turn, ${plan.rounds} rounds (after a warm-up round of 20). Wall time from the first request to the last answer.`,
     '',
@@ -208,7 +208,7 @@ async function runAlone(): Promise<void> {
   const cpu = cpus();
   const text = [
     section[0],
-    `Section 8 run alone (\`npm run bench:batch${quick ? ' -- --quick' : ''}\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 1024 ** 3, 0)} GB RAM; Node ${process.version}.`,
+    `Section 9 run alone (\`npm run bench:batch${quick ? ' -- --quick' : ''}\`) on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 1024 ** 3, 0)} GB RAM; Node ${process.version}.`,
     '',
     ...section.slice(1),
   ].join('\n');
@@ -221,7 +221,7 @@ async function runAlone(): Promise<void> {
     ? current.replace(pattern, text)
     : `${current.slice(0, notesAt).trimEnd()}\n\n${text}${current.slice(notesAt)}`;
   if (!quick) writeFileSync(target, updated);
-  progress(quick ? 'quick run: docs/benchmarks.md left alone' : `wrote section 8 of ${target}`);
+  progress(quick ? 'quick run: docs/benchmarks.md left alone' : `wrote section 9 of ${target}`);
   if (host.ownHost) rmSync(host.dataDir, { recursive: true, force: true });
   process.exit(0);
 }

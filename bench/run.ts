@@ -15,6 +15,7 @@ import { workers } from '../shared/workers.ts';
 import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
+import { inboundSection } from './inbound.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
 import {
@@ -39,15 +40,16 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory);
+ * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, inbound);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'batch'): boolean =>
-  only === undefined || only.has(section);
+const runs = (
+  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'batch',
+): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
  * (docs/benchmarks.md is left alone), to compare bundles before and after a change.
@@ -641,7 +643,9 @@ for (const id of runs('memory') ? functionIds : []) {
   }
 }
 
-// 8. Batch sending and search filters (bench/batch.ts; its report follows section 7's)
+// 8. Inbound mail (bench/inbound.ts), measured before section 7 fills the table.
+const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: workDir, quick }) : [];
+// 9. Batch sending and search filters (bench/batch.ts; its report follows section 8's)
 const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan(quick)) : [];
 
 // ---------------------------------------------------------------------------------------------
@@ -708,7 +712,8 @@ lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|--
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '', ...batchSection);
+lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(...inboundLines, ...batchSection);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

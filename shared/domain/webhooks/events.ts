@@ -15,6 +15,7 @@ export const webhookEventTypes = [
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'inbound.received',
 ] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
@@ -92,6 +93,7 @@ const reportedStatus: Record<WebhookEventType, string> = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
+  'inbound.received': 'received',
 };
 
 /**
