@@ -99,47 +99,65 @@ describe('search filters', () => {
     }
   });
 
-  it('combine with status (as the messages are now) and with the date range', async () => {
+  it('each filter combines with status (as the messages are now) and with the date range', async () => {
     const who = await newAccount('search');
     const before = new Date(Date.now() - 1000).toISOString().replace('Z', '+00:00');
-    const waiting = await mapLimit(Array.from({ length: 3 }), 3, () =>
-      created(who, { tags: [reset], ...held }),
-    );
-    const cancelled = await created(who, { tags: [reset], ...held });
+    // The same six messages are found by a tag, a recipient (to or cc) and a metadata pair.
+    const labelled = { tags: [reset], metadata: { flow: 'pw' }, to: ['pat@recipient.test'], ...held };
+    const waiting = await mapLimit(Array.from({ length: 3 }), 3, () => created(who, labelled));
+    const cancelled = await created(who, {
+      ...labelled,
+      to: ['ada@recipient.test'],
+      cc: ['Pat@Recipient.test'],
+    });
     await add(who, { scheduling: { mode: 'manual-cancel', message_uuid: cancelled } });
-    const bounced = await created(who, { tags: [reset], ...held });
+    const bounced = await created(who, labelled);
     assert.ok(await forceStatus(bounced, 'bounced'));
-    const inFlight = await created(who, { tags: [reset], ...held });
+    const inFlight = await created(who, labelled);
     assert.ok(await forceStatus(inFlight, 'queued'));
-    await created(who, { tags: [receipt], ...held });
+    await created(who, { tags: [receipt], metadata: { flow: 'other' }, to: ['kim@recipient.test'], ...held });
 
-    assert.deepEqual(await uuidsOf(who, { tag: reset, status: 'waiting' }), sorted(waiting));
-    assert.deepEqual(
-      await uuidsOf(who, { tag: reset, status: ['cancelled', 'bounced'] }),
-      sorted([cancelled, bounced]),
-    );
-    assert.deepEqual(await uuidsOf(who, { tag: reset, status: 'queued' }), [inFlight]);
-    assert.deepEqual(await uuidsOf(who, { tag: reset, status: 'delivered' }), []);
     const after = new Date(Date.now() + 1000).toISOString().replace('Z', '+00:00');
-    assert.equal((await uuidsOf(who, { tag: reset, date_from: before, date_to: after })).length, 6);
-    assert.deepEqual(await uuidsOf(who, { tag: reset, date_from: after }), []);
-    assert.deepEqual(await uuidsOf(who, { tag: reset, date_to: before }), []);
-    // A window that holds only the later messages (bounds are inclusive).
-    const all = (await query(who, { filters: { tag: reset } })).body.data.messages;
-    const cutoff = all[2].created_at as string;
-    const expected = all.filter((m: any) => Date.parse(m.created_at) >= Date.parse(cutoff));
-    assert.deepEqual(
-      await uuidsOf(who, { tag: reset, date_from: cutoff }),
-      sorted(expected.map((m: any) => m.message_uuid)),
-    );
-    assert.deepEqual(
-      await uuidsOf(who, { tag: reset, status: 'waiting', date_to: cutoff }),
-      sorted(
-        all
-          .filter((m: any) => m.status === 'waiting' && Date.parse(m.created_at) <= Date.parse(cutoff))
-          .map((m: any) => m.message_uuid),
-      ),
-    );
+    for (const search of [
+      { tag: reset },
+      { recipient: 'PAT@recipient.test' },
+      { metadata: { flow: 'pw' } },
+    ]) {
+      const named = JSON.stringify(search);
+      assert.deepEqual(await uuidsOf(who, { ...search, status: 'waiting' }), sorted(waiting), named);
+      assert.deepEqual(
+        await uuidsOf(who, { ...search, status: ['cancelled', 'bounced'] }),
+        sorted([cancelled, bounced]),
+        named,
+      );
+      assert.deepEqual(await uuidsOf(who, { ...search, status: 'queued' }), [inFlight], named);
+      assert.deepEqual(await uuidsOf(who, { ...search, status: 'delivered' }), [], named);
+      assert.equal((await uuidsOf(who, { ...search, date_from: before, date_to: after })).length, 6, named);
+      assert.deepEqual(await uuidsOf(who, { ...search, date_from: after }), [], named);
+      assert.deepEqual(await uuidsOf(who, { ...search, date_to: before }), [], named);
+      // A window that holds only the later messages (bounds are inclusive), with and without a status.
+      const all = (await query(who, { filters: search })).body.data.messages;
+      assert.equal(all.length, 6, named);
+      const cutoff = all[2].created_at as string;
+      assert.deepEqual(
+        await uuidsOf(who, { ...search, date_from: cutoff }),
+        sorted(
+          all
+            .filter((m: any) => Date.parse(m.created_at) >= Date.parse(cutoff))
+            .map((m: any) => m.message_uuid),
+        ),
+        named,
+      );
+      assert.deepEqual(
+        await uuidsOf(who, { ...search, status: 'waiting', date_to: cutoff }),
+        sorted(
+          all
+            .filter((m: any) => m.status === 'waiting' && Date.parse(m.created_at) <= Date.parse(cutoff))
+            .map((m: any) => m.message_uuid),
+        ),
+        named,
+      );
+    }
   });
 
   it('pages across the shards: every message once, newest first, also while statuses change', async () => {
