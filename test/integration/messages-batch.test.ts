@@ -6,6 +6,7 @@ import { putNewMessages } from '../../shared/repositories/messages.ts';
 import { requestLimits } from '../../shared/routes.ts';
 import { messageAddRequest } from '../../shared/schemas/messages.ts';
 import {
+  MessageTemplates,
   newMessage,
   prepareNewMessage,
   SendingDomains,
@@ -351,6 +352,7 @@ describe('POST /message/batch-1.0', () => {
       messageAddRequest.parse(body.messages[0]),
       new SendingDomains(who.account),
       now,
+      new MessageTemplates(who.account),
     );
     const first = newMessage(prepared, uuids[0] as string, who.account, now);
     await storeParts([first], true);

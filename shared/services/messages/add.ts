@@ -16,6 +16,7 @@ import {
   initialStatus,
   type MessageStatus,
 } from '../../domain/messages/statuses.ts';
+import type { TemplateHead } from '../../domain/templates/template.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
@@ -40,6 +41,7 @@ import {
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import { deliverySettings } from '../delivery/settings.ts';
+import type { RenderedMessage } from '../templates.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
 
@@ -111,6 +113,29 @@ async function enqueue(uuid: string): Promise<void> {
   }
 }
 
+/**
+ * The templates a request's messages name (docs/templates.md), one per request like
+ * `SendingDomains`: each message's template is rendered while its other checks run (the template's
+ * reads overlap the sender-domain check), and a batch reads each template record once. The template
+ * module (Handlebars) is imported only when a message names a template.
+ */
+export class MessageTemplates {
+  readonly account: string;
+  readonly #heads = new Map<string, Promise<TemplateHead | undefined>>();
+  constructor(account: string) {
+    this.account = account;
+  }
+
+  /** Starts rendering; awaited, and its errors raised, where the template's turn comes (or dropped). */
+  render(template: NonNullable<MessageAddRequest['template']>): Promise<RenderedMessage> {
+    const rendering = import('../templates.ts').then((templates) =>
+      templates.renderForMessage(this.account, template, 'template', this.#heads),
+    );
+    rendering.catch(() => undefined);
+    return rendering;
+  }
+}
+
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
@@ -123,7 +148,12 @@ export async function addMessage(input: MessageAddRequest, options: AddOptions):
       await domains.require([input.message_sender.email], 'message_sender');
     return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
   }
-  const prepared = await prepareNewMessage(input, domains, now);
+  if (input.template !== undefined) {
+    // A retry of an accepted request answers as the first did, whatever the template has become since.
+    const known = await replayIfKnown(options, claim, now);
+    if (known !== undefined) return known;
+  }
+  const prepared = await prepareNewMessage(input, domains, now, new MessageTemplates(options.account));
   return createNewMessage(prepared, options, claim, now);
 }
 
@@ -214,6 +244,8 @@ export interface PreparedMessage {
   mode: CreationMode;
   status: MessageStatus;
   sendAt?: Date;
+  /** The template the subject and content were rendered from. */
+  template?: RenderedMessage['template'];
 }
 
 /**
@@ -225,11 +257,12 @@ export async function prepareNewMessage(
   input: MessageAddRequest,
   domains: SendingDomains,
   now: Date,
+  templates: MessageTemplates,
 ): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
+  const rendering = input.template === undefined ? undefined : templates.render(input.template);
   await domains.require([sender.email], 'message_sender');
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
-  const content = input.content as Content;
   const mode = scheduling.mode as CreationMode;
   let sendAt: Date | undefined;
   if (scheduling.mode === 'scheduled') {
@@ -242,13 +275,16 @@ export async function prepareNewMessage(
         : sendAtProblem(sendAt, now);
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
+  // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
+  const rendered = rendering === undefined ? undefined : await rendering;
+  const content = rendered?.content ?? (input.content as Content);
 
   let from = input.from ?? [];
   let to = input.to ?? [];
   let cc = input.cc ?? [];
   let bcc = input.bcc ?? [];
   let replyTo = input.reply_to ?? [];
-  let subject = input.subject ?? '';
+  let subject = rendered?.subject ?? input.subject ?? '';
   let emlBytes: Buffer | undefined;
   if (content.kind === 'eml') {
     emlBytes = decode(content.eml);
@@ -345,6 +381,7 @@ export async function prepareNewMessage(
     mode,
     status: initialStatus[mode],
     ...(sendAt === undefined ? {} : { sendAt }),
+    ...(rendered === undefined ? {} : { template: rendered.template }),
   };
 }
 
@@ -400,6 +437,7 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
     created_at: at,
     updated_at: at,
     attempts: 0,
+    ...(prepared.template === undefined ? {} : { template: prepared.template }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).

@@ -28,6 +28,7 @@ import {
   messageAddRequest,
 } from '../../schemas/messages.ts';
 import {
+  MessageTemplates,
   type NewMessage,
   newMessage,
   type PreparedMessage,
@@ -73,7 +74,13 @@ const checkConcurrency = 16;
 type Checked = { index: number; prepared: PreparedMessage } | { index: number; error: ServiceError };
 
 /** One item as add would check it: its schema, a creation mode, then every check of add. */
-async function checkItem(raw: unknown, index: number, domains: SendingDomains, now: Date): Promise<Checked> {
+async function checkItem(
+  raw: unknown,
+  index: number,
+  domains: SendingDomains,
+  templates: MessageTemplates,
+  now: Date,
+): Promise<Checked> {
   const item = withoutIgnoredFields(raw);
   const result = messageAddRequest['~standard'].validate(item) as
     | { value: MessageAddRequest; issues?: undefined }
@@ -95,7 +102,7 @@ async function checkItem(raw: unknown, index: number, domains: SendingDomains, n
     };
   }
   try {
-    return { index, prepared: await prepareNewMessage(input, domains, now) };
+    return { index, prepared: await prepareNewMessage(input, domains, now, templates) };
   } catch (error) {
     // A refusal of this message; anything else (the database went away) fails the whole batch.
     if (isServiceError(error) && error.status < 500) return { index, error };
@@ -219,10 +226,16 @@ export async function sendBatch(input: MessageBatchEnvelope, options: BatchOptio
   return answer(results, false);
 }
 
-/** Every item, checked at most `checkConcurrency` at a time; the domain look-ups are shared. */
+/**
+ * Every item, checked at most `checkConcurrency` at a time; the domain look-ups and the template
+ * records are shared, and each item's template is rendered as add renders it.
+ */
 function checkAll(input: MessageBatchEnvelope, account: string, now: Date): Promise<Checked[]> {
   const domains = new SendingDomains(account);
-  return mapLimit(input.messages, checkConcurrency, (item, index) => checkItem(item, index, domains, now));
+  const templates = new MessageTemplates(account);
+  return mapLimit(input.messages, checkConcurrency, (item, index) =>
+    checkItem(item, index, domains, templates, now),
+  );
 }
 
 /** Stores a batch's messages (parts first, then the items) and queues the immediate ones. */
@@ -359,12 +372,19 @@ async function completeBatch(
 ): Promise<void> {
   const createdAt = new Date(record.createdAt);
   const domains = new SendingDomains(account);
+  const templates = new MessageTemplates(account);
   const accepted = results.filter(
     (result): result is Extract<BatchItemResult, { status: string }> =>
       'status' in result && result.message_uuid !== null,
   );
   const messages = await mapLimit(accepted, checkConcurrency, async (result) => {
-    const checked = await checkItem(input.messages[result.index], result.index, domains, createdAt);
+    const checked = await checkItem(
+      input.messages[result.index],
+      result.index,
+      domains,
+      templates,
+      createdAt,
+    );
     if ('error' in checked) {
       throw new ServiceError(
         Code.MethodValidation,
