@@ -2043,6 +2043,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error_113"];
                 };
             };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
             /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {

@@ -206,10 +206,11 @@ export const contract: Record<RouteId, RouteContract> = {
     request: messageBatchRequest,
     requestIn: 'body',
     response: messageBatchResponse,
-    // A strict batch answers the code its first bad message would get on add (107, 10000001, 113),
-    // with a detail per problem naming the message; 111: an Idempotency-Key reused with another
-    // body, or a batch with this key still being stored.
-    errors: [Code.MethodValidation, Code.AccessDenied, Code.InvalidEmail],
+    // A strict batch answers the code its first bad message would get on add (107, 10000001, 113,
+    // 112 for a template that is not yours, 111 for one with nothing published), with a detail per
+    // problem naming the message; 111 also: an Idempotency-Key reused with another body, or a batch
+    // with this key still being stored.
+    errors: [Code.MethodValidation, Code.NotFound, Code.AccessDenied, Code.InvalidEmail],
     headers: [
       {
         name: 'Idempotency-Key',

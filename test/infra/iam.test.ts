@@ -131,6 +131,16 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('s3:PutObject', '/inbound/*'), ['inbound']);
   });
 
+  it('template parts are read by the template routes and by the two routes that render a message from them', () => {
+    assert.deepEqual(holders('s3:GetObject', '/templates/*'), [
+      'message-add',
+      'message-batch',
+      'template-query',
+      'template-render',
+      'template-update',
+    ]);
+  });
+
   it('object actions stay under their prefixes; only readers may list (for 404 answers)', () => {
     for (const id of functionIds) {
       for (const statement of statementsOf(template, id)) {
@@ -154,6 +164,7 @@ describe('IAM least privilege: named negative checks', () => {
       'inbound-query',
       'keepalive-run',
       'message-add',
+      'message-batch',
       'sender',
       'template-query',
       'template-render',

@@ -306,7 +306,25 @@ function caseFor(route: Route): fc.Arbitrary<Case> {
     const messageEml = hostileEml.map((text) =>
       inMessage({ ...message, attachments: [], content: { kind: 'eml', eml: base64(text) } }),
     );
-    return fc.oneof(mutatedBody, mutatedHeaders, raw, authorization, mutatedMessage, labels, messageEml);
+    // A message rendered from a template: a hostile alias, version or model (or an unknown alias).
+    const { subject: _subject, content: _content, ...addressed } = message;
+    const templated = fc
+      .record({
+        alias: fc.oneof(hostileValue, fc.constant('no-such-template')),
+        version: hostileValue,
+        model: hostileValue,
+      })
+      .map((template) => inMessage({ ...addressed, template }));
+    return fc.oneof(
+      mutatedBody,
+      mutatedHeaders,
+      raw,
+      authorization,
+      mutatedMessage,
+      labels,
+      messageEml,
+      templated,
+    );
   }
   return fc.oneof(mutatedBody, nestedBody, mutatedQuery, mutatedHeaders, raw, eml, attachment, authorization);
 }
