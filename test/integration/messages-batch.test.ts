@@ -52,6 +52,29 @@ function batch(
 const item = (who: TestAccount, extra: Record<string, unknown> = {}) =>
   textMessage(who, { scheduling: { mode: 'manual-wait' }, ...extra });
 
+/** The batch record a request leaves when it dies after recording its uuids: pending, lease run out. */
+function deadRequestRecord(
+  who: TestAccount,
+  key: string,
+  body: unknown,
+  now: Date,
+  results: Array<{ index: number; message_uuid: string | undefined; status: string }>,
+) {
+  return claimBatchKey(
+    who.account,
+    {
+      key,
+      bodyHash: bodyHash(body),
+      createdAt: now.toISOString(),
+      holder: 'the-request-that-died',
+      leaseUntil: now.getTime() - 1,
+      expiresAt: Math.floor(now.getTime() / 1000) + idempotencyLifetimeSeconds,
+      now,
+    },
+    results,
+  );
+}
+
 async function countOf(who: TestAccount): Promise<number> {
   const response = await politely('/message/query-1.0', {
     token: who.token,
@@ -294,23 +317,10 @@ describe('POST /message/batch-1.0', () => {
     const key = `crash-${randomUUID()}`;
     const uuids = [randomUUID(), randomUUID()];
     // What the dead request left: a pending record whose lease has run out, and no message yet.
-    const now = new Date();
-    const claimed = await claimBatchKey(
-      who.account,
-      {
-        key,
-        bodyHash: bodyHash(body),
-        createdAt: now.toISOString(),
-        holder: 'the-request-that-died',
-        leaseUntil: now.getTime() - 1,
-        expiresAt: Math.floor(now.getTime() / 1000) + idempotencyLifetimeSeconds,
-        now,
-      },
-      [
-        { index: 0, message_uuid: uuids[0], status: 'queued' },
-        { index: 1, message_uuid: uuids[1], status: 'waiting' },
-      ],
-    );
+    const claimed = await deadRequestRecord(who, key, body, new Date(), [
+      { index: 0, message_uuid: uuids[0], status: 'queued' },
+      { index: 1, message_uuid: uuids[1], status: 'waiting' },
+    ]);
     assert.deepEqual(claimed, { claimed: true });
     const retry = await batch(who, body, { headers: { 'Idempotency-Key': key } });
     assert.equal(retry.status, 200, retry.text);
@@ -333,17 +343,11 @@ describe('POST /message/batch-1.0', () => {
     const key = `half-${randomUUID()}`;
     const now = new Date();
     const uuids = [randomUUID(), randomUUID()];
-    await claimBatchKey(
-      who.account,
-      {
-        key,
-        bodyHash: bodyHash(body),
-        createdAt: now.toISOString(),
-        holder: 'the-request-that-died',
-        leaseUntil: now.getTime() - 1,
-        expiresAt: Math.floor(now.getTime() / 1000) + idempotencyLifetimeSeconds,
-        now,
-      },
+    await deadRequestRecord(
+      who,
+      key,
+      body,
+      now,
       uuids.map((uuid, index) => ({ index, message_uuid: uuid, status: 'waiting' })),
     );
     // The dead request had stored the first message, exactly as the batch lays it out, and it was

@@ -36,6 +36,27 @@ async function delivered(who: TestAccount, uuid: string) {
   return PostalMime.parse(eml);
 }
 
+/** A layout `base` (reads `brand`) and a template `hello` (reads `name`) inside it, both published. */
+async function publishHelloInBase(who: TestAccount) {
+  await templateData(who, 'add', {
+    alias: 'base',
+    name: 'Base',
+    subject: '',
+    html: '<div class="brand">{{brand}}</div>{{{@content}}}<footer>{{brand}}</footer>',
+    text: '{{brand}}\n\n{{{@content}}}\n-- {{brand}}',
+  });
+  await templateData(who, 'publish', { alias: 'base' });
+  await templateData(who, 'add', {
+    alias: 'hello',
+    name: 'Hello',
+    subject: 'Hello {{name}}',
+    html: '<p>Hello {{name}}</p>',
+    text: 'Hello {{name}}',
+    layout_alias: 'base',
+  });
+  await templateData(who, 'publish', { alias: 'hello' });
+}
+
 describe('sending with a template', () => {
   it('draft → publish → send: the delivered message holds the rendered, escaped content and records the template', async () => {
     const who = await newAccount('tps');
@@ -159,23 +180,7 @@ describe('sending with a template', () => {
 
   it('renders the layout around the body and records both versions', async () => {
     const who = await newAccount('tps');
-    await templateData(who, 'add', {
-      alias: 'base',
-      name: 'Base',
-      subject: '',
-      html: '<div class="brand">{{brand}}</div>{{{@content}}}<footer>{{brand}}</footer>',
-      text: '{{brand}}\n\n{{{@content}}}\n-- {{brand}}',
-    });
-    await templateData(who, 'publish', { alias: 'base' });
-    await templateData(who, 'add', {
-      alias: 'hello',
-      name: 'Hello',
-      subject: 'Hello {{name}}',
-      html: '<p>Hello {{name}}</p>',
-      text: 'Hello {{name}}',
-      layout_alias: 'base',
-    });
-    await templateData(who, 'publish', { alias: 'hello' });
+    await publishHelloInBase(who);
     const accepted = await add(
       who,
       templated(who, { alias: 'hello', model: { name: 'Grace', brand: 'Acme & Co' } }),
@@ -404,21 +409,7 @@ describe('batch items with templates', () => {
 
   it('a batch item renders the layout around its template, as add does', async () => {
     const who = await newAccount('tpb');
-    await templateData(who, 'add', {
-      alias: 'base',
-      name: 'Base',
-      subject: '',
-      text: '{{brand}}: {{{@content}}}',
-    });
-    await templateData(who, 'publish', { alias: 'base' });
-    await templateData(who, 'add', {
-      alias: 'hello',
-      name: 'Hello',
-      subject: 'Hello {{name}}',
-      text: 'Hello {{name}}',
-      layout_alias: 'base',
-    });
-    await templateData(who, 'publish', { alias: 'hello' });
+    await publishHelloInBase(who);
     const items = ['Grace', 'Ada'].map((name) =>
       templated(who, { alias: 'hello', model: { name, brand: 'Acme' } }, waiting),
     );
