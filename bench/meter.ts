@@ -16,6 +16,11 @@ export interface Meter {
   capacity: Map<string, Units>;
   /** Table write units by operation (`Put`, `Update` …), and how many such requests. */
   tableWritesByOperation: Map<string, { units: number; requests: number }>;
+  /**
+   * Table write units of single-item writes (Put, Update, Delete) by the kind of item, from its key:
+   * `MESSAGE`, `CONTENT`, `TERM` (search entries), `IDEMPOTENCY` … (batched writes are not split).
+   */
+  tableWritesByItem: Map<string, number>;
   /** `<service> <Command>` → requests. */
   requests: Map<string, number>;
   /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
@@ -65,7 +70,25 @@ interface Consumed {
   GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 }
 
-function recordCapacity(meter: Meter, operation: string, consumed: Consumed | Consumed[] | undefined): void {
+/**
+ * The kind of item a single-item write touches: the sort key of a message's item (`MESSAGE`), the
+ * content item (it holds the bodies, `z`, at its first search entry's key: `CONTENT`), else the key's
+ * prefix (`TERM`, `IDEMPOTENCY` …).
+ */
+function itemKind(input: Record<string, unknown> | undefined): string | undefined {
+  const key = (input?.Item ?? input?.Key) as { pk?: unknown; sk?: unknown; z?: unknown } | undefined;
+  if (typeof key?.pk !== 'string') return undefined;
+  if (key.z !== undefined) return 'CONTENT';
+  const prefix = key.pk.split('#')[0] as string;
+  return prefix === 'MESSAGE' ? String(key.sk) : prefix;
+}
+
+function recordCapacity(
+  meter: Meter,
+  operation: string,
+  consumed: Consumed | Consumed[] | undefined,
+  kind?: string,
+): void {
   const isRead = readCommands.has(operation);
   for (const entry of Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]) {
     const indexUnits = Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce(
@@ -79,6 +102,8 @@ function recordCapacity(meter: Meter, operation: string, consumed: Consumed | Co
       current.units += tableUnits;
       current.requests += 1;
       meter.tableWritesByOperation.set(operation, current);
+      if (kind !== undefined)
+        meter.tableWritesByItem.set(kind, (meter.tableWritesByItem.get(kind) ?? 0) + tableUnits);
     }
     for (const [name, index] of Object.entries(entry.GlobalSecondaryIndexes ?? {}))
       add(meter, name, isRead ? { read: index.CapacityUnits ?? 0 } : { write: index.CapacityUnits ?? 0 });
@@ -106,7 +131,12 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
   }
   const result = (await originalSend.call(this, command, ...rest)) as Record<string, unknown>;
   if (service === 'DynamoDB')
-    recordCapacity(meter, operation, result?.ConsumedCapacity as Consumed | Consumed[] | undefined);
+    recordCapacity(
+      meter,
+      operation,
+      result?.ConsumedCapacity as Consumed | Consumed[] | undefined,
+      itemKind(input),
+    );
   if (service === 'SQS' && operation === 'ReceiveMessage') {
     const messages = (result?.Messages ?? []) as Array<{ ReceiptHandle?: string }>;
     if (messages.length > 0) {
@@ -130,6 +160,7 @@ export function startMeter(): Meter {
   active = {
     capacity: new Map(),
     tableWritesByOperation: new Map(),
+    tableWritesByItem: new Map(),
     requests: new Map(),
     receivesWithMessages: 0,
     emptyReceives: 0,

@@ -12,6 +12,7 @@ import { routes } from '../shared/routes.ts';
 import { registerDomain } from '../shared/services/domain-registry.ts';
 import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
+import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
 import { inboundSection } from './inbound.ts';
@@ -41,7 +42,7 @@ import { templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
- * memory, inbound);
+ * memory, inbound, batch);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -49,7 +50,7 @@ const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
 const runs = (
-  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'templates',
+  section: 'warm' | 'templates' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'batch',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -233,7 +234,7 @@ const warmOps: Array<{
   },
   {
     name: 'add (manual-wait)',
-    rawCalls: 'GetItem domain + PutItem (content item) + conditional PutItem',
+    rawCalls: 'GetItem domain + PutItem (content item, its recipient’s search entry) + conditional PutItem',
     service: () => addMessage(who, sender),
     raw: () => raw.add(domain, cloneItem(template, account, 'waiting', new Date())),
   },
@@ -254,7 +255,8 @@ const warmOps: Array<{
   },
   {
     name: 'delete',
-    rawCalls: 'BatchGetItem + conditional DeleteItem + DeleteItem (content item)',
+    rawCalls:
+      'BatchGetItem + conditional DeleteItem + DeleteItem (content item, its recipient’s search entry)',
     service: async () => undefined,
     raw: async () => undefined,
   },
@@ -647,6 +649,8 @@ for (const id of runs('memory') ? functionIds : []) {
 
 // 8. Inbound mail (bench/inbound.ts), measured before section 7 fills the table.
 const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: workDir, quick }) : [];
+// 9. Batch sending and search filters (bench/batch.ts; its report follows section 8's)
+const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan(quick)) : [];
 
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
@@ -713,7 +717,7 @@ for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
-lines.push(...inboundLines);
+lines.push(...inboundLines, ...batchSection);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -48,6 +48,10 @@ export interface Profile {
   text: string;
   html: string;
   recipients: string[];
+  tags?: Array<{ name: string; value: string }>;
+  metadata?: Record<string, string>;
+  /** `batch`: sent with POST /message/batch-1.0, 500 messages a request (else one add each). */
+  via?: 'add' | 'batch';
 }
 
 /**
@@ -71,11 +75,16 @@ const products = [
 ];
 const orderLine = (n: number) =>
   `<tr><td style="padding:6px 8px;border-bottom:1px solid #eee">${products[n % products.length]} — size ${['S', 'M', 'L', 'XL'][n % 4]}, colour ${['sand', 'navy', 'olive', 'rust', 'slate'][n % 5]}, SKU ${String(48_213 + n * 37)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${1 + (n % 3)}</td><td style="padding:6px 8px;border-bottom:1px solid #eee;text-align:right">${(((n * 7.3) % 90) + 4.9).toFixed(2)} EUR</td></tr>`;
+const typicalText =
+  'Hello Ada,\n\nThank you for your order 12345 of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days; track it at https://shop.example/track/12345.\n\n2 items — 59.90 EUR, paid by card ending 4242.\n\nThe Shop team\n';
+const typicalHtml =
+  '<!doctype html><html><body style="font-family:sans-serif"><p>Hello <b>Ada</b>,</p><p>Thank you for your order <b>12345</b> of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days.</p><p><a href="https://shop.example/track/12345">Track your parcel</a></p><table><tr><td>Items</td><td>2</td></tr><tr><td>Total</td><td>59.90 EUR (card ending 4242)</td></tr></table><p>Questions? Reply to this message or call +49 30 1234567 (Monday to Friday, 9:00–18:00).</p><p>The Shop team</p><p style="color:#888;font-size:12px">Shop GmbH, Torstraße 1, 10119 Berlin · Registered at Amtsgericht Charlottenburg, HRB 123456 · VAT DE123456789. You receive this message because you placed an order at shop.example.</p></body></html>';
+
 export const profiles: Profile[] = [
   {
     name: 'typical: 2 recipients, text + HTML (about 1 KB of bodies)',
-    text: 'Hello Ada,\n\nThank you for your order 12345 of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days; track it at https://shop.example/track/12345.\n\n2 items — 59.90 EUR, paid by card ending 4242.\n\nThe Shop team\n',
-    html: '<!doctype html><html><body style="font-family:sans-serif"><p>Hello <b>Ada</b>,</p><p>Thank you for your order <b>12345</b> of 22 November. Your parcel left our warehouse in Leipzig this morning and should reach you within three working days.</p><p><a href="https://shop.example/track/12345">Track your parcel</a></p><table><tr><td>Items</td><td>2</td></tr><tr><td>Total</td><td>59.90 EUR (card ending 4242)</td></tr></table><p>Questions? Reply to this message or call +49 30 1234567 (Monday to Friday, 9:00–18:00).</p><p>The Shop team</p><p style="color:#888;font-size:12px">Shop GmbH, Torstraße 1, 10119 Berlin · Registered at Amtsgericht Charlottenburg, HRB 123456 · VAT DE123456789. You receive this message because you placed an order at shop.example.</p></body></html>',
+    text: typicalText,
+    html: typicalHtml,
     recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
   },
   {
@@ -84,7 +93,29 @@ export const profiles: Profile[] = [
     html: `<!doctype html><html><head><meta charset="utf-8"><title>Order 12345</title></head><body style="margin:0;background:#f6f6f6"><table role="presentation" width="100%" style="max-width:640px;margin:0 auto;background:#fff;font-family:Helvetica,Arial,sans-serif;font-size:14px;color:#222"><tr><td style="padding:24px"><h1 style="font-size:20px">Your order 12345</h1><table width="100%" style="border-collapse:collapse">${Array.from({ length: 80 }, (_, n) => orderLine(n)).join('')}</table><p style="color:#666">Shop GmbH, Torstraße 1, 10119 Berlin</p></td></tr></table></body></html>`,
     recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
   },
+  {
+    name: 'typical + labels: the typical message with 3 tags and 3 metadata pairs',
+    text: typicalText,
+    html: typicalHtml,
+    recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
+    tags: [
+      { name: 'category', value: 'order-confirmation' },
+      { name: 'shop', value: 'berlin-1' },
+      { name: 'template', value: 'order-v7' },
+    ],
+    metadata: { order_id: '12345', customer_id: 'c-48213', campaign: 'autumn-2026' },
+  },
+  {
+    name: 'typical in batches: the typical message, 500 to a POST /message/batch-1.0',
+    text: typicalText,
+    html: typicalHtml,
+    recipients: ['Ada <ada@recipient.test>', 'bob@recipient.test'],
+    via: 'batch',
+  },
 ];
+
+/** Messages a batch request carries in the batch profile. */
+export const batchSize = 500;
 
 export interface LifecycleResult {
   profile: Profile;
@@ -102,6 +133,8 @@ export interface LifecycleResult {
   logBytes: number;
   /** Table write units per request, by operation: how big the item was at each write. */
   tableWrites: Record<string, { unitsPerRequest: number; requestsPerMessage: number }>;
+  /** Table write units per message of single-item writes, by kind of item (`TERM`: search entries). */
+  tableWritesByItem: Record<string, number>;
 }
 
 const perMessage = (value: number, count: number) => value / count;
@@ -158,23 +191,41 @@ export async function meterLifecycle(
     to: profile.recipients,
     subject: 'Your order 12345',
     content: { kind: 'mixed', text: profile.text, html: profile.html },
+    ...(profile.tags === undefined ? {} : { tags: profile.tags }),
+    ...(profile.metadata === undefined ? {} : { metadata: profile.metadata }),
   };
+  const route = profile.via === 'batch' ? 'POST /message/batch-1.0' : 'POST /message/add-1.0';
   const logBefore = logSize();
   const meter = startMeter();
   const uuids: string[] = [];
   const addMs: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next++ < count) {
-        const t0 = performance.now();
-        const response = await call(who, 'POST', '/message/add-1.0', body);
-        addMs.push(performance.now() - t0);
-        if (response.status !== 200) throw new Error(`add failed: ${JSON.stringify(response.body)}`);
-        uuids.push(response.body.data.message_uuid as string);
-      }
-    }),
-  );
+  let requests = 0;
+  if (profile.via === 'batch') {
+    for (let start = 0; start < count; start += batchSize) {
+      const messages = Array.from({ length: Math.min(batchSize, count - start) }, () => body);
+      const t0 = performance.now();
+      const response = await call(who, 'POST', '/message/batch-1.0', { messages });
+      addMs.push(performance.now() - t0);
+      requests += 1;
+      if (response.status !== 200 || response.body.data.accepted !== messages.length)
+        throw new Error(`batch failed: ${JSON.stringify(response.body).slice(0, 500)}`);
+      for (const result of response.body.data.results) uuids.push(result.message_uuid as string);
+    }
+  } else {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next++ < count) {
+          const t0 = performance.now();
+          const response = await call(who, 'POST', '/message/add-1.0', body);
+          addMs.push(performance.now() - t0);
+          requests += 1;
+          if (response.status !== 200) throw new Error(`add failed: ${JSON.stringify(response.body)}`);
+          uuids.push(response.body.data.message_uuid as string);
+        }
+      }),
+    );
+  }
   const deadline = Date.now() + 240_000;
   for (;;) {
     const statuses = await statusesOf(uuids);
@@ -195,8 +246,7 @@ export async function meterLifecycle(
   const sqsCounted = { ...sqs.byCommand, ReceiveMessage: meter.receivesWithMessages };
   const sqsTotal = Object.values(sqsCounted).reduce((sum, value) => sum + value, 0);
   // Lambda bills the handler's time, not the gateway's: the handler's own figure when it logged one.
-  const apiSeconds =
-    handlerSeconds(logBefore, 'POST /message/add-1.0') ?? addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  const apiSeconds = handlerSeconds(logBefore, route) ?? addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
   const senderSeconds = meter.batchDurationsMs.reduce((sum, ms) => sum + ms, 0) / 1000;
   return {
     profile,
@@ -212,12 +262,15 @@ export async function meterLifecycle(
       byCommand: s3.byCommand,
     },
     sqs: { total: perMessage(sqsTotal, count), byCommand: sqsCounted },
-    apiRequests: perMessage(uuids.length, count),
+    apiRequests: perMessage(requests, count),
     // The API function, the sender per queue batch, and the table-stream consumer (webhook fan-out)
     // per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
-    lambdaInvocations: perMessage(uuids.length + meter.receivesWithMessages + meter.streamBatches, count),
+    lambdaInvocations: perMessage(requests + meter.receivesWithMessages + meter.streamBatches, count),
     gbSeconds: perMessage(apiSeconds * memoryGb.api + senderSeconds * memoryGb.sender, count),
     logBytes: perMessage(logSize() - logBefore, count),
+    tableWritesByItem: Object.fromEntries(
+      [...meter.tableWritesByItem].map(([kind, units]) => [kind, perMessage(units, count)]),
+    ),
     tableWrites: Object.fromEntries(
       [...meter.tableWritesByOperation].map(([operation, { units, requests }]) => [
         operation,
@@ -372,7 +425,7 @@ export function scaleReport(
   const typical = results[0] as LifecycleResult;
   lines.push('### 7. Scale and cost (full lifecycle add → delivered, counted)', '');
   lines.push(
-    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time), sent by the sender through the SMTP sink until every one is \`delivered\`. DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated.`,
+    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time; the batch profile: ${results.find((result) => result.profile.via === 'batch')?.messages ?? 0} messages, ${batchSize} to a \`POST /message/batch-1.0\`), sent by the sender through the SMTP sink until every one is \`delivered\`. DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated.`,
     '',
   );
   lines.push('Write and read units per message, by table and index:', '');
@@ -402,6 +455,18 @@ export function scaleReport(
             .join(', ')}`,
       )
       .join('; ')}.`,
+    '',
+  );
+  lines.push(
+    `Table write units per message of single-item writes, by item (\`CONTENT\`: the content item, which is also the first recipient's search entry; \`TERM\`: the other search entries, one per recipient, tag and metadata pair): ${results
+      .filter((result) => result.profile.via !== 'batch')
+      .map(
+        (result) =>
+          `${result.profile.name.split(':')[0]}: ${Object.entries(result.tableWritesByItem)
+            .map(([kind, units]) => `${kind} ${fmt(units, 2)}`)
+            .join(', ')}`,
+      )
+      .join('; ')} (the batch profile writes with BatchWriteItem, which reports units per request only).`,
     '',
   );
   lines.push('Requests per message to the other services:', '');
@@ -489,22 +554,46 @@ export function scaleReport(
   lines.push(
     `| one account ≥ 1,000 messages/s | ${shown(ceiling.perAccount)} messages/s | ${verdict(ceiling.perAccount >= 1_000)} |`,
   );
-  lines.push(`| ≤ 8 write units per message | ${fmt(totalWrites, 2)} | ${verdict(totalWrites <= 8)} |`);
+  lines.push(
+    `| ≤ 8 write units per message | ${fmt(totalWrites, 2)} (of which ${fmt(recipientUnits(typical), 2)} for the search entry of its second recipient: the content item is the first's) | ${verdict(totalWrites <= 8)} |`,
+  );
   // What the REST API and the DynamoDB writes cost by themselves, before any compute, queue or log.
   const restFloor = typical.apiRequests * prices.apiRest + totalWrites * prices.dynamoWriteUnit;
   lines.push(
     `| AWS cost excluding SES ≤ $8 per million | $${fmt(restTotal, 2)} with the REST API ($${fmt(httpTotal, 2)} with an HTTP API) | ${verdict(restTotal <= 8)}${restTotal > 8 && httpTotal <= 8 ? ' (met with an HTTP API)' : ''}${restTotal > 8 ? `: the REST API and the DynamoDB writes alone are $${fmt(restFloor, 2)}` : ''} |`,
   );
+  const batched = results.find((result) => result.profile.via === 'batch');
+  if (batched !== undefined) {
+    const batchedCost = sum(costPerMillion(batched, 'rest'));
+    lines.push(
+      `| batch profile (${batchSize} a request): AWS cost excluding SES ≤ $6 per million | $${fmt(batchedCost, 2)} with the REST API ($${fmt(withoutDuration(costPerMillion(batched, 'rest')), 2)} without Lambda duration) | ${verdict(batchedCost <= 6)} |`,
+    );
+  }
+  const labelled = results.find((result) => result.profile.tags !== undefined);
+  if (labelled !== undefined) {
+    const extra = totalOf(labelled.writeUnits) - totalWrites;
+    lines.push(
+      `| write units of tags and metadata, counted and published | +${fmt(extra, 2)} per message for ${labelled.profile.tags?.length ?? 0} tags and ${Object.keys(labelled.profile.metadata ?? {}).length} metadata pairs (one search entry each, 1 unit, plus the larger message item) | published |`,
+    );
+  }
   lines.push('');
   return lines;
 }
+
+const totalOf = (units: Record<string, number>) =>
+  Object.values(units).reduce((sum, value) => sum + value, 0);
+
+/** Write units per message of the search entries besides the content item, measured on the add path. */
+const recipientUnits = (result: LifecycleResult) => result.tableWritesByItem.TERM ?? 0;
 
 /** Runs the section: every profile, then one dispatcher run. */
 export async function scaleAndCost(who: Caller, sender: string, messages: number): Promise<string[]> {
   const results: LifecycleResult[] = [];
   for (const profile of profiles) {
-    progress(`  lifecycle: ${messages} messages, ${profile.name}`);
-    const result = await meterLifecycle(who, sender, profile, messages);
+    // The batch profile sends one full batch (its smoke test in --quick, as many as the others).
+    const count = profile.via === 'batch' && messages >= 200 ? batchSize : messages;
+    progress(`  lifecycle: ${count} messages, ${profile.name}`);
+    const result = await meterLifecycle(who, sender, profile, count);
     const total = Object.values(result.writeUnits).reduce((sum, value) => sum + value, 0);
     progress(
       `    ${fmt(total, 2)} write units/message (${Object.entries(result.writeUnits)

@@ -10,7 +10,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { chunkSize } from '../shared/domain/messages/merge.ts';
-import { keys, messageIndexAttributes, shardCount } from '../shared/repositories/keys.ts';
+import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../shared/repositories/keys.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
 export interface Caller {
@@ -151,14 +151,22 @@ export async function statusesOf(uuids: readonly string[]): Promise<Map<string, 
 
 // The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
 export const raw = {
-  /** add: the sending domain's owner, the content item (small body), then the conditional put of the message. */
+  /**
+   * add: the sending domain's owner, the content item (small body, at its first recipient's search
+   * entry) and the search entries of its other recipients (at the same time), then the conditional
+   * put of the message.
+   */
   async add(domain: string, item: Record<string, unknown>): Promise<void> {
     await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
-    await rawDynamo.send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...keys.messageContent(String(item.message_uuid)), text: 'Hello from the benchmark.' },
-      }),
+    await Promise.all(
+      searchEntriesOf(item as never).map((entry, index) =>
+        rawDynamo.send(
+          new PutCommand({
+            TableName: table(),
+            Item: index === 0 ? { ...entry, text: 'Hello from the benchmark.' } : entry,
+          }),
+        ),
+      ),
     );
     await rawDynamo.send(
       new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -201,9 +209,9 @@ export const raw = {
       );
     return pages.reduce((sum, page) => sum + (page.ScannedCount ?? 0), 0);
   },
-  /** delete: read the message, the conditional DeleteItem, then its content item. */
+  /** delete: read the message, the conditional DeleteItem, then its search entries (the content item among them). */
   async delete(uuid: string, account: string): Promise<void> {
-    await rawDynamo.send(
+    const read = await rawDynamo.send(
       new BatchGetCommand({ RequestItems: { [table()]: { Keys: [keys.message(uuid)] } } }),
     );
     await rawDynamo.send(
@@ -214,7 +222,12 @@ export const raw = {
         ExpressionAttributeValues: { ':a': account },
       }),
     );
-    await rawDynamo.send(new DeleteCommand({ TableName: table(), Key: keys.messageContent(uuid) }));
+    const item = read.Responses?.[table()]?.[0];
+    await Promise.all(
+      (item === undefined ? [] : searchEntriesOf(item as never)).map((Key) =>
+        rawDynamo.send(new DeleteCommand({ TableName: table(), Key })),
+      ),
+    );
   },
   /** DKIM status: the domain's owner, then its keys. */
   async dkimStatus(domain: string): Promise<void> {

@@ -88,6 +88,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/message/batch-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept up to 500 messages in one request
+         * @description Needs a Bearer token with the scope `messages:send`. Supports `?dry_run=true`.
+         */
+        post: operations["messageBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/message/query-1.0": {
         parameters: {
             query?: never;
@@ -690,6 +710,19 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_107_114_10000001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
+                 *     10000001: Invalid e-mail address
+                 * @enum {integer}
+                 */
+                code: 107 | 114 | 10000001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_107: {
             error: {
                 /**
@@ -711,19 +744,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 107 | 114 | 10000001 | 10010001;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_107_114_10000001: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     114: Dry-run option not allowed
-                 *     10000001: Invalid e-mail address
-                 * @enum {integer}
-                 */
-                code: 107 | 114 | 10000001;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1480,6 +1500,21 @@ export interface operations {
                     headers?: {
                         [key: string]: string;
                     };
+                    /** @description Up to 10 tags with distinct names; filter a query by one of them */
+                    tags?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    /**
+                     * @description Up to 10 string values by key (key 1–40 characters of A-Z a-z 0-9 _ . -, value at most 500 characters); stored with the message and carried in its webhook events
+                     * @example {
+                     *       "order_id": "4711",
+                     *       "customer": "c-1029"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                     /** @description When to send. immediate (default) → queued; scheduled {send_at} → scheduled; manual-wait → waiting; manual-send {message_uuid} releases a waiting/scheduled message; manual-cancel {message_uuid} cancels a waiting/scheduled/queued one */
                     scheduling?: {
                         /** @enum {string} */
@@ -1741,6 +1776,397 @@ export interface operations {
             };
         };
     };
+    messageBatch: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Covers the whole batch: the same key with the same body within 24 hours answers the same results (the same uuids) and stores nothing again; with another body it is code 111. 1–255 printable ASCII characters (else 107).
+                 * @example nightly-receipts-2026-11-22
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messages: {
+                        /**
+                         * @description Sender address; its domain is the tenant and must belong to your account
+                         * @example Ada Lovelace <ada@example.test>
+                         */
+                        message_sender?: string | {
+                            email: string;
+                            name?: string;
+                        };
+                        /** @description from: a list of addresses */
+                        from?: (string | {
+                            email: string;
+                            name?: string;
+                        })[];
+                        /** @description to: a list of addresses */
+                        to?: (string | {
+                            email: string;
+                            name?: string;
+                        })[];
+                        /** @description cc: a list of addresses */
+                        cc?: (string | {
+                            email: string;
+                            name?: string;
+                        })[];
+                        /** @description bcc: a list of addresses */
+                        bcc?: (string | {
+                            email: string;
+                            name?: string;
+                        })[];
+                        /** @description reply_to: a list of addresses */
+                        reply_to?: (string | {
+                            email: string;
+                            name?: string;
+                        })[];
+                        /** @description Subject line (no CR/LF) */
+                        subject?: string;
+                        /** @description The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message} */
+                        content?: {
+                            /** @enum {string} */
+                            kind: "text_only";
+                            text: string;
+                        } | {
+                            /** @enum {string} */
+                            kind: "html_only";
+                            html: string;
+                        } | {
+                            /** @enum {string} */
+                            kind: "mixed";
+                            text: string;
+                            html: string;
+                        } | {
+                            /** @enum {string} */
+                            kind: "eml";
+                            eml: string;
+                        };
+                        attachments?: {
+                            filename: string;
+                            content_type: string;
+                            content: string;
+                        }[];
+                        /**
+                         * @description Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service; trace and authentication headers — Received, Return-Path, Resent-*, Authentication-Results, ARC-*, DKIM-Signature, X-SES-* — are refused)
+                         * @example {
+                         *       "X-Campaign": "welcome"
+                         *     }
+                         */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description Up to 10 tags with distinct names; filter a query by one of them */
+                        tags?: {
+                            name: string;
+                            value: string;
+                        }[];
+                        /**
+                         * @description Up to 10 string values by key (key 1–40 characters of A-Z a-z 0-9 _ . -, value at most 500 characters); stored with the message and carried in its webhook events
+                         * @example {
+                         *       "order_id": "4711",
+                         *       "customer": "c-1029"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description When to send. immediate (default) → queued; scheduled {send_at} → scheduled; manual-wait → waiting; manual-send {message_uuid} releases a waiting/scheduled message; manual-cancel {message_uuid} cancels a waiting/scheduled/queued one */
+                        scheduling?: {
+                            /** @enum {string} */
+                            mode: "immediate";
+                        } | {
+                            /** @enum {string} */
+                            mode: "scheduled";
+                            send_at: string;
+                        } | {
+                            /** @enum {string} */
+                            mode: "manual-wait";
+                        } | {
+                            /** @enum {string} */
+                            mode: "manual-send";
+                            /** Format: uuid */
+                            message_uuid: string;
+                        } | {
+                            /** @enum {string} */
+                            mode: "manual-cancel";
+                            /** Format: uuid */
+                            message_uuid: string;
+                        };
+                        /** @description Send with a template of yours, in place of subject and content: its published version (or `version`) is rendered over `model` when the message is accepted */
+                        template?: {
+                            /**
+                             * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                             * @example welcome
+                             */
+                            alias: string;
+                            /**
+                             * @description A version number (1, 2, …)
+                             * @example 3
+                             */
+                            version?: number;
+                            /**
+                             * @description The values the template reads, as a JSON object
+                             * @example {
+                             *       "user": {
+                             *         "first_name": "Ada"
+                             *       },
+                             *       "items": [
+                             *         {
+                             *           "title": "Analytical Engine",
+                             *           "price": "12.00"
+                             *         }
+                             *       ]
+                             *     }
+                             */
+                            model?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                    /**
+                     * @description strict (default): one invalid message rejects the whole batch and nothing is stored; permissive: the valid messages are accepted and the invalid ones reported
+                     * @enum {string}
+                     */
+                    validation?: "strict" | "permissive";
+                };
+            };
+        };
+        responses: {
+            /** @description Accept up to 500 messages in one request */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description One result per message, in request order: its uuid and status, or (permissive) why it was refused */
+                            results: ({
+                                index: number;
+                                /** @description The new message; null in a dry run */
+                                message_uuid: string | null;
+                                /**
+                                 * @description Message status
+                                 * @example queued
+                                 * @enum {string}
+                                 */
+                                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                            } | {
+                                index: number;
+                                error: {
+                                    code: number;
+                                    message: string;
+                                    details?: {
+                                        field: string;
+                                        message: string;
+                                    }[];
+                                };
+                            })[];
+                            /** @description How many messages were accepted */
+                            accepted: number;
+                            /** @description How many messages were refused (permissive only) */
+                            rejected: number;
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111_10000001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
     messageQuery: {
         parameters: {
             query?: never;
@@ -1766,6 +2192,28 @@ export interface operations {
                          */
                         date_to?: string;
                         limit?: number;
+                        /** @description Only messages carrying this tag (exact name and value) */
+                        tag?: {
+                            name: string;
+                            value: string;
+                        };
+                        /**
+                         * @description Only messages whose metadata has this one pair (exact key and value)
+                         * @example {
+                         *       "order_id": "4711"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * @description Only messages to this address (to, cc or bcc; compared case-insensitively)
+                         * @example Ada Lovelace <ada@example.test>
+                         */
+                        recipient?: string | {
+                            email: string;
+                            name?: string;
+                        };
                     };
                     cursor?: string;
                 };
@@ -1816,6 +2264,15 @@ export interface operations {
                             /** @enum {string} */
                             content_kind: "text_only" | "html_only" | "mixed" | "eml";
                             headers: {
+                                [key: string]: string;
+                            };
+                            /** @description The tags given at add */
+                            tags: {
+                                name: string;
+                                value: string;
+                            }[];
+                            /** @description The metadata given at add */
+                            metadata: {
                                 [key: string]: string;
                             };
                             attachments: {
@@ -1976,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1992,7 +2449,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_107_114"];
+                    "application/json": components["schemas"]["Error_107_114_10000001"];
                 };
             };
             /** @description 115: Too many requests */

@@ -8,6 +8,9 @@ import type { components, operations, paths } from './openapi.ts';
  *
  *   const api = createSvcMailClient({ baseUrl: 'https://mail.example.com', token });
  *   const { data, error } = await api.POST('/message/add-1.0', { body: { … } });
+ *   // up to 500 messages in one request, and a page of them found again by tag:
+ *   await api.POST('/message/batch-1.0', { body: { messages: [{ … }, { … }] } });
+ *   await api.POST('/message/query-1.0', { body: { filters: { tag: { name: 'category', value: 'receipt' } } } });
  */
 export type SvcMailClient = Client<paths>;
 

@@ -96,6 +96,16 @@ export const routes = [
     summary: 'Accept a message for sending, or release/cancel a held one',
   },
   {
+    id: 'message-batch',
+    method: 'POST',
+    path: '/message/batch-1.0',
+    public: false,
+    scopes: ['messages:send'],
+    dryRun: true,
+    tag: 'messages',
+    summary: 'Accept up to 500 messages in one request',
+  },
+  {
     id: 'message-query',
     method: 'POST',
     path: '/message/query-1.0',

@@ -7,7 +7,9 @@ import type { workers } from '../../shared/workers.ts';
  * that is not listed here for something can neither find it nor reach it.
  *
  * - table: `read` (GetItem, BatchGetItem, Query on the table and its indexes), `write` (read plus
- *   PutItem, UpdateItem, ConditionCheckItem), `delete` (read plus DeleteItem; no Put or Update).
+ *   PutItem, UpdateItem, ConditionCheckItem), `delete` (read plus DeleteItem; no Put or Update),
+ *   `write-batch` (write plus BatchWriteItem: IAM cannot limit BatchWriteItem to puts, so only the
+ *   batch route, whose code only puts new items, has it).
  *   Every authenticated function reads the table: the chain checks that the caller's account is
  *   active.
  * - queue: `send` (SendMessage on the send queue). Consuming a queue comes from the worker's
@@ -21,7 +23,7 @@ import type { workers } from '../../shared/workers.ts';
  * - mail: sends through SES with the configuration set.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
-export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete';
+export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch';
 export type ObjectAccess = 'read' | 'write' | 'delete';
 export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/' | 'templates/' | 'inbound/';
 
@@ -56,6 +58,13 @@ export const functionAccess = {
   // the parts of the template a message is rendered from.
   'message-add': {
     table: 'write',
+    queue: 'send',
+    objects: { 'messages/': ['write'], 'templates/': ['read'] },
+  },
+  // The same for up to 500 messages at once, with BatchWriteItem and SendMessageBatch; reads the
+  // parts of the templates its messages are rendered from.
+  'message-batch': {
+    table: 'write-batch',
     queue: 'send',
     objects: { 'messages/': ['write'], 'templates/': ['read'] },
   },

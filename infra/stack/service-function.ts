@@ -138,7 +138,10 @@ export class ServiceFunction extends Construct {
     this.role.addToPolicy(new iam.PolicyStatement({ sid, actions, resources, conditions }));
   }
 
-  /** TABLE_NAME plus read, write (no deletes) or delete (no puts/updates) on the table and its indexes. */
+  /**
+   * TABLE_NAME plus read, write (no deletes), write-batch (write and BatchWriteItem) or delete (no
+   * puts/updates) on the table and its indexes.
+   */
   bindTable(table: ITable, access: TableAccess, indexNames: readonly string[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
     const resources = [table.tableArn, ...indexNames.map((name) => `${table.tableArn}/index/${name}`)];
@@ -147,13 +150,16 @@ export class ServiceFunction extends Construct {
       ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
       resources,
     );
-    if (access === 'write' || access === 'write-delete') {
+    if (access === 'write' || access === 'write-delete' || access === 'write-batch') {
       this.allow(
         'WriteMessageTableWithoutDeleting',
         ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
         [table.tableArn],
       );
     }
+    // A batch of new messages: BatchWriteItem, which IAM cannot limit to puts (docs/security.md).
+    if (access === 'write-batch')
+      this.allow('WriteNewMessagesInBatches', ['dynamodb:BatchWriteItem'], [table.tableArn]);
     if (access === 'delete' || access === 'write-delete') {
       this.allow(
         'DeleteMessageTableItems',

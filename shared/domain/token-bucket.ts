@@ -1,4 +1,9 @@
-/** A token bucket per key: `rate` tokens a second refill up to `burst`. Pure: time is passed in. */
+/**
+ * A token bucket per key: `rate` tokens a second refill up to `burst`. Pure: time is passed in.
+ * A request takes one token; `charge` takes more after the fact (a batch pays one token per
+ * message), which may take the bucket below zero: the debt is repaid by the refill before the
+ * next request is admitted.
+ */
 export interface BucketDecision {
   allowed: boolean;
   limit: number;
@@ -26,17 +31,31 @@ export class TokenBuckets {
     this.#maxKeys = maxKeys;
   }
 
+  /** Admits a request when the bucket holds a whole token, and takes it. */
   take(key: string, nowMs: number): BucketDecision {
     const state = this.#refill(key, nowMs);
     const allowed = state.tokens >= 1;
     if (allowed) state.tokens -= 1;
-    const missing = this.#burst - state.tokens;
+    return this.#decision(state, allowed);
+  }
+
+  /**
+   * Takes `tokens` more from an admitted caller, whatever is left: the bucket may go into debt
+   * (below zero), and `take` refuses until the refill has brought it back to a whole token.
+   */
+  charge(key: string, tokens: number, nowMs: number): BucketDecision {
+    const state = this.#refill(key, nowMs);
+    state.tokens -= Math.max(0, tokens);
+    return this.#decision(state, true);
+  }
+
+  #decision(state: BucketState, allowed: boolean): BucketDecision {
     return {
       allowed,
       limit: this.#burst,
-      remaining: Math.floor(state.tokens),
+      remaining: Math.max(0, Math.floor(state.tokens)),
       retryAfterSeconds: allowed ? 0 : this.#secondsFor(1 - state.tokens),
-      resetSeconds: this.#secondsFor(missing),
+      resetSeconds: this.#secondsFor(this.#burst - state.tokens),
     };
   }
 

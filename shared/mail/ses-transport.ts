@@ -7,7 +7,8 @@ import { TransportError } from './transport.ts';
 /**
  * Amazon SES v2 SendEmail with raw content. The configuration set (SES_CONFIGURATION_SET) publishes
  * delivery events to EventBridge, which invokes the delivery-events function; the message uuid
- * rides along as a message tag because SES replaces the Message-ID header.
+ * rides along as a message tag because SES replaces the Message-ID header, and the message's own
+ * tags after it (they follow SES's rule for tags, and the name `message_uuid` is reserved).
  */
 const permanentErrors = new Set([
   'MessageRejected',
@@ -29,7 +30,10 @@ export function createSesTransport(): MailTransport {
             Destination: { ToAddresses: mail.envelope.to },
             Content: { Raw: { Data: mail.raw } },
             ...(configurationSet === undefined ? {} : { ConfigurationSetName: configurationSet }),
-            EmailTags: [{ Name: messageUuidTag, Value: mail.messageUuid }],
+            EmailTags: [
+              { Name: messageUuidTag, Value: mail.messageUuid },
+              ...(mail.tags ?? []).map((tag) => ({ Name: tag.name, Value: tag.value })),
+            ],
           }),
         );
         return {

@@ -15,6 +15,8 @@ export interface OutgoingMail {
    */
   sender?: string;
   raw: Buffer;
+  /** The message's tags (SES passes them on as message tags, in its events; SMTP has no place for them). */
+  tags?: ReadonlyArray<{ name: string; value: string }>;
 }
 
 export interface RecipientResult {

@@ -39,13 +39,17 @@ function hasAuthorization(event: ApiEvent): boolean {
   return header !== undefined && header.trim() !== '';
 }
 
-function charge(buckets: TokenBuckets, key: string, context: ApiContext): ServiceError | undefined {
-  const decision: BucketDecision = buckets.take(key, Date.now());
+function setHeaders(context: ApiContext, decision: BucketDecision): void {
   context.rateLimitHeaders = {
     'ratelimit-limit': String(decision.limit),
     'ratelimit-remaining': String(decision.remaining),
     'ratelimit-reset': String(decision.resetSeconds),
   };
+}
+
+function charge(buckets: TokenBuckets, key: string, context: ApiContext): ServiceError | undefined {
+  const decision: BucketDecision = buckets.take(key, Date.now());
+  setHeaders(context, decision);
   if (decision.allowed) return undefined;
   return new ServiceError(Code.TooManyRequests, undefined, {
     headers: { 'retry-after': String(decision.retryAfterSeconds) },
@@ -92,4 +96,15 @@ export function accountRateLimit(): Middleware {
       if (limited !== undefined) throw limited;
     },
   };
+}
+
+/**
+ * Rate limits count messages, not requests (docs/decisions.md, "Rate limit"): a request that
+ * carries `messages` messages (a batch) was admitted with the one token every request takes, and
+ * pays here for the others, which may take the account's bucket into debt; its next requests wait
+ * (115) until the refill has paid it back. A request without a verified account is not charged.
+ */
+export function chargeMessages(context: ApiContext, messages: number): void {
+  if (context.caller === undefined || messages <= 1) return;
+  setHeaders(context, accountBuckets.charge(accountKey(context.caller.account), messages - 1, Date.now()));
 }

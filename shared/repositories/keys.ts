@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type Searchable, termDigest, termsOf } from '../domain/messages/terms.ts';
 
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
@@ -11,7 +12,8 @@ import { createHash } from 'node:crypto';
  * message writes no listing-only index entry: one write unit less per message). No partition key
  * is written by every message: per-account message keys are spread over `shardCount.account`
  * shards by the message uuid, and the work index over `shardCount.work` shards
- * (docs/data-model.md, "Scale").
+ * (docs/data-model.md, "Scale"). Search entries (`TERM#…`) are table items of their own, one per
+ * recipient, tag and metadata pair of a message, spread over the same account shards.
  */
 
 export const shardCount = { account: 4, work: 32 } as const;
@@ -48,11 +50,14 @@ export const keys = {
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
-  /** A small message's bodies, beside its item (never on an index). */
-  messageContent: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'CONTENT' }),
   /** gsi2: an account's messages in one status (never `queued` or `processing`), per account shard. */
   messagesOfAccountByStatus: (accountId: string, status: string, shard: number) =>
     `STATUS#${accountId}#${status}#${shard}`,
+  /**
+   * A search entry's partition: one account's messages carrying one term (a recipient, a tag pair
+   * or a metadata pair, by its digest), per account shard. Sort key `<created_at>#<uuid>`.
+   */
+  searchTerm: (accountId: string, digest: string, shard: number) => `TERM#${accountId}#${digest}#${shard}`,
   /** gsi3: in-flight (`queued`, `processing`) messages; sort key `<account>#<created_at>#<uuid>`. */
   inFlight: (workShard: number) => `INFLIGHT#${workShard}`,
   /** gsi3: held messages by due time (scheduled: send time; waiting: hold end); sort key `<due>#<uuid>`. */
@@ -192,4 +197,39 @@ export function indexChangeFor(
     else set[name] = value;
   }
   return { set, remove };
+}
+
+/** What a message's search entries are computed from. */
+export interface SearchableMessage extends Searchable {
+  message_uuid: string;
+  account_id: string;
+  created_at: string;
+}
+
+/**
+ * The keys of a message's search entries, one per distinct term (docs/data-model.md, "Search
+ * entries"): the single source for add, batch, delete, the sender and the benchmark. An entry holds
+ * its keys only (one write unit), is written once before its message and deleted with it. The
+ * first is always the first recipient's (`termsOf` lists recipients first, and a message has one).
+ */
+export function searchEntriesOf(message: SearchableMessage): Array<{ pk: string; sk: string }> {
+  const shard = accountShardOf(message.message_uuid);
+  const sk = `${message.created_at}#${message.message_uuid}`;
+  return termsOf(message).map((term) => ({
+    pk: keys.searchTerm(message.account_id, termDigest(term), shard),
+    sk,
+  }));
+}
+
+/**
+ * Where a message's content item is: at its first search entry's key (its first recipient's), so
+ * that the one write that stores its small bodies also files it under that recipient, and a
+ * two-recipient message pays one write unit for its search entries instead of two
+ * (docs/decisions.md, "Tags, metadata, search and batch"). Fixed by the message for its whole
+ * life: its account, creation time, uuid and first recipient never change.
+ */
+export function contentKeyOf(message: SearchableMessage): { pk: string; sk: string } {
+  const [first] = searchEntriesOf(message);
+  if (first === undefined) throw new Error('a message has at least one recipient');
+  return first;
 }

@@ -15,7 +15,7 @@ import {
   sliceAt,
   unpackBodies,
 } from '../domain/messages/message.ts';
-import { indexChangeFor, keys } from './keys.ts';
+import { contentKeyOf, indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 
 /**
@@ -483,7 +483,7 @@ export async function readMessageContent(message: DeliveryMessage): Promise<{
       dynamo().send(
         new GetCommand({
           TableName: tableName(),
-          Key: keys.messageContent(message.message_uuid),
+          Key: contentKeyOf(message),
           ConsistentRead: true,
         }),
       ),

@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Metadata, Tag } from '../domain/messages/labels.ts';
 import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../domain/webhooks/events.ts';
 import { keys } from './keys.ts';
 
@@ -43,6 +44,16 @@ export function messageSnapshotOf(
           ]
         : [],
   );
+  const tags: Tag[] = (Array.isArray(item.tags) ? item.tags : []).flatMap((raw: Record<string, unknown>) =>
+    typeof raw?.name === 'string' && typeof raw.value === 'string'
+      ? [{ name: raw.name, value: raw.value }]
+      : [],
+  );
+  const metadata: Metadata = {};
+  if (item.metadata !== null && typeof item.metadata === 'object' && !Array.isArray(item.metadata)) {
+    for (const [key, value] of Object.entries(item.metadata))
+      if (typeof value === 'string') metadata[key] = value;
+  }
   return {
     messageUuid: uuid,
     accountId: item.account_id,
@@ -50,5 +61,7 @@ export function messageSnapshotOf(
     subject: typeof item.subject === 'string' ? item.subject : '',
     recipients,
     history,
+    tags,
+    metadata,
   };
 }

@@ -6,9 +6,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { writeInBatches } from '../aws/batch-write.ts';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
+import { mapLimit } from '../domain/map-limit.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { batchGetItems } from './batch-get.ts';
@@ -48,7 +50,7 @@ function indexAttributes(item: MessageItem, dueAt: string | undefined): MessageI
  * Empty lists and maps are not stored (readers default them): every byte of the message item is
  * paid again at each of its writes, in 1 KB write units (docs/data-model.md, "Write units").
  */
-const optionalWhenEmpty = ['cc', 'bcc', 'reply_to', 'attachments', 'headers'] as const;
+const optionalWhenEmpty = ['cc', 'bcc', 'reply_to', 'attachments', 'headers', 'tags', 'metadata'] as const;
 function compact(item: MessageItem): Partial<MessageItem> {
   const stored: Partial<MessageItem> = { ...item };
   for (const name of optionalWhenEmpty) {
@@ -119,10 +121,14 @@ function storedResponseOf(item: RawItem | undefined, account: string): StoredRes
   // second lock of the same door).
   if (item?.account_id?.S !== account) return undefined;
   const bodyHash = item?.body_hash?.S;
-  const messageUuid = item?.response_message_uuid?.S;
-  const status = item?.response_status?.S;
-  if (bodyHash === undefined || messageUuid === undefined || status === undefined) return undefined;
-  return { bodyHash, messageUuid, status };
+  if (bodyHash === undefined) return undefined;
+  // A batch's record (./batch-records.ts) under the same key holds no single response: its body
+  // hash never matches an add's body, so the add answers 111 (the key was used for another request).
+  return {
+    bodyHash,
+    messageUuid: item?.response_message_uuid?.S ?? '',
+    status: item?.response_status?.S ?? '',
+  };
 }
 
 /** The live idempotency record of a key (used by dry runs, which must not write). */
@@ -196,6 +202,16 @@ async function withIdempotency(
 
 export type CreateResult = { created: true } | { created: false; replay: StoredResponse };
 
+/** A new message item as stored: keys, index attributes, the compacted attributes, its due time. */
+function storedMessage(item: MessageItem, dueAt: string | undefined): Record<string, unknown> {
+  return {
+    ...keys.message(item.message_uuid),
+    ...indexAttributes(item, dueAt),
+    ...compact(item),
+    ...(dueAt === undefined ? {} : { due_at: dueAt }),
+  };
+}
+
 /** Writes a new message (and its idempotency record, when the request had a key). */
 export async function createMessage(
   item: MessageItem,
@@ -204,12 +220,7 @@ export async function createMessage(
 ): Promise<CreateResult> {
   const put = {
     TableName: tableName(),
-    Item: {
-      ...keys.message(item.message_uuid),
-      ...indexAttributes(item, dueAt),
-      ...compact(item),
-      ...(dueAt === undefined ? {} : { due_at: dueAt }),
-    },
+    Item: storedMessage(item, dueAt),
     ConditionExpression: 'attribute_not_exists(pk)',
   };
   if (claim === undefined) {
@@ -233,24 +244,92 @@ export async function createMessage(
 }
 
 /**
- * A small message's bodies, beside its item (docs/data-model.md, "Bodies"): written once, before
- * the message item, so a message never exists without them. It carries no `message_uuid` or
- * `account_id`, and no index attribute: nothing lists it but its message.
+ * The messages of a batch, with BatchWriteItem (25 a request, several requests at a time) instead
+ * of one conditional put each: their uuids are new (random), so no condition is needed, and the
+ * batch's idempotency record, written before them, is what makes a retry find them again.
  */
-export async function putContentItem(uuid: string, bodies: ContentBodies): Promise<void> {
-  await guarded('database', () =>
-    dynamo().send(
-      new PutCommand({ TableName: tableName(), Item: { ...keys.messageContent(uuid), ...bodies } }),
-    ),
+export async function putNewMessages(
+  messages: ReadonlyArray<{ item: MessageItem; dueAt: string | undefined }>,
+): Promise<void> {
+  await writeInBatches(
+    messages.map(({ item, dueAt }) => ({ PutRequest: { Item: storedMessage(item, dueAt) } })),
   );
 }
 
-export async function deleteContentItems(uuids: readonly string[]): Promise<void> {
-  for (const uuid of uuids) {
+/**
+ * Writes one message with a condition (`attribute_not_exists(pk)`): the path that completes a batch
+ * another request began, where the message may already exist and may have moved on since.
+ * True when it was written, false when it already existed.
+ */
+export async function putMessageIfAbsent(item: MessageItem, dueAt: string | undefined): Promise<boolean> {
+  try {
     await guarded('database', () =>
-      dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.messageContent(uuid) })),
+      dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: storedMessage(item, dueAt),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
     );
+    return true;
+  } catch (error) {
+    if (isConditionalFailure(error)) return false;
+    throw error;
   }
+}
+
+/**
+ * What is written beside a new message, before its item: its search entries (`searchEntriesOf`),
+ * the first of which carries the small bodies when they are not in S3: that entry is the content
+ * item (`contentKeyOf`).
+ */
+export interface MessageParts {
+  entries: ReadonlyArray<{ pk: string; sk: string }>;
+  /** The content item's bodies, when they are not in S3. */
+  bodies?: ContentBodies;
+}
+
+const partItems = (parts: readonly MessageParts[]): Array<Record<string, unknown>> =>
+  parts.flatMap((part) =>
+    part.entries.map((entry, index) => ({
+      pk: entry.pk,
+      sk: entry.sk,
+      ...(index === 0 && part.bodies !== undefined ? part.bodies : {}),
+    })),
+  );
+
+/** Items written or deleted one request each, at most this many at a time. */
+const itemConcurrency = 16;
+
+/**
+ * A new message's parts (docs/data-model.md, "Bodies" and "Search entries"), written once and
+ * before the message item, so a message never exists without its bodies and is found by its
+ * filters from the moment it exists. A search entry is its two keys (the content item adds the
+ * bodies); none carries a `message_uuid`, an `account_id` or an index attribute. One PutItem each,
+ * at the same time (add writes a few; IAM cannot limit BatchWriteItem to puts, so only the batch
+ * function may use it: `putBatchMessageParts`).
+ */
+export async function putMessageParts(parts: readonly MessageParts[]): Promise<void> {
+  await mapLimit(partItems(parts), itemConcurrency, (Item) =>
+    guarded('database', () => dynamo().send(new PutCommand({ TableName: tableName(), Item }))),
+  );
+}
+
+/** The parts of a whole batch, with BatchWriteItem (25 items a request). */
+export async function putBatchMessageParts(parts: readonly MessageParts[]): Promise<void> {
+  await writeInBatches(partItems(parts).map((Item) => ({ PutRequest: { Item } })));
+}
+
+/**
+ * Removes the parts of messages that are gone (deleted) or were never stored (a failed add): their
+ * search entries, the content item among them.
+ */
+export async function deleteMessageParts(parts: ReadonlyArray<Pick<MessageParts, 'entries'>>): Promise<void> {
+  const itemKeys = parts.flatMap((part) => part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
+  await mapLimit(itemKeys, itemConcurrency, (Key) =>
+    guarded('database', () => dynamo().send(new DeleteCommand({ TableName: tableName(), Key }))),
+  );
 }
 
 /** One message, read consistently. */
@@ -373,7 +452,8 @@ export interface KeyPage {
 }
 
 export interface IndexStream {
-  index: 'gsi2' | 'gsi3';
+  /** An index, or `table` for the search entries, which are table items keyed by their term. */
+  index: 'gsi2' | 'gsi3' | 'table';
   partition: string;
   /** What precedes `<created_at>#<uuid>` in the sort key (the account, on the in-flight index). */
   prefix: string;
@@ -388,22 +468,28 @@ export interface KeyQuery {
   limit: number;
 }
 
-const sortKeyAttribute = { gsi2: 'gsi1sk', gsi3: 'gsi3sk' } as const;
+const keyAttributes = {
+  gsi2: { partition: 'gsi2pk', sort: 'gsi1sk' },
+  gsi3: { partition: 'gsi3pk', sort: 'gsi3sk' },
+  table: { partition: 'pk', sort: 'sk' },
+} as const;
 
 /**
  * One page of an index partition's sort keys, newest first, by a key condition (never a Scan).
  * The indexes project keys only; the caller reads the items it keeps with `getMessages`.
  */
 export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Promise<KeyPage> {
-  const sortName = sortKeyAttribute[stream.index];
+  const { partition: partitionName, sort: sortName } = keyAttributes[stream.index];
   const lower = `${stream.prefix}${query.createdFrom ?? '0'}`;
   const upper = `${stream.prefix}${query.createdTo === undefined ? '~' : `${query.createdTo}#~`}`;
   let startKey: Record<string, string> | undefined;
   if (query.after !== undefined) {
     const uuid = query.after.slice(query.after.indexOf('#') + 1);
+    // An index's start key names the item (table keys) and its place in the index; the table's
+    // own keys are the place.
     startKey = {
-      ...keys.message(uuid),
-      [`${stream.index}pk`]: stream.partition,
+      ...(stream.index === 'table' ? {} : keys.message(uuid)),
+      [partitionName]: stream.partition,
       [sortName]: `${stream.prefix}${query.after}`,
     };
   }
@@ -411,9 +497,9 @@ export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Prom
     dynamo().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: stream.index,
+        ...(stream.index === 'table' ? {} : { IndexName: stream.index }),
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
-        ExpressionAttributeNames: { '#pk': `${stream.index}pk`, '#sk': sortName },
+        ExpressionAttributeNames: { '#pk': partitionName, '#sk': sortName },
         ExpressionAttributeValues: { ':pk': stream.partition, ':lower': lower, ':upper': upper },
         ScanIndexForward: false,
         Limit: query.limit,

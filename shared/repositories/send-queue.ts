@@ -1,8 +1,13 @@
-import { type SendMessageBatchRequestEntry, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { messageGroupOf } from '../aws/fair-queue.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { queueUrl } from '../config/storage.ts';
+import { mapLimit } from '../domain/map-limit.ts';
 
 /**
  * The send queue: one entry `{"message_uuid"}` per message to send, with the message's account as
@@ -31,4 +36,31 @@ export async function enqueueSend(messageUuid: string, accountId: string, delayS
       }),
     ),
   );
+}
+
+/**
+ * Puts many messages of one account on the send queue: SendMessageBatch, 10 a request (SQS's
+ * limit), 8 requests at a time. Returns the uuids SQS did not take (the caller logs them; the
+ * dispatcher re-enqueues them from the in-flight index once their due time has passed).
+ */
+export async function enqueueManySends(uuids: readonly string[], accountId: string): Promise<string[]> {
+  const chunks: string[][] = [];
+  for (let start = 0; start < uuids.length; start += 10) chunks.push(uuids.slice(start, start + 10));
+  const failed: string[] = [];
+  await mapLimit(chunks, 8, async (chunk) => {
+    try {
+      const result = await guarded('queue', () =>
+        sqs().send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl(),
+            Entries: chunk.map((uuid, index) => ({ Id: String(index), ...sendQueueEntry(uuid, accountId) })),
+          }),
+        ),
+      );
+      for (const entry of result.Failed ?? []) failed.push(chunk[Number(entry.Id)] as string);
+    } catch {
+      failed.push(...chunk);
+    }
+  });
+  return failed;
 }

@@ -1,11 +1,5 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { writeInBatches } from '../aws/batch-write.ts';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
@@ -23,7 +17,6 @@ export const suppressionIndex = 'suppressions';
 type Item = Record<string, unknown>;
 
 const batchGetSize = 100;
-const batchWriteSize = 25;
 
 function toSuppression(item: Item): Suppression {
   return {
@@ -145,23 +138,10 @@ export async function addSuppressionIfAbsent(accountId: string, entry: Suppressi
  * with backoff. Unconditional, so the caller leaves out the addresses already listed.
  */
 export async function putSuppressions(accountId: string, entries: readonly Suppression[]): Promise<void> {
-  await inChunks(entries, batchWriteSize, async (chunk) => {
-    type Request = Record<string, Array<{ PutRequest: { Item: Item } }>>;
-    let request: Request | undefined = {
-      [tableName()]: chunk.map((entry) => ({ PutRequest: { Item: itemOf(accountId, entry) } })),
-    };
-    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
-      const batch: Request = request;
-      const result = await guarded('database', () =>
-        dynamo().send(new BatchWriteCommand({ RequestItems: batch })),
-      );
-      request = result.UnprocessedItems as Request | undefined;
-      if (request !== undefined && Object.keys(request).length > 0) {
-        if (attempt >= 8) throw new Error('DynamoDB kept items unprocessed');
-        await pause(25 * 2 ** attempt);
-      }
-    }
-  });
+  await writeInBatches(
+    entries.map((entry) => ({ PutRequest: { Item: itemOf(accountId, entry) } })),
+    batchConcurrency,
+  );
 }
 
 /** Removes an entry of the account; true when there was one. */

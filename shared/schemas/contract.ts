@@ -17,6 +17,8 @@ import {
 import {
   messageAddRequest,
   messageAddResponse,
+  messageBatchRequest,
+  messageBatchResponse,
   messageDeleteRequest,
   messageDeleteResponse,
   messageQueryRequest,
@@ -161,6 +163,8 @@ export const contract: Record<RouteId, RouteContract> = {
               html: '<p>Your order <b>4711</b> is on its way.</p>',
             },
             headers: { 'X-Campaign': 'shipping' },
+            tags: [{ name: 'category', value: 'shipping' }],
+            metadata: { order_id: '4711', customer: 'c-1029' },
           },
         },
         scheduled: {
@@ -198,12 +202,83 @@ export const contract: Record<RouteId, RouteContract> = {
       },
     },
   },
+  'message-batch': {
+    request: messageBatchRequest,
+    requestIn: 'body',
+    response: messageBatchResponse,
+    // A strict batch answers the code its first bad message would get on add (107, 10000001, 113,
+    // 112 for a template that is not yours, 111 for one with nothing published), with a detail per
+    // problem naming the message; 111 also: an Idempotency-Key reused with another body, or a batch
+    // with this key still being stored.
+    errors: [Code.MethodValidation, Code.NotFound, Code.AccessDenied, Code.InvalidEmail],
+    headers: [
+      {
+        name: 'Idempotency-Key',
+        description:
+          'Covers the whole batch: the same key with the same body within 24 hours answers the same results (the same uuids) and stores nothing again; with another body it is code 111. 1–255 printable ASCII characters (else 107).',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]{1,255}$' },
+        example: 'nightly-receipts-2026-11-22',
+      },
+    ],
+    examples: {
+      request: {
+        permissive: {
+          summary: 'Two receipts, tagged; the valid ones are accepted',
+          value: {
+            validation: 'permissive',
+            messages: [
+              {
+                message_sender: 'Shop <noreply@example.test>',
+                to: ['ada@example.org'],
+                subject: 'Your receipt 4711',
+                content: { kind: 'text_only', text: 'Thank you for your order 4711.' },
+                tags: [{ name: 'category', value: 'receipt' }],
+                metadata: { order_id: '4711' },
+              },
+              {
+                message_sender: 'Shop <noreply@shop.example>',
+                to: ['grace@example.org'],
+                subject: 'Your receipt 4712',
+                content: { kind: 'text_only', text: 'Thank you for your order 4712.' },
+                tags: [{ name: 'category', value: 'receipt' }],
+                metadata: { order_id: '4712' },
+              },
+            ],
+          },
+        },
+      },
+      response: {
+        mixed: {
+          summary: 'One accepted, one refused (permissive): its sender domain is not yours',
+          value: {
+            results: [
+              { index: 0, message_uuid: uuid, status: 'queued' },
+              {
+                index: 1,
+                error: {
+                  code: 113,
+                  message: 'shop.example is not one of your sending domains',
+                  details: [
+                    { field: 'message_sender', message: 'shop.example is not one of your sending domains' },
+                  ],
+                },
+              },
+            ],
+            accepted: 1,
+            rejected: 1,
+          },
+        },
+      },
+    },
+  },
   'message-query': {
     request: messageQueryRequest,
     requestIn: 'body',
     response: messageQueryResponse,
-    // 112: unknown message_uuid (or another account's); 107 also for a bad cursor.
-    errors: [Code.NotFound],
+    // 112: unknown message_uuid (or another account's); 107 also for a bad cursor; 10000001: an
+    // invalid `recipient` filter.
+    errors: [Code.NotFound, Code.InvalidEmail],
     examples: {
       request: {
         filters: {
@@ -216,6 +291,21 @@ export const contract: Record<RouteId, RouteContract> = {
               limit: 50,
             },
           },
+        },
+        tagged: {
+          summary: 'Bounced messages with a tag, in a date range',
+          value: {
+            filters: {
+              tag: { name: 'category', value: 'password-reset' },
+              status: 'bounced',
+              date_from: '2026-11-01T00:00:00+01:00',
+              limit: 50,
+            },
+          },
+        },
+        recipient: {
+          summary: 'Did the reset mail reach joe@? (any case)',
+          value: { filters: { recipient: 'Joe@Example.org', metadata: { flow: 'password-reset' } } },
         },
         one: { summary: 'One message in full', value: { message_uuid: uuid } },
       },
@@ -261,6 +351,8 @@ export const contract: Record<RouteId, RouteContract> = {
             subject: 'Your order has shipped',
             content_kind: 'mixed',
             headers: { 'X-Campaign': 'shipping' },
+            tags: [{ name: 'category', value: 'shipping' }],
+            metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
             status_history: [{ status: 'queued', at }],

@@ -7,6 +7,7 @@ import {
   maxSubjectLength,
   refusedHeaderReason,
 } from '../domain/messages/headers.ts';
+import { metadataLimits, tagLimits, tagListProblems } from '../domain/messages/labels.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
 import { incomingDate, serverDate } from './dates.ts';
@@ -25,6 +26,7 @@ export const maxRecipients = 50;
 export const maxHeaders = maxCustomHeaders;
 export const maxQueryLimit = 1000;
 export const maxDeleteBatch = 1000;
+export const maxBatchMessages = 500;
 
 const headerValue = (what: string, max: number) =>
   z.string({ error: `${what} must be a string` }).check(
@@ -167,6 +169,99 @@ export const scheduling = describe(
   'When to send. immediate (default) → queued; scheduled {send_at} → scheduled; manual-wait → waiting; manual-send {message_uuid} releases a waiting/scheduled message; manual-cancel {message_uuid} cancels a waiting/scheduled/queued one',
 );
 
+const isPlainObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const tagText = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .check(
+      z.minLength(1, `${what} must not be empty`),
+      z.maxLength(tagLimits.length, `${what} is at most ${tagLimits.length} characters`),
+      z.regex(tagLimits.pattern, `${what} may hold only ${tagLimits.characters}`),
+    );
+
+export const tag = describe(
+  z.strictObject(
+    { name: tagText('A tag name'), value: tagText('A tag value') },
+    { error: 'A tag is {"name", "value"}' },
+  ),
+  `A label: name and value, each 1–${tagLimits.length} characters of ${tagLimits.characters} (passed to SES as a message tag)`,
+  { name: 'category', value: 'password-reset' },
+);
+
+export const tags = describe(
+  z.array(tag, { error: 'tags must be a list of {"name", "value"}' }).check(
+    z.maxLength(tagLimits.count, `At most ${tagLimits.count} tags`),
+    z.superRefine(
+      (value, context) => {
+        for (const problem of tagListProblems(value)) {
+          context.addIssue({
+            code: 'custom',
+            message: problem.message,
+            path: [problem.index, 'name'],
+            input: value[problem.index],
+          });
+        }
+      },
+      // Also when a tag itself is invalid: every problem is reported at once.
+      { when: (payload) => Array.isArray(payload.value) },
+    ),
+  ),
+  `Up to ${tagLimits.count} tags with distinct names; filter a query by one of them`,
+);
+
+export const metadata = describe(
+  z
+    .record(
+      z.string(),
+      z
+        .string({ error: 'A metadata value must be a string' })
+        .check(
+          z.maxLength(
+            metadataLimits.valueLength,
+            `A metadata value is at most ${metadataLimits.valueLength} characters`,
+          ),
+        ),
+      { error: 'metadata must be an object of string values' },
+    )
+    .check(
+      z.superRefine(
+        (value, context) => {
+          const names = Object.keys(value);
+          if (names.length > metadataLimits.count) {
+            context.addIssue({
+              code: 'custom',
+              message: `At most ${metadataLimits.count} metadata keys`,
+              input: value,
+            });
+          }
+          for (const name of names) {
+            if (name.length === 0 || name.length > metadataLimits.keyLength) {
+              context.addIssue({
+                code: 'custom',
+                message: `A metadata key is 1–${metadataLimits.keyLength} characters`,
+                path: [name.slice(0, 100)],
+                input: name,
+              });
+            } else if (!metadataLimits.keyPattern.test(name)) {
+              context.addIssue({
+                code: 'custom',
+                message: `A metadata key may hold only ${metadataLimits.keyCharacters}`,
+                path: [name.slice(0, 100)],
+                input: name,
+              });
+            }
+          }
+        },
+        // Also when a value is invalid: every problem is reported at once.
+        { when: (payload) => isPlainObject(payload.value) },
+      ),
+    ),
+  `Up to ${metadataLimits.count} string values by key (key 1–${metadataLimits.keyLength} characters of ${metadataLimits.keyCharacters}, value at most ${metadataLimits.valueLength} characters); stored with the message and carried in its webhook events`,
+  { order_id: '4711', customer: 'c-1029' },
+);
+
 const messageFields = {
   message_sender: addressSchema('Sender address; its domain is the tenant and must belong to your account'),
   from: z.optional(addressList('from')),
@@ -182,6 +277,8 @@ const messageFields = {
       .check(z.maxLength(maxAttachments, `At most ${maxAttachments} attachments per message`)),
   ),
   headers: z.optional(headers),
+  tags: z.optional(tags),
+  metadata: z.optional(metadata),
   scheduling: z.optional(scheduling),
   template: z.optional(messageTemplate),
 };
@@ -196,6 +293,8 @@ const contentFields = [
   'content',
   'attachments',
   'headers',
+  'tags',
+  'metadata',
   'template',
 ] as const;
 
@@ -296,6 +395,69 @@ export const messageAddResponse = z.object({
   dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
 });
 
+export const batchValidations = ['strict', 'permissive'] as const;
+
+const batchValidation = z.optional(
+  describe(
+    z.enum(batchValidations, { error: 'validation must be strict or permissive' }),
+    'strict (default): one invalid message rejects the whole batch and nothing is stored; permissive: the valid messages are accepted and the invalid ones reported',
+  ),
+);
+
+const batchList = <T extends z.ZodMiniType>(item: T) =>
+  z
+    .array(item, { error: 'messages must be a list of messages' })
+    .check(
+      z.minLength(1, 'messages must hold at least one message'),
+      z.maxLength(maxBatchMessages, `messages holds at most ${maxBatchMessages} messages`),
+    );
+
+/**
+ * The batch body as the handler validates it: the list and the mode. Each message is then checked
+ * on its own against `messageAddRequest` (shared/services/messages/batch.ts), so that a permissive
+ * batch can accept the valid ones and every detail names its message (`messages[3].to[0]`).
+ */
+export const messageBatchEnvelope = z.strictObject({
+  messages: batchList(z.unknown()),
+  validation: batchValidation,
+});
+
+export type MessageBatchEnvelope = z.infer<typeof messageBatchEnvelope>;
+
+/** The batch body as documented: each message is exactly what add accepts. */
+export const messageBatchRequest = describe(
+  z.strictObject({ messages: batchList(messageAddRequest), validation: batchValidation }),
+  `Up to ${maxBatchMessages} new messages, each what add accepts (scheduling immediate, scheduled or manual-wait; release and cancel stay on add), within the 6 MB request limit`,
+);
+
+const errorDetail = z.object({ field: z.string(), message: z.string() });
+
+export const messageBatchResponse = z.object({
+  results: describe(
+    z.array(
+      z.union([
+        z.object({
+          index: z.number(),
+          message_uuid: describe(z.nullable(z.string()), 'The new message; null in a dry run'),
+          status,
+        }),
+        z.object({
+          index: z.number(),
+          error: z.object({
+            code: z.number(),
+            message: z.string(),
+            details: z.optional(z.array(errorDetail)),
+          }),
+        }),
+      ]),
+    ),
+    'One result per message, in request order: its uuid and status, or (permissive) why it was refused',
+  ),
+  accepted: describe(z.number(), 'How many messages were accepted'),
+  rejected: describe(z.number(), 'How many messages were refused (permissive only)'),
+  dry_run: z.optional(describe(z.boolean(), 'Present and true when nothing was changed (?dry_run=true)')),
+});
+
 export const messageFilters = z.strictObject({
   status: z.optional(
     z.union(
@@ -316,6 +478,22 @@ export const messageFilters = z.strictObject({
   date_from: z.optional(incomingDate('date_from')),
   date_to: z.optional(incomingDate('date_to')),
   limit: z.optional(pageLimit(maxQueryLimit)),
+  tag: z.optional(describe(tag, 'Only messages carrying this tag (exact name and value)')),
+  metadata: z.optional(
+    describe(
+      metadata.check(
+        z.refine(
+          (value) => Object.keys(value).length === 1,
+          'Filter by exactly one metadata pair: {"<key>": "<value>"}',
+        ),
+      ),
+      'Only messages whose metadata has this one pair (exact key and value)',
+      { order_id: '4711' },
+    ),
+  ),
+  recipient: z.optional(
+    addressSchema('Only messages to this address (to, cc or bcc; compared case-insensitively)'),
+  ),
 });
 
 export const messageQueryRequest = describe(
@@ -369,6 +547,8 @@ export const messageDetails = z.object({
   subject: z.string(),
   content_kind: z.enum(['text_only', 'html_only', 'mixed', 'eml']),
   headers: z.record(z.string(), z.string()),
+  tags: describe(z.array(z.object({ name: z.string(), value: z.string() })), 'The tags given at add'),
+  metadata: describe(z.record(z.string(), z.string()), 'The metadata given at add'),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number() })),
   scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
   template: z.optional(messageTemplateRecord),

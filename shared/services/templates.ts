@@ -453,8 +453,9 @@ async function layoutFor(
   layoutAlias: string,
   mode: 'send' | 'preview',
   field: string,
+  heads: Map<string, Promise<TemplateHead | undefined>> = new Map(),
 ): Promise<{ head: TemplateHead; version: number; compiled: CompiledTemplate }> {
-  const head = await getTemplateHead(account, layoutAlias);
+  const head = await readHead(account, layoutAlias, heads);
   if (head === undefined) {
     if (mode === 'preview') throw notFound(layoutAlias, field);
     throw new ServiceError(Code.MethodValidation, `The layout ${layoutAlias} does not exist`, {
@@ -562,10 +563,25 @@ export interface RenderedMessage {
   template: TemplateRecord;
 }
 
+/** A template record, read once for all the messages of one request (a batch) that name it. */
+function readHead(
+  account: string,
+  alias: string,
+  heads: Map<string, Promise<TemplateHead | undefined>>,
+): Promise<TemplateHead | undefined> {
+  let reading = heads.get(alias);
+  if (reading === undefined) {
+    reading = getTemplateHead(account, alias);
+    heads.set(alias, reading);
+  }
+  return reading;
+}
+
 /**
  * Renders the template of a message being accepted (message add and batch items): the published
- * version, or the one named; `heads` shares the template records read by one request's messages. A variable the model lacks is 107 naming it, its part and its line;
- * an unknown alias or version is 112; a template with nothing published is 111.
+ * version, or the one named; `heads` shares the template (and layout) records read by one
+ * request's messages. A variable the model lacks is 107 naming it, its part and its line; an
+ * unknown alias or version is 112; a template with nothing published is 111.
  */
 export async function renderForMessage(
   account: string,
@@ -573,13 +589,7 @@ export async function renderForMessage(
   field = 'template',
   heads: Map<string, Promise<TemplateHead | undefined>> = new Map(),
 ): Promise<RenderedMessage> {
-  // The messages of one request (a batch) read each template record once.
-  let reading = heads.get(request.alias);
-  if (reading === undefined) {
-    reading = getTemplateHead(account, request.alias);
-    heads.set(request.alias, reading);
-  }
-  const head = await reading;
+  const head = await readHead(account, request.alias, heads);
   if (head === undefined) throw notFound(request.alias, `${field}.alias`);
   const number = request.version ?? head.publishedVersion;
   if (number === null) {
@@ -591,7 +601,7 @@ export async function renderForMessage(
   const layout =
     template.layoutAlias === null
       ? undefined
-      : await layoutFor(account, template.layoutAlias, 'send', `${field}.alias`);
+      : await layoutFor(account, template.layoutAlias, 'send', `${field}.alias`, heads);
   const rendering = renderTemplate(template, request.model ?? {}, layout?.compiled);
   if (rendering.missing.length > 0 || rendering.problems.length > 0) {
     throw invalid([

@@ -244,3 +244,32 @@ describe('a rate limit that random tokens cannot sidestep', () => {
     assert.equal(neighbour.status, 200);
   });
 });
+
+describe('rate limits count messages: a batch pays one token per message', () => {
+  it('admits a batch while the bucket is not empty, takes it into debt, and the next requests wait', async () => {
+    const who = await accountWithDomain();
+    const message = {
+      message_sender: `app@${who.domain}`,
+      to: ['ada@recipient.test'],
+      subject: 'Held',
+      content: { kind: 'text_only', text: 'Hi' },
+      scheduling: { mode: 'manual-wait' },
+    };
+    const send = (path: string, body: unknown) =>
+      call('POST', path, { baseUrl: host.url, token: who.token, body });
+    // 48 single requests leave 2 of the 50 tokens (the rate is 0: nothing refills).
+    for (let request = 0; request < burst - 2; request++)
+      assert.equal((await send('/message/add-1.0', message)).status, 200);
+    // A bucket that is not empty admits a batch of any size; it pays for every message.
+    const batch = await send('/message/batch-1.0', { messages: Array.from({ length: 30 }, () => message) });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body.data.accepted, 30);
+    assert.equal(batch.headers.get('ratelimit-remaining'), '0');
+    // 2 − 30 = −28: in debt. Every next request of the account waits, on either route.
+    for (const path of ['/message/batch-1.0', '/message/add-1.0']) {
+      const next = await send(path, path.endsWith('batch-1.0') ? { messages: [message] } : message);
+      assert.equal(next.status, 429, next.text);
+      assert.equal(next.body.error.code, 115);
+    }
+  });
+});

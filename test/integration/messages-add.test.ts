@@ -69,6 +69,27 @@ describe('POST /message/add-1.0', () => {
     assert.equal(foreignFrom.body.error.code, 113);
   });
 
+  it('checks a sender named on manual-send or manual-cancel like any other (113)', async () => {
+    const who = await newAccount();
+    const other = await newAccount();
+    const held = await created(who, { scheduling: { mode: 'manual-wait' } });
+    for (const mode of ['manual-send', 'manual-cancel']) {
+      const foreign = await add(who, {
+        message_sender: other.sender,
+        scheduling: { mode, message_uuid: held },
+      });
+      assert.equal(foreign.body.error?.code, 113, foreign.text);
+      assert.deepEqual(foreign.body.error.details, [
+        { field: 'message_sender', message: `${other.domain} is not one of your sending domains` },
+      ]);
+    }
+    const own = await add(who, {
+      message_sender: who.sender,
+      scheduling: { mode: 'manual-cancel', message_uuid: held },
+    });
+    assert.equal(own.body.data?.status, 'cancelled', own.text);
+  });
+
   it('refuses a token without messages:send with 113', async () => {
     const who = await newAccount();
     const token = await mintToken({ account: who.account, scopes: ['messages:read'] });

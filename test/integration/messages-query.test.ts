@@ -12,6 +12,7 @@ import {
   isoWithOffset,
   mapLimit,
   newAccount,
+  pageThrough,
   query,
   type TestAccount,
 } from '../support/messages.ts';
@@ -23,19 +24,6 @@ const inHours = (hours: number) =>
 async function many(who: TestAccount, count: number, mode: 'manual-wait' | 'scheduled'): Promise<string[]> {
   const scheduling = mode === 'scheduled' ? { mode, send_at: inHours(24) } : { mode };
   return mapLimit(Array.from({ length: count }), 6, () => created(who, { scheduling }));
-}
-
-async function pageThrough(who: TestAccount, filters: Record<string, unknown>) {
-  const pages: any[] = [];
-  let cursor: string | null | undefined;
-  do {
-    const response = await query(who, cursor === undefined ? { filters } : { filters, cursor });
-    assert.equal(response.status, 200, response.text);
-    pages.push(response.body.data);
-    cursor = response.body.data.next_cursor;
-    assert.ok(pages.length < 100, 'paging does not end');
-  } while (cursor !== null);
-  return pages;
 }
 
 describe('POST /message/query-1.0', () => {

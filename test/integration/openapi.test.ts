@@ -45,7 +45,9 @@ describe('OpenAPI document', () => {
     assert.deepEqual(codes('/message/add-1.0', 'post', '406'), [107, 111, 10000001]);
     assert.deepEqual(codes('/message/add-1.0', 'post', '401'), [103, 104, 105, 110]);
     assert.deepEqual(codes('/message/add-1.0', 'post', '503'), [3, 4, 5, 7]);
-    assert.deepEqual(codes('/message/query-1.0', 'post', '406'), [107, 114]);
+    // 10000001: an invalid `recipient` filter.
+    assert.deepEqual(codes('/message/query-1.0', 'post', '406'), [107, 114, 10000001]);
+    assert.deepEqual(codes('/message/batch-1.0', 'post', '406'), [107, 111, 10000001]);
     assert.deepEqual(codes('/domain/dkim/status-1.0', 'get', '404'), [112]);
     assert.deepEqual(codes('/domain/dkim/set-algorithm-1.0', 'post', '404'), [112]);
     assert.deepEqual(codes('/avatar/get-1.0', 'get', '406'), [107, 114, 10000001, 10010001]);

@@ -58,6 +58,50 @@ describe('typed client (clients/svc-mail.ts)', () => {
     assert.equal(gone.error?.error.code, 112);
   });
 
+  it('sends a batch with tags and metadata, and finds it with the search filters', async () => {
+    const who = await newAccount('typed');
+    const api = typedClient(who.token);
+    const message = (order: string) => ({
+      message_sender: who.sender,
+      to: ['ada@recipient.test'],
+      subject: `Receipt ${order}`,
+      content: { kind: 'text_only' as const, text: `Order ${order}` },
+      tags: [{ name: 'category', value: 'receipt' }],
+      metadata: { order_id: order },
+      scheduling: { mode: 'manual-wait' as const },
+    });
+    const sent = await api.POST('/message/batch-1.0', {
+      params: { header: { 'Idempotency-Key': `typed-batch-${who.account}` } },
+      body: { validation: 'permissive', messages: [message('1'), message('2')] },
+    });
+    assert.ok(sent.data, JSON.stringify(sent.error));
+    assert.equal(sent.data.data.accepted, 2);
+    const uuids = sent.data.data.results.map((result) =>
+      'message_uuid' in result ? result.message_uuid : null,
+    );
+
+    const byTag = await api.POST('/message/query-1.0', {
+      body: { filters: { tag: { name: 'category', value: 'receipt' }, status: 'waiting' } },
+    });
+    assert.ok(byTag.data && 'messages' in byTag.data.data, JSON.stringify(byTag.error));
+    assert.deepEqual(byTag.data.data.messages.map((m) => m.message_uuid).sort(), [...uuids].sort());
+
+    const byOrder = await api.POST('/message/query-1.0', {
+      body: { filters: { metadata: { order_id: '2' }, recipient: 'ADA@recipient.test' } },
+    });
+    assert.ok(byOrder.data && 'messages' in byOrder.data.data);
+    assert.deepEqual(
+      byOrder.data.data.messages.map((m) => m.message_uuid),
+      [uuids[1]],
+    );
+    const one = await api.POST('/message/query-1.0', { body: { message_uuid: uuids[1] as string } });
+    assert.ok(one.data && 'tags' in one.data.data);
+    assert.deepEqual(
+      [one.data.data.tags, one.data.data.metadata],
+      [[{ name: 'category', value: 'receipt' }], { order_id: '2' }],
+    );
+  });
+
   it('reads typed errors and public endpoints', async () => {
     const anonymous = typedClient();
     const health = await anonymous.GET('/health');

@@ -156,6 +156,8 @@ describe('webhook events from message changes', () => {
       status: 'cancelled',
       recipient: null,
       subject: 'Hello',
+      tags: [],
+      metadata: {},
     });
   });
 });

@@ -52,6 +52,24 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
           scheduling: { mode: 'manual-wait' },
         },
       };
+    case 'message-batch':
+      return {
+        body: {
+          validation: 'permissive',
+          messages: [
+            {
+              message_sender: sender,
+              to: ['someone@example.net'],
+              subject: 'Hello',
+              content: { kind: 'text_only', text: 'Hi' },
+              attachments: [{ filename: 'a.txt', content_type: 'text/plain', content: base64('hello') }],
+              tags: [{ name: 'category', value: 'welcome' }],
+              metadata: { user_id: 'u-1' },
+              scheduling: { mode: 'manual-wait' },
+            },
+          ],
+        },
+      };
     case 'message-query':
       return { body: { filters: { status: 'queued', limit: 10 } } };
     case 'message-delete':
@@ -266,6 +284,48 @@ function caseFor(route: Route): fc.Arbitrary<Case> {
     query,
     headers: { authorization: value },
   }));
+  if (route.id === 'message-batch') {
+    // A batch's messages are add bodies: break one piece of one message (and of its EML, its
+    // attachments, its tags and metadata), next to a valid one.
+    const [message = {}] = (body?.messages ?? []) as Array<Record<string, unknown>>;
+    const inMessage = (broken: Record<string, unknown>) => ({
+      body: JSON.stringify({ ...body, messages: [message, broken] }),
+      headers: {},
+    });
+    const mutatedMessage = fc
+      .record({
+        key: fc.constantFrom(...Object.keys(message), 'template', 'tenant_id'),
+        value: hostileValue,
+      })
+      .map(({ key, value }) => inMessage({ ...message, [key]: value }));
+    const labels = fc
+      .record({ name: hostileValue, value: hostileValue, key: fc.string({ maxLength: 60 }) })
+      .map(({ name, value, key }) =>
+        inMessage({ ...message, tags: [{ name, value }], metadata: { [key]: value } }),
+      );
+    const messageEml = hostileEml.map((text) =>
+      inMessage({ ...message, attachments: [], content: { kind: 'eml', eml: base64(text) } }),
+    );
+    // A message rendered from a template: a hostile alias, version or model (or an unknown alias).
+    const { subject: _subject, content: _content, ...addressed } = message;
+    const templated = fc
+      .record({
+        alias: fc.oneof(hostileValue, fc.constant('no-such-template')),
+        version: hostileValue,
+        model: hostileValue,
+      })
+      .map((template) => inMessage({ ...addressed, template }));
+    return fc.oneof(
+      mutatedBody,
+      mutatedHeaders,
+      raw,
+      authorization,
+      mutatedMessage,
+      labels,
+      messageEml,
+      templated,
+    );
+  }
   return fc.oneof(mutatedBody, nestedBody, mutatedQuery, mutatedHeaders, raw, eml, attachment, authorization);
 }
 

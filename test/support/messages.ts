@@ -131,21 +131,19 @@ export async function objectExists(key: string): Promise<boolean> {
   }
 }
 
-/** Runs `work` over `items` with at most `limit` at a time, results in order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index] as T, index);
-      }
-    }),
-  );
-  return results;
+/** Runs `work` over `items` with at most `limit` at a time, results in order (the service's own). */
+export { mapLimit } from '../../shared/domain/map-limit.ts';
+
+/** Every page of a filtered query, following `next_cursor` to the end (each answer must be 200). */
+export async function pageThrough(who: TestAccount, filters: Record<string, unknown>): Promise<any[]> {
+  const pages: any[] = [];
+  let cursor: string | null | undefined;
+  do {
+    const response = await query(who, cursor === undefined ? { filters } : { filters, cursor });
+    if (response.status !== 200) throw new Error(`query failed: ${response.text}`);
+    pages.push(response.body.data);
+    cursor = response.body.data.next_cursor;
+    if (pages.length >= 200) throw new Error('paging does not end');
+  } while (cursor !== null);
+  return pages;
 }

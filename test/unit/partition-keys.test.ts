@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { tableDefinition } from '../../infra/resources/definitions.ts';
 import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
-import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
+import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../../shared/repositories/keys.ts';
 import { webhookKeys } from '../../shared/repositories/webhooks.ts';
 
 /**
@@ -59,6 +59,21 @@ const writers: Writer[] = [
       ['message.sent', 'message.delivered'].map((type) => ({
         pk: webhookKeys.attemptPartition(`wh-${account}`, `evt-${account}-${n}-${type}-${randomUUID()}`),
       })),
+  },
+  {
+    // The worst case for the search entries: every message of an account to the same recipient,
+    // with the same tag and metadata pair; they spread over the account's shards, like gsi2.
+    name: 'search entries (the same terms on every message)',
+    path: 'message',
+    write: (account, n) =>
+      searchEntriesOf({
+        message_uuid: randomUUID(),
+        account_id: account,
+        created_at: createdAt(n),
+        recipients: [{ email: 'Same@Example.net' }, { email: 'same@example.net' }],
+        tags: [{ name: 'category', value: 'receipt' }],
+        metadata: { plan: 'pro' },
+      }).map((entry) => ({ pk: entry.pk })),
   },
   {
     name: 'domain',

@@ -35,6 +35,24 @@ describe('token bucket', () => {
     assert.equal(later.remaining, 1, 'capped at the burst of 2, minus this request');
   });
 
+  it('charges more than a token after the fact: the bucket goes into debt, repaid by the refill', () => {
+    const buckets = new TokenBuckets(10, 20);
+    assert.equal(buckets.take('k', 0).allowed, true, 'admitted with a full bucket');
+    const charged = buckets.charge('k', 49, 0);
+    assert.equal(charged.remaining, 0, 'never shown below zero');
+    assert.equal(charged.resetSeconds, 5, '20 − 1 − 49 = −30: 50 tokens to refill at 10/s');
+    const refused = buckets.take('k', 2_000);
+    assert.equal(refused.allowed, false, 'still −10 after 2 s');
+    assert.equal(refused.retryAfterSeconds, 2, 'one whole token is 1.1 s away, rounded up');
+    assert.equal(buckets.take('k', 3_099).allowed, false);
+    assert.equal(buckets.take('k', 3_100).allowed, true, 'debt repaid and one token back');
+    // A bucket with a single token left admits a charge of any size.
+    const fresh = new TokenBuckets(0, 1);
+    assert.equal(fresh.take('b', 0).allowed, true);
+    fresh.charge('b', 499, 0);
+    assert.equal(fresh.take('b', 60_000).allowed, false);
+  });
+
   it('keeps callers apart', () => {
     const buckets = new TokenBuckets(0, 1);
     assert.equal(buckets.take('a', 0).allowed, true);

@@ -33,6 +33,8 @@ const base = (overrides: Partial<MessageSnapshot> = {}): MessageSnapshot => ({
     { status: 'queued', at: t0, detail: 'immediate' },
     { status: 'processing', at: t0, detail: 'send attempt 1' },
   ],
+  tags: [{ name: 'category', value: 'receipt' }],
+  metadata: { order_id: '4711' },
   ...overrides,
 });
 
@@ -175,9 +177,30 @@ describe('events from message changes', () => {
     const [event] = deriveEvents(base(), settled());
     const body = JSON.parse(eventBody(event as never, (iso) => `${iso.slice(0, 23)}+00:00`));
     assert.deepEqual(Object.keys(body), ['type', 'timestamp', 'data']);
-    assert.deepEqual(Object.keys(body.data), ['message_uuid', 'status', 'recipient', 'subject']);
+    assert.deepEqual(Object.keys(body.data), [
+      'message_uuid',
+      'status',
+      'recipient',
+      'subject',
+      'tags',
+      'metadata',
+    ]);
     assert.equal(body.timestamp, '2026-11-23T10:00:01.000+00:00');
     assert.deepEqual(body.data.recipient, { email: 'ok@example.net', status: 'sent', detail: '250 ok' });
+  });
+
+  it('every event of a message carries its tags and metadata; none are empty lists and maps', () => {
+    const events = deriveEvents(base(), settled());
+    assert.ok(events.length >= 3);
+    for (const event of events) {
+      const body = JSON.parse(eventBody(event, (iso) => iso));
+      assert.deepEqual(body.data.tags, [{ name: 'category', value: 'receipt' }]);
+      assert.deepEqual(body.data.metadata, { order_id: '4711' });
+    }
+    const plain = (snapshot: MessageSnapshot) => ({ ...snapshot, tags: [], metadata: {} });
+    const [bare] = deriveEvents(plain(base()), plain(settled()));
+    const body = JSON.parse(eventBody(bare as never, (iso) => iso));
+    assert.deepEqual([body.data.tags, body.data.metadata], [[], {}]);
   });
 
   it('the stream mapping reads message items only, and empty maps survive', () => {
@@ -195,6 +218,14 @@ describe('events from message changes', () => {
     const snapshot = messageSnapshotOf(marshall(item) as never);
     assert.equal(snapshot?.status, 'sent');
     assert.deepEqual(snapshot?.recipients, [{ email: 'a@example.net', status: 'pending', updatedAt: t0 }]);
+    assert.deepEqual([snapshot?.tags, snapshot?.metadata], [[], {}], 'a message stored without labels');
+    const labelled = messageSnapshotOf(
+      marshall({ ...item, tags: [{ name: 'flow', value: 'reset' }], metadata: { user: 'u-1' } }) as never,
+    );
+    assert.deepEqual(
+      [labelled?.tags, labelled?.metadata],
+      [[{ name: 'flow', value: 'reset' }], { user: 'u-1' }],
+    );
     assert.equal(messageSnapshotOf(marshall({ ...item, sk: 'DKIM#x' }) as never), undefined);
     assert.equal(messageSnapshotOf(marshall({ pk: 'DOMAIN#x', sk: 'DOMAIN' }) as never), undefined);
     assert.equal(messageSnapshotOf(undefined), undefined);

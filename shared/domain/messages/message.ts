@@ -1,6 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { formatDate } from '../../time/format.ts';
 import type { Address } from './addresses.ts';
+import type { Metadata, Tag } from './labels.ts';
 import type { MessageStatus, RecipientStatus, SchedulingMode } from './statuses.ts';
 
 /** The stored message (docs/data-model.md), without the key and index attributes. */
@@ -114,6 +115,9 @@ export interface MessageItem {
   subject: string;
   content_kind: ContentKind;
   headers: Record<string, string>;
+  /** Absent when none (restored as empty on read). */
+  tags?: Tag[];
+  metadata?: Metadata;
   content: StoredContent;
   attachments: StoredAttachment[];
   scheduling: { mode: SchedulingMode; send_at?: string };
@@ -253,6 +257,8 @@ export function detailsView(item: MessageItem) {
     subject: item.subject ?? '',
     content_kind: item.content_kind,
     headers: item.headers ?? {},
+    tags: (item.tags ?? []).map(({ name, value }) => ({ name, value })),
+    metadata: { ...(item.metadata ?? {}) },
     attachments: (item.attachments ?? []).map(({ filename, content_type, size }) => ({
       filename,
       content_type,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Metadata, Tag } from '../messages/labels.ts';
 
 /**
  * Webhook events derived from committed changes of a message item (docs/webhooks.md). Pure: the
@@ -54,6 +55,9 @@ export interface MessageSnapshot {
   subject: string;
   recipients: RecipientSnapshot[];
   history: HistorySnapshot[];
+  /** The message's labels, carried in every event of it (`data.tags`, `data.metadata`). */
+  tags: Tag[];
+  metadata: Metadata;
 }
 
 export interface WebhookEvent {
@@ -67,6 +71,8 @@ export interface WebhookEvent {
   messageStatus: string;
   subject: string;
   recipient: { email: string; status: string; detail: string | null } | null;
+  tags: Tag[];
+  metadata: Metadata;
 }
 
 /** Recipient statuses that are events of their own when a recipient reaches them. */
@@ -136,6 +142,8 @@ export function deriveEvents(before: MessageSnapshot | undefined, after: Message
     at,
     messageStatus: after.status,
     subject: after.subject,
+    tags: after.tags,
+    metadata: after.metadata,
     recipient:
       recipient === undefined
         ? null
@@ -201,6 +209,8 @@ export function eventBody(event: WebhookEvent, formatDate: (iso: string) => stri
       status: event.messageStatus,
       recipient: event.recipient,
       subject: event.subject,
+      tags: event.tags,
+      metadata: event.metadata,
     },
   });
 }

@@ -111,6 +111,7 @@ export async function sendQueuedMessage(
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
       sender: claimed.message_sender,
       raw,
+      tags: claimed.tags ?? [],
     });
   } catch (error) {
     return handleFailure(claimed, error, now());

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Address, domainOf } from '../../domain/messages/addresses.ts';
+import type { Metadata, Tag } from '../../domain/messages/labels.ts';
 import {
   type ContentKind,
   estimatedItemBytes,
@@ -9,20 +10,29 @@ import {
   recipientsOf,
 } from '../../domain/messages/message.ts';
 import { maxHoldMs, sendAtProblem } from '../../domain/messages/scheduling.ts';
-import { actionTransitions, type CreationMode, initialStatus } from '../../domain/messages/statuses.ts';
+import {
+  actionTransitions,
+  type CreationMode,
+  initialStatus,
+  type MessageStatus,
+} from '../../domain/messages/statuses.ts';
+import type { TemplateHead } from '../../domain/templates/template.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { countMessages } from '../../observability/metrics.ts';
 import { getDomain } from '../../repositories/domains.ts';
+import { searchEntriesOf } from '../../repositories/keys.ts';
 import {
   createMessage,
-  deleteContentItems,
+  deleteMessageParts,
   deleteObjects,
   getIdempotencyRecord,
   getMessage,
   type IdempotencyClaim,
-  putContentItem,
+  type MessageParts,
+  putBatchMessageParts,
+  putMessageParts,
   putObjects,
   type StoredObject,
   transitionMessage,
@@ -56,13 +66,29 @@ const fixedItemBytes = 2048;
 
 const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, undefined, { details });
 
-/** Every domain named must be one of the caller's sending domains (else 113). */
-async function requireOwnDomains(account: string, emails: readonly string[]): Promise<void> {
-  const domains = [...new Set(emails.map(domainOf))];
-  for (const domain of domains) {
-    const record = await getDomain(domain);
-    if (record?.accountId !== account) {
-      throw new ServiceError(Code.AccessDenied, `${domain} is not one of your sending domains`);
+/**
+ * The caller's sending domains, each looked up once per request (a batch names the same few
+ * domains in every message). Every domain a message claims to come from must be one of them, else
+ * 113, with a detail naming the field.
+ */
+export class SendingDomains {
+  readonly account: string;
+  readonly #owners = new Map<string, Promise<string | undefined>>();
+  constructor(account: string) {
+    this.account = account;
+  }
+
+  async require(emails: readonly string[], field: string): Promise<void> {
+    for (const domain of new Set(emails.map(domainOf))) {
+      let owner = this.#owners.get(domain);
+      if (owner === undefined) {
+        owner = getDomain(domain).then((record) => record?.accountId);
+        this.#owners.set(domain, owner);
+      }
+      if ((await owner) !== this.account) {
+        const message = `${domain} is not one of your sending domains`;
+        throw new ServiceError(Code.AccessDenied, message, { details: [{ field, message }] });
+      }
     }
   }
 }
@@ -88,31 +114,47 @@ async function enqueue(uuid: string, account: string): Promise<void> {
 }
 
 /**
- * Renders a message's template (docs/templates.md) while the other checks run: its reads overlap the
- * sender-domain check. It is awaited, and its errors raised, where the template's turn comes; when an
- * earlier check fails first, its result is dropped.
+ * The templates a request's messages name (docs/templates.md), one per request like
+ * `SendingDomains`: each message's template is rendered while its other checks run (the template's
+ * reads overlap the sender-domain check), and a batch reads each template record once. The template
+ * module (Handlebars) is imported only when a message names a template.
  */
-function startRendering(account: string, template: NonNullable<MessageAddRequest['template']>) {
-  const rendering = import('../templates.ts').then((templates) =>
-    templates.renderForMessage(account, template),
-  );
-  rendering.catch(() => undefined);
-  return rendering;
+export class MessageTemplates {
+  readonly account: string;
+  readonly #heads = new Map<string, Promise<TemplateHead | undefined>>();
+  constructor(account: string) {
+    this.account = account;
+  }
+
+  /** Starts rendering; awaited, and its errors raised, where the template's turn comes (or dropped). */
+  render(template: NonNullable<MessageAddRequest['template']>): Promise<RenderedMessage> {
+    const rendering = import('../templates.ts').then((templates) =>
+      templates.renderForMessage(this.account, template, 'template', this.#heads),
+    );
+    rendering.catch(() => undefined);
+    return rendering;
+  }
 }
 
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
   const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
-  const rendering =
-    input.template === undefined ? undefined : startRendering(options.account, input.template);
-  if (input.message_sender !== undefined)
-    await requireOwnDomains(options.account, [input.message_sender.email]);
+  const domains = new SendingDomains(options.account);
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
+    // A release or cancel may name its sender too; it is checked like any other.
+    if (input.message_sender !== undefined)
+      await domains.require([input.message_sender.email], 'message_sender');
     return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
   }
-  return createNewMessage(input, scheduling, options, claim, now, rendering);
+  if (input.template !== undefined) {
+    // A retry of an accepted request answers as the first did, whatever the template has become since.
+    const known = await replayIfKnown(options, claim, now);
+    if (known !== undefined) return known;
+  }
+  const prepared = await prepareNewMessage(input, domains, now, new MessageTemplates(options.account));
+  return createNewMessage(prepared, options, claim, now);
 }
 
 async function replayIfKnown(
@@ -178,15 +220,49 @@ async function actOnMessage(
 
 const decode = (base64: string) => Buffer.from(base64, 'base64');
 
-async function createNewMessage(
+type Content = Exclude<MessageAddRequest['content'], undefined>;
+
+/**
+ * A new message that passed every check of add: what it will be stored as, before it has a uuid.
+ * Add and every batch item are prepared here (`prepareNewMessage`), so a batch item is exactly
+ * what add accepts, with the same checks in the same order.
+ */
+export interface PreparedMessage {
+  sender: Address;
+  from: Address[];
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: Address[];
+  subject: string;
+  content: Content;
+  emlBytes?: Buffer;
+  attachments: NonNullable<MessageAddRequest['attachments']>;
+  headers: Record<string, string>;
+  tags: Tag[];
+  metadata: Metadata;
+  mode: CreationMode;
+  status: MessageStatus;
+  sendAt?: Date;
+  /** The template the subject and content were rendered from. */
+  template?: RenderedMessage['template'];
+}
+
+/**
+ * Every check of a new message beyond its schema: the send time, the EML's own headers and
+ * attachments, the recipients, sender ownership (113) and the size of the stored record. Nothing
+ * is written. `input.scheduling` is a creation mode (immediate, scheduled, manual-wait).
+ */
+export async function prepareNewMessage(
   input: MessageAddRequest,
-  scheduling: Exclude<MessageAddRequest['scheduling'], undefined>,
-  options: AddOptions,
-  claim: IdempotencyClaim | undefined,
+  domains: SendingDomains,
   now: Date,
-  rendering: Promise<RenderedMessage> | undefined,
-): Promise<AddResult> {
+  templates: MessageTemplates,
+): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
+  const rendering = input.template === undefined ? undefined : templates.render(input.template);
+  await domains.require([sender.email], 'message_sender');
+  const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   const mode = scheduling.mode as CreationMode;
   let sendAt: Date | undefined;
   if (scheduling.mode === 'scheduled') {
@@ -200,14 +276,8 @@ async function createNewMessage(
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
   // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
-  // A retry of an accepted request answers as the first did, whatever the template has become since.
-  let rendered: RenderedMessage | undefined;
-  if (rendering !== undefined) {
-    const known = await replayIfKnown(options, claim, now);
-    if (known !== undefined) return known;
-    rendered = await rendering;
-  }
-  const content = rendered?.content ?? (input.content as Exclude<MessageAddRequest['content'], undefined>);
+  const rendered = rendering === undefined ? undefined : await rendering;
+  const content = rendered?.content ?? (input.content as Content);
 
   let from = input.from ?? [];
   let to = input.to ?? [];
@@ -229,9 +299,9 @@ async function createNewMessage(
     }
     // Sender ownership: every From and Sender mailbox inside the message is checked, whatever
     // the JSON says, because the message goes out (and is signed) with these headers as they are.
-    await requireOwnDomains(
-      options.account,
+    await domains.require(
       facts.claimedSenders.map((address) => address.email),
+      'content.eml',
     );
     if (from.length > 0 && !sameMailboxes(from, facts.from)) {
       throw invalid([
@@ -258,11 +328,15 @@ async function createNewMessage(
       { field: 'to', message: `At most ${maxRecipients} recipients in to, cc and bcc together` },
     ]);
   }
-  await requireOwnDomains(
-    options.account,
+  await domains.require(
     from.map((address) => address.email),
+    'from',
   );
 
+  const headers = input.headers ?? {};
+  const tags = input.tags ?? [];
+  const metadata = input.metadata ?? {};
+  const attachments = input.attachments ?? [];
   const recordBytes =
     estimatedItemBytes({
       from,
@@ -271,8 +345,10 @@ async function createNewMessage(
       bcc,
       reply_to: replyTo,
       subject,
-      headers: input.headers ?? {},
-      attachments: (input.attachments ?? []).map((attachment) => ({
+      headers,
+      tags,
+      metadata,
+      attachments: attachments.map((attachment) => ({
         filename: attachment.filename,
         content_type: attachment.content_type,
         size: 0,
@@ -284,22 +360,47 @@ async function createNewMessage(
     throw invalid([
       {
         field: '(body)',
-        message: `Addresses, names, subject, headers and attachment names need ${Math.ceil(recordBytes / 1024)} KB in the message record; at most ${maxCreatedItemBytes / 1024} KB`,
+        message: `Addresses, names, subject, headers, tags, metadata and attachment names need ${Math.ceil(recordBytes / 1024)} KB in the message record; at most ${maxCreatedItemBytes / 1024} KB`,
       },
     ]);
   }
+  return {
+    sender,
+    from,
+    to,
+    cc,
+    bcc,
+    replyTo,
+    subject,
+    content,
+    ...(emlBytes === undefined ? {} : { emlBytes }),
+    attachments,
+    headers,
+    tags,
+    metadata,
+    mode,
+    status: initialStatus[mode],
+    ...(sendAt === undefined ? {} : { sendAt }),
+    ...(rendered === undefined ? {} : { template: rendered.template }),
+  };
+}
 
-  const status = initialStatus[mode];
-  const known = await replayIfKnown(options, claim, now);
-  if (known !== undefined) return known;
-  if (options.dryRun) return { message_uuid: null, status, dry_run: true };
+/** A prepared message with its uuid, laid out for storage: the item, its parts and its S3 object. */
+export interface NewMessage {
+  item: MessageItem;
+  dueAt: string | undefined;
+  parts: MessageParts;
+  objects: StoredObject[];
+}
 
-  const uuid = randomUUID();
+/** Lays out a prepared message under `uuid`, created at `now` (pure: the same input, the same items). */
+export function newMessage(prepared: PreparedMessage, uuid: string, account: string, now: Date): NewMessage {
+  const { content } = prepared;
   const planned = planContent(uuid, {
     ...(content.kind === 'text_only' || content.kind === 'mixed' ? { text: content.text } : {}),
     ...(content.kind === 'html_only' || content.kind === 'mixed' ? { html: content.html } : {}),
-    ...(emlBytes === undefined ? {} : { eml: emlBytes }),
-    attachments: (input.attachments ?? []).map((attachment) => ({
+    ...(prepared.emlBytes === undefined ? {} : { eml: prepared.emlBytes }),
+    attachments: prepared.attachments.map((attachment) => ({
       filename: attachment.filename,
       content_type: attachment.content_type,
       body: decode(attachment.content),
@@ -311,29 +412,32 @@ async function createNewMessage(
       : [{ key: planned.content.key, body: planned.object, contentType: 'application/octet-stream' }];
 
   const at = now.toISOString();
+  const { mode, status, sendAt } = prepared;
   const item: MessageItem = {
     message_uuid: uuid,
-    account_id: options.account,
-    tenant: domainOf(sender.email),
-    message_sender: sender.email,
-    from,
-    to,
-    cc,
-    bcc,
-    reply_to: replyTo,
-    subject,
+    account_id: account,
+    tenant: domainOf(prepared.sender.email),
+    message_sender: prepared.sender.email,
+    from: prepared.from,
+    to: prepared.to,
+    cc: prepared.cc,
+    bcc: prepared.bcc,
+    reply_to: prepared.replyTo,
+    subject: prepared.subject,
     content_kind: content.kind as ContentKind,
-    headers: input.headers ?? {},
+    headers: prepared.headers,
+    tags: prepared.tags,
+    metadata: prepared.metadata,
     content: planned.content,
     attachments: planned.attachments,
     scheduling: sendAt === undefined ? { mode } : { mode, send_at: sendAt.toISOString() },
     status,
-    recipients: recipientsOf({ to, cc, bcc }, at),
+    recipients: recipientsOf({ to: prepared.to, cc: prepared.cc, bcc: prepared.bcc }, at),
     history: [{ status, at, detail: mode }],
     created_at: at,
     updated_at: at,
     attempts: 0,
-    ...(rendered === undefined ? {} : { template: rendered.template }),
+    ...(prepared.template === undefined ? {} : { template: prepared.template }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).
@@ -343,27 +447,68 @@ async function createNewMessage(
       : status === 'waiting'
         ? new Date(now.getTime() + maxHoldMs).toISOString()
         : sendAt?.toISOString();
-
-  // The content first (object or content item), then the message: a message never lacks its bodies.
-  if (objects.length > 0) await putObjects(objects);
-  if (planned.bodies !== undefined) await putContentItem(uuid, planned.bodies);
-  const dropContent = async () => {
-    if (objects.length > 0) await deleteObjects(objects.map((object) => object.key)).catch(() => undefined);
-    if (planned.bodies !== undefined) await deleteContentItems([uuid]).catch(() => undefined);
+  return {
+    item,
+    dueAt,
+    parts: {
+      entries: searchEntriesOf(item),
+      ...(planned.bodies === undefined ? {} : { bodies: planned.bodies }),
+    },
+    objects,
   };
+}
+
+/** S3 PUTs in flight at once for a batch's objects. */
+const objectConcurrency = 16;
+
+/**
+ * Writes what goes before the message items: the S3 objects, then the content items and search
+ * entries (`batched`: with BatchWriteItem, for a batch). A message item written afterwards never
+ * lacks its bodies or its entries.
+ */
+export async function storeParts(messages: readonly NewMessage[], batched = false): Promise<void> {
+  const objects = messages.flatMap((message) => message.objects);
+  for (let start = 0; start < objects.length; start += objectConcurrency)
+    await putObjects(objects.slice(start, start + objectConcurrency));
+  const parts = messages.map((message) => message.parts);
+  await (batched ? putBatchMessageParts(parts) : putMessageParts(parts));
+}
+
+/** Removes the parts of messages that were not stored after all (best effort: orphans are harmless). */
+export async function dropParts(messages: readonly NewMessage[]): Promise<void> {
+  const objects = messages.flatMap((message) => message.objects.map((object) => object.key));
+  if (objects.length > 0) await deleteObjects(objects).catch(() => undefined);
+  await deleteMessageParts(messages.map(({ parts }) => parts)).catch(() => undefined);
+}
+
+async function createNewMessage(
+  prepared: PreparedMessage,
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult> {
+  const { status, mode } = prepared;
+  const known = await replayIfKnown(options, claim, now);
+  if (known !== undefined) return known;
+  if (options.dryRun) return { message_uuid: null, status, dry_run: true };
+
+  const uuid = randomUUID();
+  const message = newMessage(prepared, uuid, options.account, now);
+  // The content and search entries first, then the message: a message never lacks its bodies.
+  await storeParts([message]);
   let created: Awaited<ReturnType<typeof createMessage>>;
   try {
-    created = await createMessage(item, dueAt, claim);
+    created = await createMessage(message.item, message.dueAt, claim);
   } catch (error) {
     // An unreachable database (code 4) may still have committed the write before the connection
-    // broke: keep the content then, so a message that exists never lacks it. Orphaned content is
+    // broke: keep the parts then, so a message that exists never lacks them. Orphaned parts are
     // harmless; a message without its bodies would fail when sent.
-    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable)) await dropContent();
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable)) await dropParts([message]);
     throw error;
   }
   if (!created.created) {
-    // A concurrent request with the same key won: drop this one's content, answer as the first did.
-    await dropContent();
+    // A concurrent request with the same key won: drop this one's parts, answer as the first did.
+    await dropParts([message]);
     return replayOf(created.replay, claim as IdempotencyClaim);
   }
   log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });

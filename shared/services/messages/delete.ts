@@ -1,11 +1,13 @@
+import { mapLimit } from '../../domain/map-limit.ts';
 import { objectKeysOf } from '../../domain/messages/message.ts';
 import { isProtected } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../../errors/service-error.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { searchEntriesOf } from '../../repositories/keys.ts';
 import {
-  deleteContentItems,
   deleteMessage,
+  deleteMessageParts,
   deleteObjects,
   getMessages,
 } from '../../repositories/messages.ts';
@@ -21,21 +23,6 @@ export interface DeleteReport {
 type Outcome = 'deleted' | 'not_found' | 'unauthorized' | 'protected';
 
 const concurrency = 16;
-
-async function inParallel<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(runners);
-}
 
 /**
  * When some deletes failed (the database went away mid-batch), the answer is that failure's code,
@@ -71,7 +58,8 @@ function partialFailure(
 /**
  * POST /message/delete-1.0. Ids are lower-cased and de-duplicated (first occurrence wins), and each
  * lands in exactly one list, in request order. Each delete is conditional (exists, owned, not
- * protected); the S3 objects of deleted messages are removed afterwards. A dry run reads instead.
+ * protected); the content items, search entries and S3 objects of deleted messages are removed
+ * afterwards. A dry run reads instead.
  */
 export async function deleteMessages(
   uuids: readonly string[],
@@ -81,7 +69,7 @@ export async function deleteMessages(
   const ids = [...new Set(uuids.map((uuid) => uuid.toLowerCase()))];
   const outcomes = new Map<string, Outcome>();
   const objectKeys: string[] = [];
-  const contentItems: string[] = [];
+  const parts: Array<Parameters<typeof deleteMessageParts>[0][number]> = [];
   if (dryRun) {
     const found = await getMessages(ids);
     for (const id of ids) {
@@ -99,13 +87,14 @@ export async function deleteMessages(
     }
   } else {
     const failures = new Map<string, unknown>();
-    await inParallel(ids, concurrency, async (id) => {
+    await mapLimit(ids, concurrency, async (id) => {
       try {
         const result = await deleteMessage(id, account);
         outcomes.set(id, result.outcome);
         if (result.outcome === 'deleted') {
           objectKeys.push(...objectKeysOf(result.item));
-          if (result.item.content?.store === 'item') contentItems.push(id);
+          // Its search entries, the content item among them.
+          parts.push({ entries: searchEntriesOf(result.item) });
           log('info', 'message state', { message_uuid: id, account, status: 'deleted', event: 'delete' });
         }
       } catch (error) {
@@ -113,11 +102,11 @@ export async function deleteMessages(
         failures.set(id, error);
       }
     });
-    if (contentItems.length > 0) {
-      await deleteContentItems(contentItems).catch((error: unknown) =>
-        log('error', 'deleting message content items failed', {
+    if (parts.length > 0) {
+      await deleteMessageParts(parts).catch((error: unknown) =>
+        log('error', 'deleting message content items and search entries failed', {
           account,
-          items: contentItems.length,
+          messages: parts.length,
           ...describeError(error),
         }),
       );

@@ -48,19 +48,22 @@ export function idempotencyClaim(
   };
 }
 
+/** 111: the key answers another request (another body, or another route) for 24 hours. */
+export function keyReusedError(): ServiceError {
+  return new ServiceError(
+    Code.MethodValidation,
+    'This Idempotency-Key was already used with a different request',
+    {
+      details: [{ field: 'Idempotency-Key', message: 'Reused with a different body within 24 hours' }],
+    },
+  );
+}
+
 /** The first response for a key; the same key with another body is 111. */
 export function replayOf(
   stored: StoredResponse,
   claim: IdempotencyClaim,
 ): { message_uuid: string; status: string } {
-  if (stored.bodyHash !== claim.bodyHash) {
-    throw new ServiceError(
-      Code.MethodValidation,
-      'This Idempotency-Key was already used with a different request',
-      {
-        details: [{ field: 'Idempotency-Key', message: 'Reused with a different body within 24 hours' }],
-      },
-    );
-  }
+  if (stored.bodyHash !== claim.bodyHash) throw keyReusedError();
   return { message_uuid: stored.messageUuid, status: stored.status };
 }

@@ -2,6 +2,14 @@ import { decodeCursor, encodeCursor, type Positions } from '../../domain/message
 import { type KeyStream, mergeStreams, workBudget } from '../../domain/messages/merge.ts';
 import { detailsView, type MessageItem, summaryView } from '../../domain/messages/message.ts';
 import { messageStatuses } from '../../domain/messages/statuses.ts';
+import {
+  metadataTerm,
+  recipientTerm,
+  type SearchTerm,
+  tagTerm,
+  termDigest,
+  termsOf,
+} from '../../domain/messages/terms.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
 import { inFlightShardOf, isInFlight, keys, shardCount } from '../../repositories/keys.ts';
@@ -30,21 +38,22 @@ export interface MessagePage {
   next_cursor: string | null;
 }
 
+/** Keeps a message read from a stream: the caller's, and matching what the filters ask of the item. */
+type Keep = (item: MessageItem) => boolean;
+
 /**
- * The index streams a filter reads (docs/data-model.md, "Queries"): per settled or held status,
- * gsi2's shards of the account; for `queued`/`processing`, the account's in-flight shards of gsi3,
- * whose entries are read to keep only the asked statuses (as the items are now, so a message that
- * settled since the index was read stays in an unfiltered list). Without a status filter, every status:
- * a message is on exactly one of those partitions at a time, so the merge is the whole list.
+ * One stream of index keys for the merge. With `keep`, the stream reads its entries' items
+ * (consistently, one BatchGetItem per read) and passes on only those kept, as the items are now;
+ * the items are cached for the page. Without it, the page's items are read once at the end.
  */
-function streamsFor(
-  account: string,
-  statuses: readonly string[],
+function keyStream(
+  id: string,
+  stream: IndexStream,
   range: { createdFrom?: string; createdTo?: string },
   cache: Map<string, MessageItem>,
-): KeyStream[] {
-  const shards = Array.from({ length: shardCount.account }, (_, shard) => shard);
-  const keyStream = (id: string, stream: IndexStream): KeyStream => ({
+  keep?: Keep,
+): KeyStream {
+  return {
     id,
     fetch: async (after, limit) => {
       const page = await queryIndexKeys(stream, {
@@ -52,59 +61,112 @@ function streamsFor(
         ...(after === undefined ? {} : { after }),
         limit,
       });
-      return { keys: page.keys, more: page.more, evaluated: page.scannedCount };
+      if (keep === undefined) return { keys: page.keys, more: page.more, evaluated: page.scannedCount };
+      const items = await getMessages(page.keys.map(uuidOf));
+      const kept = page.keys.filter((key) => {
+        const item = items.get(uuidOf(key));
+        if (item === undefined || !keep(item)) return false;
+        cache.set(key, item);
+        return true;
+      });
+      return {
+        keys: kept,
+        more: page.more,
+        evaluated: page.scannedCount,
+        ...(page.keys.length === 0 ? {} : { last: page.keys[page.keys.length - 1] }),
+      };
     },
-  });
+  };
+}
+
+/**
+ * The index streams a status filter reads (docs/data-model.md, "Queries"): per settled or held
+ * status, gsi2's shards of the account; for `queued`/`processing`, the account's in-flight shards of
+ * gsi3, whose entries are read to keep only the asked statuses (as the items are now, so a message
+ * that settled since the index was read stays in an unfiltered list). Without a status filter,
+ * every status: a message is on exactly one of those partitions at a time, so the merge is the
+ * whole list.
+ */
+function statusStreams(
+  account: string,
+  statuses: readonly string[],
+  range: { createdFrom?: string; createdTo?: string },
+  cache: Map<string, MessageItem>,
+): KeyStream[] {
   const streams: KeyStream[] = [];
   for (const status of statuses.filter((status) => !isInFlight(status)))
     for (const shard of shards)
       streams.push(
-        keyStream(`${status}/${shard}`, {
-          index: 'gsi2',
-          partition: keys.messagesOfAccountByStatus(account, status, shard),
-          prefix: '',
-        }),
+        keyStream(
+          `${status}/${shard}`,
+          { index: 'gsi2', partition: keys.messagesOfAccountByStatus(account, status, shard), prefix: '' },
+          range,
+          cache,
+        ),
       );
-  const inFlight = statuses.filter(isInFlight);
-  if (inFlight.length > 0) {
-    for (const shard of shards) {
-      const stream: IndexStream = {
-        index: 'gsi3',
-        partition: keys.inFlight(inFlightShardOf(account, shard)),
-        prefix: `${account}#`,
-      };
-      streams.push({
-        id: `inflight/${shard}`,
-        fetch: async (after, limit) => {
-          const page = await queryIndexKeys(stream, {
-            ...range,
-            ...(after === undefined ? {} : { after }),
-            limit,
-          });
-          const items = await getMessages(page.keys.map(uuidOf));
-          // The items are read consistently: one that settled since the index was read is kept if
-          // its new status is asked too (the merge shows it once if its new stream has it as well).
-          const kept = page.keys.filter((key) => {
-            const item = items.get(uuidOf(key));
-            if (item === undefined || item.account_id !== account || !statuses.includes(item.status))
-              return false;
-            cache.set(key, item);
-            return true;
-          });
-          return {
-            keys: kept,
-            more: page.more,
-            evaluated: page.scannedCount,
-            ...(page.keys.length === 0 ? {} : { last: page.keys[page.keys.length - 1] }),
-          };
-        },
-      });
-    }
+  if (statuses.some(isInFlight)) {
+    const keep: Keep = (item) => item.account_id === account && statuses.includes(item.status);
+    for (const shard of shards)
+      streams.push(
+        keyStream(
+          `inflight/${shard}`,
+          { index: 'gsi3', partition: keys.inFlight(inFlightShardOf(account, shard)), prefix: `${account}#` },
+          range,
+          cache,
+          keep,
+        ),
+      );
   }
   return streams;
 }
 
+/**
+ * The search filters (`tag`, `metadata`, `recipient`): one of them drives the query through its
+ * search entries (`TERM#<account>#<digest>#<shard>`, one stream per account shard); the others
+ * and a status filter are checked on the items the streams read. A recipient is the likeliest to
+ * be rare, then a metadata pair, then a tag, so that order picks the driving term.
+ */
+function searchOf(filters: Filters): { drive: SearchTerm; also: SearchTerm[] } | undefined {
+  const terms: SearchTerm[] = [];
+  if (filters.recipient !== undefined) terms.push(recipientTerm(filters.recipient.email));
+  for (const [key, value] of Object.entries(filters.metadata ?? {})) terms.push(metadataTerm(key, value));
+  if (filters.tag !== undefined) terms.push(tagTerm(filters.tag));
+  const [drive, ...also] = terms;
+  return drive === undefined ? undefined : { drive, also };
+}
+
+function searchStreams(
+  account: string,
+  search: { drive: SearchTerm; also: SearchTerm[] },
+  statuses: readonly string[] | undefined,
+  range: { createdFrom?: string; createdTo?: string },
+  cache: Map<string, MessageItem>,
+): KeyStream[] {
+  const digest = termDigest(search.drive);
+  const also = search.also.map((term) => `${term.kind}:${term.text}`);
+  const keep: Keep | undefined =
+    statuses === undefined && also.length === 0
+      ? undefined
+      : (item) => {
+          if (item.account_id !== account) return false;
+          if (statuses !== undefined && !statuses.includes(item.status)) return false;
+          const has = new Set(termsOf(item).map((term) => `${term.kind}:${term.text}`));
+          return also.every((term) => has.has(term));
+        };
+  return shards.map((shard) =>
+    keyStream(
+      `term/${shard}`,
+      { index: 'table', partition: keys.searchTerm(account, digest, shard), prefix: '' },
+      range,
+      cache,
+      keep,
+    ),
+  );
+}
+
 const uuidOf = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);
+const shards = Array.from({ length: shardCount.account }, (_, shard) => shard);
+type Filters = NonNullable<MessageQueryRequest['filters']>;
 
 /**
  * A page of the caller's messages, newest first: an exact merge of the index shards the filters
@@ -136,17 +198,24 @@ export async function listMessages(
     });
   }
   const limit = filters.limit ?? defaultQueryLimit;
-  const fingerprint = { statuses, from: createdFrom?.toISOString(), to: createdTo?.toISOString() };
+  const search = searchOf(filters);
+  const fingerprint = {
+    statuses,
+    from: createdFrom?.toISOString(),
+    to: createdTo?.toISOString(),
+    ...(search === undefined
+      ? {}
+      : { terms: [search.drive, ...search.also].map((term) => `${term.kind}:${termDigest(term)}`) }),
+  };
   const cache = new Map<string, MessageItem>();
-  const streams = streamsFor(
-    account,
-    statuses.includes(allStatuses) ? messageStatuses : statuses,
-    {
-      ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
-      ...(createdTo === undefined ? {} : { createdTo: createdTo.toISOString() }),
-    },
-    cache,
-  );
+  const range = {
+    ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
+    ...(createdTo === undefined ? {} : { createdTo: createdTo.toISOString() }),
+  };
+  const streams =
+    search === undefined
+      ? statusStreams(account, statuses.includes(allStatuses) ? messageStatuses : statuses, range, cache)
+      : searchStreams(account, search, statuses.includes(allStatuses) ? undefined : statuses, range, cache);
   const streamIds = streams.map((stream) => stream.id);
 
   let positions: Positions = Object.fromEntries(streamIds.map((id) => [id, { done: false }]));
