@@ -19,6 +19,8 @@ export interface Route {
 export const scopes = {
   'messages:send': 'Create messages, release or cancel held ones',
   'messages:read': 'Query your messages',
+  'messages:read_content':
+    'Read the content of your messages: bodies, headers, attachments, the signed message',
   'messages:delete': 'Delete your unsent messages',
   'domains:read': 'Read DKIM settings of your domains',
   'domains:write': 'Change DKIM settings of your domains',
@@ -92,6 +94,16 @@ export const routes = [
     dryRun: false,
     tag: 'messages',
     summary: 'One message in full, or a filtered page of messages',
+  },
+  {
+    id: 'message-content',
+    method: 'POST',
+    path: '/message/content-1.0',
+    public: false,
+    scopes: ['messages:read_content'],
+    dryRun: false,
+    tag: 'messages',
+    summary: 'The content of one message: subject, bodies, headers, attachments and the signed message',
   },
   {
     id: 'message-delete',

@@ -19,6 +19,7 @@ import type { workers } from '../../shared/workers.ts';
  * - webhookSecrets: `encrypt` or `decrypt` with the key-wrapping KMS key, only for ciphertexts whose
  *   encryption context says `purpose = svc-mail-webhook-secret` (a condition in the statement).
  * - mail: sends through SES with the configuration set.
+ * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete';
@@ -34,6 +35,8 @@ export interface AccessNeeds {
   readonly webhookDeadLetterQueue?: 'send';
   readonly webhookSecrets?: 'encrypt' | 'decrypt';
   readonly mail?: true;
+  /** Composes messages as the sender does, without sending: the relay's name (MAIL_TRANSPORT). */
+  readonly composes?: true;
   readonly avatars?: true;
 }
 
@@ -56,6 +59,15 @@ export const functionAccess = {
   'message-add': { table: 'write', queue: 'send', objects: { 'messages/': ['write'] } },
   // Reads only.
   'message-query': { table: 'read' },
+  // Rebuilds a message as sent (its bodies, the DKIM keys that signed it), stores the signed message
+  // and its attachments under messages/<uuid>/download/ and presigns them; records their number on
+  // the item, so that deleting the message removes them.
+  'message-content': {
+    table: 'write',
+    objects: { 'messages/': ['read', 'write'] },
+    dkimKey: 'decrypt',
+    composes: true,
+  },
   // The only function that deletes messages and their objects.
   'message-delete': { table: 'delete', objects: { 'messages/': ['delete'] } },
   // Reads keys and does DNS lookups; never sees private keys.

@@ -297,6 +297,7 @@ export class MailServiceStack extends Stack {
         if (config.smtpSecretArn !== undefined) fn.bindSmtpSecret(config.smtpSecretArn);
       }
     }
+    if (needs.composes === true) fn.addEnvironment('MAIL_TRANSPORT', config.mailTransport);
     if (needs.avatars === true) {
       fn.addEnvironment('GRAVATAR_BASE_URL', config.gravatarBaseUrl);
       fn.addEnvironment('AVATAR_TTL_SECONDS', String(config.avatarTtlSeconds));

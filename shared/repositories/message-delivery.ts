@@ -38,7 +38,19 @@ export interface DeliveryMessage
   attempts?: number;
   lease_until?: number;
   relay?: { message_id?: string; response?: string };
+  /** How the send the relay answered was composed (docs/data-model.md): what rebuilds it exactly. */
+  composed?: ComposedRecord;
   due_at?: string;
+}
+
+/**
+ * The facts of a composition beyond the stored message: the time (UTC ISO; the Date header and the
+ * DKIM `t=`), the selectors of the keys that signed (none: unsigned) and the relay it was made for.
+ */
+export interface ComposedRecord {
+  at: string;
+  selectors?: string[];
+  transport: 'smtp' | 'ses';
 }
 
 /** What a status change needs to know to compute the message's index keys. */
@@ -234,6 +246,7 @@ export interface RelayOutcome {
   status: MessageStatus;
   recipients: Recipient[];
   relay?: { message_id?: string; response?: string };
+  composed?: ComposedRecord;
   history: HistoryEntry[];
   at: string;
 }
@@ -267,6 +280,7 @@ export async function recordOutcome(
                 : { message_id: clipDetail(outcome.relay.message_id) }),
             },
           }),
+      ...(outcome.composed === undefined ? {} : { composed: outcome.composed }),
     },
     remove: [...index.remove, 'lease_until', 'due_at'],
     history: outcome.history,
@@ -482,16 +496,21 @@ export async function enqueueSend(messageUuid: string, delaySeconds = 0): Promis
   );
 }
 
-/**
- * A message's bodies and attachments: from the item when inline, else from its one content
- * object (a single S3 GET), cut at the stored byte ranges.
- */
-export async function readMessageContent(message: DeliveryMessage): Promise<{
+/** A message's bodies and attachments, as bytes. */
+export interface MessageBodies {
   text?: Buffer;
   html?: Buffer;
   eml?: Buffer;
   attachments: Buffer[];
-}> {
+}
+
+/**
+ * A message's bodies and attachments: from the item when inline, else from its one content
+ * object (a single S3 GET), cut at the stored byte ranges.
+ */
+export async function readMessageContent(
+  message: Pick<DeliveryMessage, 'message_uuid' | 'content' | 'attachments'>,
+): Promise<MessageBodies> {
   const content = message.content;
   if (content.store !== 's3') {
     const result = await guarded('database', () =>

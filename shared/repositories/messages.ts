@@ -288,6 +288,33 @@ export async function getMessages(uuids: readonly string[]): Promise<Map<string,
   return found;
 }
 
+/**
+ * Records that the content route stores `count` download objects of a message (the number only
+ * grows), so that deleting the message removes them. False when the message no longer exists.
+ */
+export async function recordDownloads(uuid: string, count: number): Promise<boolean> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.message(uuid),
+          UpdateExpression: 'SET downloads = :count',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(downloads) OR downloads < :count)',
+          ExpressionAttributeValues: { ':count': count },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    // Already as many or more: recorded; no item: the message was deleted meanwhile.
+    if (isConditionalFailure(error)) return error.Item !== undefined;
+    throw error;
+  }
+}
+
 export type TransitionResult =
   | { outcome: 'changed' }
   | { outcome: 'replay'; stored: StoredResponse }
@@ -489,6 +516,8 @@ export interface StoredObject {
   key: string;
   body: Uint8Array | string;
   contentType: string;
+  /** Served as a download under this file name (Content-Disposition: attachment). */
+  downloadAs?: string;
 }
 
 /** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */

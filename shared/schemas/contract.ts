@@ -11,6 +11,8 @@ import {
 import {
   messageAddRequest,
   messageAddResponse,
+  messageContentRequest,
+  messageContentResponse,
   messageDeleteRequest,
   messageDeleteResponse,
   messageQueryRequest,
@@ -194,6 +196,51 @@ export const contract: Record<RouteId, RouteContract> = {
             next_cursor: null,
           },
         },
+        bounced: {
+          summary: 'A recipient that bounced, with the SMTP reply',
+          value: {
+            message_uuid: uuid,
+            status: 'bounced',
+            message_sender: 'noreply@example.test',
+            tenant: 'example.test',
+            from: [{ email: 'noreply@example.test' }],
+            reply_to: [],
+            recipients: [
+              {
+                email: 'ada@example.org',
+                kind: 'to',
+                status: 'bounced',
+                detail: '550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+                updated_at: at,
+                events: [
+                  {
+                    status: 'bounced',
+                    at,
+                    response: '550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+                  },
+                ],
+              },
+            ],
+            subject: 'Your order has shipped',
+            content_kind: 'text_only',
+            headers: {},
+            attachments: [],
+            scheduling: { mode: 'immediate' },
+            status_history: [
+              { status: 'queued', at, detail: 'immediate' },
+              { status: 'processing', at, detail: 'send attempt 1' },
+              {
+                status: 'bounced',
+                at,
+                detail:
+                  'ada@example.org: 550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+              },
+              { status: 'bounced', at },
+            ],
+            created_at: at,
+            updated_at: at,
+          },
+        },
         details: {
           summary: 'One message in full',
           value: {
@@ -210,6 +257,7 @@ export const contract: Record<RouteId, RouteContract> = {
                 kind: 'to',
                 status: 'queued',
                 updated_at: at,
+                events: [],
               },
             ],
             subject: 'Your order has shipped',
@@ -220,6 +268,45 @@ export const contract: Record<RouteId, RouteContract> = {
             status_history: [{ status: 'queued', at }],
             created_at: at,
             updated_at: at,
+          },
+        },
+      },
+    },
+  },
+  'message-content': {
+    request: messageContentRequest,
+    requestIn: 'body',
+    response: messageContentResponse,
+    // 112: unknown message_uuid (or another account's); 111: its stored content is missing.
+    errors: [Code.NotFound, Code.MethodValidation],
+    examples: {
+      request: { one: { summary: 'One message', value: { message_uuid: uuid } } },
+      response: {
+        sent: {
+          summary: 'A sent message with one attachment',
+          value: {
+            subject: 'Invoice 2026-117',
+            text: 'Your invoice is attached.\r\n',
+            html: null,
+            headers: [
+              { name: 'DKIM-Signature', value: 'v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; …' },
+              { name: 'From', value: 'billing@example.test' },
+              { name: 'To', value: 'ada@example.org' },
+              { name: 'Subject', value: 'Invoice 2026-117' },
+              { name: 'Message-ID', value: `<${uuid}@example.test>` },
+              { name: 'Date', value: 'Sun, 22 Nov 2026 08:15:00 +0000' },
+              { name: 'MIME-Version', value: '1.0' },
+            ],
+            attachments: [
+              {
+                filename: 'invoice.pdf',
+                content_type: 'application/pdf',
+                size: 48213,
+                url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/attachment-1?X-Amz-Signature=…`,
+              },
+            ],
+            raw_url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/message.eml?X-Amz-Signature=…`,
+            expires_at: '2026-11-22T09:30:00.000+01:00',
           },
         },
       },

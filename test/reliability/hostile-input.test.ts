@@ -56,6 +56,8 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
       return { body: { filters: { status: 'queued', limit: 10 } } };
     case 'message-delete':
       return { body: { message_uuids: [randomUUID()] } };
+    case 'message-content':
+      return { body: { message_uuid: randomUUID() } };
     case 'dkim-set-algorithm':
       return { body: { domain, algorithm: 'ed25519-sha256' } };
     case 'dkim-status':

@@ -6,10 +6,10 @@ import {
   type Recipient,
   type RecipientUpdate,
 } from '../../domain/delivery/status.ts';
+import { recipientEntry } from '../../domain/messages/message.ts';
 import { applySuppressions, hardBouncesOf, type Suppression } from '../../domain/suppressions.ts';
-import { composeMime, messageIdFor, prepareEml } from '../../mail/compose.ts';
-import { SigningError, type SigningKey, signMessage } from '../../mail/dkim.ts';
-import { bounceAddress, feedbackId } from '../../mail/envelope.ts';
+import { SigningError, type SigningKey } from '../../mail/dkim.ts';
+import { bounceAddress } from '../../mail/envelope.ts';
 import {
   type MailTransport,
   mailTransport,
@@ -19,6 +19,7 @@ import {
 import { describeError, log } from '../../observability/log.ts';
 import { countMessages } from '../../observability/metrics.ts';
 import {
+  type ComposedRecord,
   claimMessage,
   type DeliveryMessage,
   getDeliveryMessage,
@@ -29,6 +30,7 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
+import { composeSignedMessage } from './compose-message.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
@@ -87,7 +89,7 @@ export async function sendQueuedMessage(
 
   let transport: MailTransport;
   let outcome: TransportResult;
-  let signed: boolean;
+  let built: Awaited<ReturnType<typeof buildSignedMessage>>;
   let checked: ReturnType<typeof applySuppressions>;
   try {
     // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
@@ -99,8 +101,7 @@ export async function sendQueuedMessage(
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
-    const built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
-    signed = built.signed;
+    built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
     outcome = await transport.send({
       messageUuid,
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
@@ -113,7 +114,7 @@ export async function sendQueuedMessage(
   return recordRelayResult(
     { ...claimed, recipients: checked.recipients },
     outcome,
-    signed,
+    built,
     now(),
     checked.history,
   );
@@ -153,55 +154,33 @@ function recipientsOf(message: DeliveryMessage): Recipient[] {
   );
 }
 
+/**
+ * Composes and signs the message for this send, at `nowMs`, with the domain's active keys, and
+ * returns the record of the composition (`composed`), from which the content route rebuilds the
+ * very same bytes.
+ */
 async function buildSignedMessage(
   message: DeliveryMessage,
   transport: MailTransport,
   signingKeys: (domain: string) => Promise<SigningKey[]>,
   nowMs: number,
-): Promise<{ raw: Buffer; signed: boolean }> {
-  const messageId = messageIdFor(message.message_uuid, message.tenant);
-  const feedback = feedbackId(message.message_uuid, message.account_id, message.tenant);
-  const date = new Date(nowMs);
-  let raw: Buffer;
-  const content = await readMessageContent(message);
-  if (message.content_kind === 'eml') {
-    if (content.eml === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content`);
-    raw = prepareEml(content.eml, messageId, {
-      now: date,
-      feedbackId: feedback,
-    });
-  } else {
-    const { text, html } = content;
-    const attachments = message.attachments.map((attachment, index) => ({
-      filename: attachment.filename,
-      contentType: attachment.content_type,
-      content: content.attachments[index] as Buffer,
-    }));
-    raw = await composeMime({
-      messageId,
-      sender: message.message_sender,
-      from: message.from,
-      to: message.to,
-      cc: message.cc,
-      replyTo: message.reply_to,
-      subject: message.subject,
-      headers: message.headers,
-      text: text?.toString('utf8'),
-      html: html?.toString('utf8'),
-      attachments,
-      date,
-      feedbackId: feedback,
-    });
-  }
+): Promise<{ raw: Buffer; signed: boolean; composed: ComposedRecord }> {
+  const at = new Date(nowMs);
+  const bodies = await readMessageContent(message);
   const keys = await signingKeys(message.tenant);
-  if (keys.length === 0) {
+  const built = await composeSignedMessage(message, bodies, { at, keys, transport: transport.name });
+  if (!built.signed) {
     log('warn', 'sending unsigned: the domain has no active DKIM key', {
       message_uuid: message.message_uuid,
       tenant: message.tenant,
     });
-    return { raw, signed: false };
   }
-  return { raw: await signMessage(raw, keys, transport.rewrittenHeaders), signed: true };
+  const composed: ComposedRecord = {
+    at: at.toISOString(),
+    ...(keys.length === 0 ? {} : { selectors: keys.map((key) => key.selector) }),
+    transport: transport.name,
+  };
+  return { ...built, composed };
 }
 
 function isPermanent(error: unknown): boolean {
@@ -293,12 +272,7 @@ export function outcomeFromRelay(
     history.push({ status: 'sent', at, detail: notes.join('; ') || 'accepted by the relay' });
   }
   for (const update of applied) {
-    history.push({
-      status: update.status,
-      at,
-      recipient: update.email,
-      detail: `${update.email}: ${update.detail ?? update.status}`,
-    });
+    history.push(recipientEntry(update.status, at, update.email, update.detail ?? update.status));
   }
   const status = messageStatusFromRecipients(recipients);
   if (status !== 'sent') history.push({ status, at });
@@ -308,12 +282,12 @@ export function outcomeFromRelay(
 async function recordRelayResult(
   message: DeliveryMessage,
   result: TransportResult,
-  signed: boolean,
+  built: { signed: boolean; composed: ComposedRecord },
   nowMs: number,
   suppressionHistory: readonly HistoryEntry[] = [],
 ): Promise<SendResult> {
   const at = new Date(nowMs).toISOString();
-  const relayOutcome = outcomeFromRelay(message, result, at, signed);
+  const relayOutcome = outcomeFromRelay(message, result, at, built.signed);
   const outcome = { ...relayOutcome, history: [...suppressionHistory, ...relayOutcome.history] };
   // Hard bounces (5xx) join the account's suppression list before the outcome is recorded, so a
   // retry of this step (or of the whole send, should the record fail) finds them listed.
@@ -337,6 +311,7 @@ async function recordRelayResult(
       ...outcome,
       at,
       relay: { message_id: result.messageId, response: result.response },
+      composed: built.composed,
     }),
   );
   log(recorded === undefined ? 'warn' : 'info', 'message state change', {
