@@ -148,6 +148,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hourly or daily counts of your messages by status, with bounce and complaint rates
+         * @description Needs a Bearer token with the scope `messages:read`.
+         */
+        post: operations["statsQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domain/dkim/status-1.0": {
         parameters: {
             query?: never;
@@ -2233,6 +2253,259 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    statsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Start of the range: ISO 8601 with an offset
+                     * @example 2026-11-22T09:15:00+01:00
+                     */
+                    date_from: string;
+                    /**
+                     * @description End of the range (inclusive): ISO 8601 with an offset
+                     * @example 2026-11-22T09:15:00+01:00
+                     */
+                    date_to: string;
+                    /**
+                     * @description One point per hour (at most 744) or per day (at most 400) of the server time zone
+                     * @enum {string}
+                     */
+                    granularity: "hour" | "day";
+                    /**
+                     * @description One series per sending domain, or per tag (`name:value`); absent: one series, key `all`
+                     * @enum {string}
+                     */
+                    group_by?: "domain" | "tag";
+                };
+            };
+        };
+        responses: {
+            /** @description Hourly or daily counts of your messages by status, with bounce and complaint rates */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            series: {
+                                /** @description `all`, the sending domain, or the tag as `name:value` */
+                                key: string;
+                                points: {
+                                    /** @description Start of the hour or day */
+                                    at: string;
+                                    /** @description Messages accepted */
+                                    accepted: number;
+                                    /** @description Recipients the relay or SES accepted */
+                                    sent: number;
+                                    /** @description Recipients delivered */
+                                    delivered: number;
+                                    /** @description Recipients that bounced */
+                                    bounced: number;
+                                    /** @description Recipients that complained */
+                                    complained: number;
+                                    /** @description Recipients skipped: on the suppression list */
+                                    suppressed: number;
+                                    /** @description Recipients that failed */
+                                    failed: number;
+                                }[];
+                            }[];
+                            /** @description The account's totals over the range, whatever the grouping */
+                            totals: {
+                                /** @description Messages accepted */
+                                accepted: number;
+                                /** @description Recipients the relay or SES accepted */
+                                sent: number;
+                                /** @description Recipients delivered */
+                                delivered: number;
+                                /** @description Recipients that bounced */
+                                bounced: number;
+                                /** @description Recipients that complained */
+                                complained: number;
+                                /** @description Recipients skipped: on the suppression list */
+                                suppressed: number;
+                                /** @description Recipients that failed */
+                                failed: number;
+                                /** @description bounced ÷ sent, a fraction (0 when nothing was sent) */
+                                bounce_rate: number;
+                                /** @description complained ÷ delivered, a fraction (0 when nothing was delivered) */
+                                complaint_rate: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */

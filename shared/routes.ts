@@ -13,7 +13,7 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks';
+  readonly tag: 'messages' | 'stats' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks';
 }
 
 export const scopes = {
@@ -114,6 +114,16 @@ export const routes = [
     dryRun: true,
     tag: 'messages',
     summary: 'Delete messages that have not been sent',
+  },
+  {
+    id: 'stats-query',
+    method: 'POST',
+    path: '/stats/query-1.0',
+    public: false,
+    scopes: ['messages:read'],
+    dryRun: false,
+    tag: 'stats',
+    summary: 'Hourly or daily counts of your messages by status, with bounce and complaint rates',
   },
   {
     id: 'dkim-status',

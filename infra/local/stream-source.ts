@@ -35,6 +35,11 @@ export interface StreamSourceOptions {
   /** File that keeps the checkpoint of each shard. */
   checkpointFile?: string;
   region?: string;
+  /**
+   * Events as Lambda sends them to a mapping with a tumbling window: with `shardId`, `window` and
+   * `state` (the counting consumer needs the shard id; docs/stats.md).
+   */
+  tumblingWindowSeconds?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -126,7 +131,7 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
       else shard.iterator = page.NextShardIterator;
       return false;
     }
-    const failedAt = await invoke(records);
+    const failedAt = await invoke(records, shard.shardId);
     if (failedAt === undefined) {
       shard.failures = 0;
       const last = records.at(-1)?.dynamodb?.SequenceNumber;
@@ -146,9 +151,12 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
   };
 
   /** Undefined when the batch succeeded, else the sequence number to resume at. */
-  const invoke = async (records: _Record[]): Promise<string | undefined> => {
+  const invoke = async (records: _Record[], shardId: string): Promise<string | undefined> => {
     const event: DynamoDBStreamEvent = {
       Records: records.map((record) => toLambdaRecord(record, options.streamArn, region)),
+      ...(options.tumblingWindowSeconds === undefined
+        ? {}
+        : windowOf(shardId, options.tumblingWindowSeconds)),
     };
     const first = records[0]?.dynamodb?.SequenceNumber as string;
     try {
@@ -228,8 +236,24 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
   };
 }
 
+/**
+ * What Lambda adds to the event of a mapping with a tumbling window: the shard, the current window
+ * (aligned on its length, as Lambda's are) and an empty state (no state is carried here: the
+ * consumers of this host keep theirs in the table).
+ */
+function windowOf(shardId: string, seconds: number) {
+  const start = Math.floor(Date.now() / (seconds * 1000)) * seconds * 1000;
+  return {
+    shardId,
+    window: { start: new Date(start).toISOString(), end: new Date(start + seconds * 1000).toISOString() },
+    state: {},
+    isFinalInvokeForWindow: false,
+    isWindowTerminatedEarly: false,
+  };
+}
+
 /** A GetRecords record as Lambda delivers it (ApproximateCreationDateTime in epoch seconds). */
-function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
+export function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
   const data = record.dynamodb ?? {};
   const created = data.ApproximateCreationDateTime;
   return {

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { webhookQueueDefinition } from '../resources/definitions.ts';
+import { countingStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
 import { type EventSource, startEventSource } from './event-source.ts';
 import { type StreamSource, startStreamSource } from './stream-source.ts';
 import type { LocalWorker } from './workers.ts';
 
 /**
- * The webhook pipeline's stand-ins for AWS event sources (docs/webhooks.md, "Local host"): the
- * table stream → webhook-fanout poller (what the Lambda event source mapping does on AWS), and
- * the webhook queue → webhook-delivery mapping.
+ * The table stream's consumers and the webhook pipeline's stand-ins for AWS event sources
+ * (docs/webhooks.md, "Local host"): the table stream → webhook-fanout and → stats-counter pollers
+ * (what the Lambda event source mappings do on AWS), and the webhook queue → webhook-delivery mapping.
  */
 const report = (what: string) => (error: unknown) => {
   if ((error as { name?: string }).name === 'AbortError') return;
@@ -24,6 +24,31 @@ export const tableStreamWorker = (): LocalWorker => {
         functionId: 'webhook-fanout',
         checkpointFile: join(dataDir, 'stream-checkpoints.json'),
         onError: report('webhook-fanout stream source'),
+      });
+    },
+    async stop() {
+      await source?.stop();
+    },
+  };
+};
+
+/**
+ * The table stream → stats-counter poller (docs/stats.md): a second reader of the same stream with
+ * its own checkpoints, its events carrying the shard id as a tumbling-window mapping's do on AWS.
+ */
+export const countingStreamWorker = (): LocalWorker => {
+  let source: StreamSource | undefined;
+  return {
+    name: 'table stream → stats-counter',
+    async start({ env, dataDir }) {
+      source = startStreamSource({
+        streamArn: env.TABLE_STREAM_ARN as string,
+        functionId: 'stats-counter',
+        checkpointFile: join(dataDir, 'stats-stream-checkpoints.json'),
+        batchSize: countingStreamDefinition.batchSize,
+        tumblingWindowSeconds: countingStreamDefinition.tumblingWindowSeconds,
+        timeoutMs: countingStreamDefinition.timeoutSeconds * 1000,
+        onError: report('stats-counter stream source'),
       });
     },
     async stop() {

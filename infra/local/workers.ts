@@ -1,7 +1,7 @@
 import { deadLetterWorker, sendQueueWorker } from './delivery-workers.ts';
 import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
-import { tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
+import { countingStreamWorker, tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
 
 /**
  * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
@@ -26,5 +26,6 @@ export const localWorkers: Array<() => LocalWorker> = [
   deadLetterWorker,
   schedulesWorker,
   tableStreamWorker,
+  countingStreamWorker,
   webhookQueueWorker,
 ];

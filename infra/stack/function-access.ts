@@ -95,6 +95,10 @@ export const functionAccess = {
   'webhook-delete': { table: 'write-delete' },
   'webhook-rotate-secret': { table: 'write', webhookSecrets: 'encrypt' },
   'webhook-replay': { table: 'read', webhookQueue: 'send' },
+  // Reads counter rows (statistics), never a message.
+  'stats-query': { table: 'read' },
+  // Adds each stream batch's counts to the counter rows (the stream itself comes from the trigger).
+  'stats-counter': { table: 'write' },
   // Reads endpoints, stores events, queues one job per endpoint (the stream itself comes from the trigger).
   'webhook-fanout': { table: 'write', webhookQueue: 'send' },
   // Decrypts secrets, records attempts, disables endpoints on 410, queues retries, dead-letters the last.
@@ -116,4 +120,6 @@ export const workerImpact: Record<WorkerId, string> = {
     'webhook events stop being created; they are not lost while the table stream keeps them (24 h), and follow once it recovers',
   'webhook-delivery':
     'webhook receivers stop getting events; queued jobs wait and are delivered once it recovers',
+  'stats-counter':
+    'statistics and the per-domain dashboard stop moving; nothing is lost while the table stream keeps the changes (24 h), and the counts catch up once it recovers',
 };

@@ -10,7 +10,12 @@ import type { Construct } from 'constructs';
 import { type Route, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
-import { queueDefinition, tableStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
+import {
+  countingStreamDefinition,
+  queueDefinition,
+  tableStreamDefinition,
+  webhookQueueDefinition,
+} from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
 import { ServiceDashboard } from './dashboard.ts';
@@ -59,6 +64,7 @@ const workerTimeout = Duration.seconds(60);
 const workerTimeouts: Partial<Record<Worker['trigger'], Duration>> = {
   'webhook-queue': Duration.seconds(webhookQueueDefinition.deliveryTimeoutSeconds),
   'table-stream': Duration.seconds(tableStreamDefinition.fanoutTimeoutSeconds),
+  'table-stream-counting': Duration.seconds(countingStreamDefinition.timeoutSeconds),
 };
 /** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
 const timeouts: Partial<Record<FunctionId, Duration>> = { 'keepalive-run': Duration.seconds(60) };
@@ -239,6 +245,10 @@ export class MailServiceStack extends Stack {
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       name: this.stackName,
       metrics: this.serviceMetrics,
+      // The SES identities' domains (an address identity sends from its domain).
+      sendingDomains: [
+        ...new Set(config.sesIdentities.map((identity) => identity.split('@').pop() as string)),
+      ],
       routes,
       serverErrorRate: this.alarms.serverErrorRate,
       deadLetterQueue: this.storage.deadLetterQueue,
@@ -351,6 +361,25 @@ export class MailServiceStack extends Stack {
             reportBatchItemFailures: true,
             retryAttempts: tableStreamDefinition.retryAttempts,
             maxRecordAge: Duration.hours(tableStreamDefinition.maxRecordAgeHours),
+            onFailure: new SqsDlq(this.storage.streamFailureQueue),
+          }),
+        );
+        return;
+      case 'table-stream-counting':
+        // Exactness first (docs/stats.md): in order per shard, one batch at a time, the shard id in
+        // the event (tumbling window), and a failing batch retried whole, never bisected or skipped
+        // (retry attempts and record age unlimited: the stream's own 24 h bound them). Records the
+        // stream drops after 24 h are described in the failure queue, which an alarm watches.
+        fn.function.addEventSource(
+          new DynamoEventSource(this.storage.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: countingStreamDefinition.batchSize,
+            maxBatchingWindow: Duration.seconds(countingStreamDefinition.maxBatchingWindowSeconds),
+            tumblingWindow: Duration.seconds(countingStreamDefinition.tumblingWindowSeconds),
+            bisectBatchOnError: false,
+            parallelizationFactor: 1,
+            reportBatchItemFailures: true,
+            retryAttempts: -1,
             onFailure: new SqsDlq(this.storage.streamFailureQueue),
           }),
         );

@@ -16,6 +16,12 @@ import { createHash } from 'node:crypto';
 
 export const shardCount = { account: 4, work: 32 } as const;
 
+/** Writer slots of an account's counters (`keys.stats`): partitions a stats query reads in parallel. */
+export const statsWriters = 4;
+
+/** The writer slot of a stream shard's counter rows. */
+export const statsWriterOf = (streamShard: string): number => stableHash(streamShard) % statsWriters;
+
 /** FNV-1a, 32 bits: a stable, well-spread hash of a key (not a security function). */
 export function stableHash(text: string): number {
   let hash = 0x811c9dc5;
@@ -74,6 +80,18 @@ export const keys = {
   }),
   /** Partition of the `suppressions` index: one account's list. */
   suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
+  /**
+   * Message counters of an account (docs/stats.md): one partition per writer slot, chosen by the
+   * stream shard that counts, so no key is written by every message and each row has one writer.
+   */
+  stats: (accountId: string, writer: number) => `STATS#${accountId}#${writer}`,
+  /**
+   * A counter row: one dimension (`all`, `domain`, `tag`) on one day of the server's time zone,
+   * as one stream shard counted it. Kind and date first: one Query reads a range of days of every
+   * value of a dimension.
+   */
+  statsRow: (kind: string, date: string, value: string, streamShard: string) =>
+    `${kind}#${date}#${value}#${streamShard}`,
   /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
   suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
     `${reason}#${createdAt}#${email}`,

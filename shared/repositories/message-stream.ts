@@ -1,12 +1,14 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { MessageLabels } from '../domain/stats/counters.ts';
 import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../domain/webhooks/events.ts';
 import { keys } from './keys.ts';
 
 /**
- * The one place that reads a message item's stored layout for the webhook events: a table stream
- * image (DynamoDB JSON) → the snapshot the pure event rules work on. Undefined for any other item
- * (domains, keys, events, …). If the message item's layout changes, only this function changes.
+ * The one place that reads a message item's stored layout for the stream's consumers (webhook
+ * events, statistics): a table stream image (DynamoDB JSON) → the snapshot the pure event rules
+ * work on. Undefined for any other item (domains, keys, events, …). If the message item's layout
+ * changes, only this module changes.
  */
 export function messageSnapshotOf(
   image: Record<string, AttributeValue> | undefined,
@@ -50,5 +52,28 @@ export function messageSnapshotOf(
     subject: typeof item.subject === 'string' ? item.subject : '',
     recipients,
     history,
+  };
+}
+
+/**
+ * What a message is counted under (docs/stats.md): its account, sending domain, tags and creation
+ * time, from a stream image. Undefined for any item that is not a message.
+ */
+export function messageLabelsOf(
+  image: Record<string, AttributeValue> | undefined,
+): (MessageLabels & { accountId: string }) | undefined {
+  const snapshot = messageSnapshotOf(image);
+  if (snapshot === undefined || image === undefined) return undefined;
+  const item = unmarshall(image) as Record<string, unknown>;
+  const tags = (Array.isArray(item.tags) ? item.tags : []).flatMap((raw: Record<string, unknown>) =>
+    typeof raw?.name === 'string' && typeof raw.value === 'string'
+      ? [{ name: raw.name, value: raw.value }]
+      : [],
+  );
+  return {
+    accountId: snapshot.accountId,
+    tenant: typeof item.tenant === 'string' ? item.tenant : '',
+    tags,
+    createdAt: typeof item.created_at === 'string' ? item.created_at : (snapshot.history[0]?.at ?? ''),
   };
 }

@@ -19,6 +19,7 @@ import {
   messageQueryResponse,
 } from './messages.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
+import { statsQueryRequest, statsQueryResponse } from './stats.ts';
 import {
   suppressionAddRequest,
   suppressionAddResponse,
@@ -322,6 +323,81 @@ export const contract: Record<RouteId, RouteContract> = {
         outcome: {
           summary: 'One deleted, one already sent',
           value: { deleted: [uuid], not_found: [], unauthorized: [], protected: [otherUuid] },
+        },
+      },
+    },
+  },
+
+  // statistics
+  'stats-query': {
+    request: statsQueryRequest,
+    requestIn: 'body',
+    response: statsQueryResponse,
+    examples: {
+      request: {
+        daily: {
+          summary: 'Three days, by sending domain',
+          value: {
+            date_from: '2026-11-20T00:00:00+01:00',
+            date_to: '2026-11-22T23:59:59+01:00',
+            granularity: 'day',
+            group_by: 'domain',
+          },
+        },
+      },
+      response: {
+        daily: {
+          summary: 'One domain, three days',
+          value: {
+            series: [
+              {
+                key: 'example.test',
+                points: [
+                  {
+                    at: '2026-11-20T00:00:00.000+01:00',
+                    accepted: 120,
+                    sent: 130,
+                    delivered: 127,
+                    bounced: 2,
+                    complained: 0,
+                    suppressed: 1,
+                    failed: 0,
+                  },
+                  {
+                    at: '2026-11-21T00:00:00.000+01:00',
+                    accepted: 98,
+                    sent: 101,
+                    delivered: 100,
+                    bounced: 1,
+                    complained: 1,
+                    suppressed: 0,
+                    failed: 0,
+                  },
+                  {
+                    at: '2026-11-22T00:00:00.000+01:00',
+                    accepted: 0,
+                    sent: 0,
+                    delivered: 0,
+                    bounced: 0,
+                    complained: 0,
+                    suppressed: 0,
+                    failed: 0,
+                  },
+                ],
+              },
+            ],
+            totals: {
+              accepted: 218,
+              sent: 231,
+              delivered: 227,
+              bounced: 3,
+              complained: 1,
+              suppressed: 1,
+              failed: 0,
+              bounce_rate: 0.012987012987012988,
+              complaint_rate: 0.004405286343612335,
+            },
+          },
         },
       },
     },

@@ -1,0 +1,197 @@
+import { startOfZonedHour, zonedHour } from '../../time/format.ts';
+import { deriveEvents, type MessageSnapshot, type WebhookEventType } from '../webhooks/events.ts';
+
+/**
+ * Message statistics (docs/stats.md): what one committed change of a message adds to the counters,
+ * where the counts are kept, and how stored counts become a series. Pure: the stream consumer and
+ * the stats query do the reading and writing.
+ *
+ * Counters count recipients reaching a status, except `accepted`, which counts messages; `sent`
+ * counts every recipient the relay or SES accepted, whatever happened next. They are the events the
+ * webhook rules derive from the same change (`deriveEvents`), so the figures and the webhooks agree.
+ */
+export const statCounters = [
+  'accepted',
+  'sent',
+  'delivered',
+  'bounced',
+  'complained',
+  'suppressed',
+  'failed',
+] as const;
+
+export type StatCounter = (typeof statCounters)[number];
+
+export type Counts = Record<StatCounter, number>;
+
+export const zeroCounts = (): Counts =>
+  Object.fromEntries(statCounters.map((counter) => [counter, 0])) as Counts;
+
+const counterOfEvent: Partial<Record<WebhookEventType, StatCounter>> = {
+  'message.sent': 'sent',
+  'message.delivered': 'delivered',
+  'message.bounced': 'bounced',
+  'message.complained': 'complained',
+  'message.suppressed': 'suppressed',
+  'message.failed': 'failed',
+};
+
+/** One count and when it happened (UTC ISO). */
+export interface CountedEvent {
+  counter: StatCounter;
+  at: string;
+}
+
+/** What a message is counted under besides `all`. */
+export interface MessageLabels {
+  /** The sending domain. */
+  tenant: string;
+  tags: ReadonlyArray<{ name: string; value: string }>;
+  /** UTC ISO: when it was accepted. */
+  createdAt: string;
+}
+
+/**
+ * The counts one write of a message item adds: `accepted` when the item is created, and one count
+ * per recipient event of the change. `before` is undefined for a new item.
+ */
+export function countedEvents(
+  before: MessageSnapshot | undefined,
+  after: MessageSnapshot,
+  labels: Pick<MessageLabels, 'createdAt'>,
+): CountedEvent[] {
+  const counted: CountedEvent[] = before === undefined ? [{ counter: 'accepted', at: labels.createdAt }] : [];
+  for (const event of deriveEvents(before, after)) {
+    const counter = counterOfEvent[event.type];
+    if (counter !== undefined) counted.push({ counter, at: event.at });
+  }
+  return counted;
+}
+
+// ---- Where counts are kept --------------------------------------------------------------------
+
+/** What a series is grouped by; `all` is the account's totals. */
+export type DimensionKind = 'all' | 'domain' | 'tag';
+
+export interface Dimension {
+  kind: DimensionKind;
+  /** The domain, `<tag name>:<tag value>`, or '' for `all`. */
+  value: string;
+}
+
+/** Every dimension a message counts under: all, its sending domain, each of its tags. */
+export function dimensionsOf(labels: Pick<MessageLabels, 'tenant' | 'tags'>): Dimension[] {
+  const tags = new Set(labels.tags.map((tag) => `${tag.name}:${tag.value}`));
+  return [
+    { kind: 'all', value: '' },
+    { kind: 'domain', value: labels.tenant.toLowerCase() },
+    ...[...tags].map((value) => ({ kind: 'tag' as const, value })),
+  ];
+}
+
+/**
+ * The bucket of a count: the date and hour of the server's time zone (SERVER_TZ) when it happened.
+ * A day is the zone's calendar day; the hour the change back from summer time repeats is one bucket.
+ */
+export function bucketOf(at: string, zone?: string): { date: string; hour: number } {
+  const { date, hour } = zonedHour(Date.parse(at), zone);
+  return { date, hour };
+}
+
+/**
+ * A counter row holds one day of one dimension as counted by one stream shard: one attribute per
+ * counter and hour (`d13`: delivered between 13:00 and 14:00), so that a day's row serves both
+ * granularities and a 30-day query reads 30 rows per dimension and writer, whatever the volume.
+ */
+export const counterLetter: Readonly<Record<StatCounter, string>> = {
+  accepted: 'a',
+  sent: 's',
+  delivered: 'd',
+  bounced: 'b',
+  complained: 'c',
+  suppressed: 'x',
+  failed: 'f',
+};
+
+export const counterAttribute = (counter: StatCounter, hour: number): string =>
+  `${counterLetter[counter]}${String(hour).padStart(2, '0')}`;
+
+const counterOfLetter = new Map(Object.entries(counterLetter).map(([counter, letter]) => [letter, counter]));
+
+/** The counter a row attribute counts (`d13` → delivered), or undefined for any other attribute. */
+export function counterOfAttribute(attribute: string): StatCounter | undefined {
+  const match = /^([a-z])(\d{2})$/.exec(attribute);
+  return match === null ? undefined : (counterOfLetter.get(match[1] as string) as StatCounter | undefined);
+}
+
+/** The counts of a stored row by hour (attributes that are not counters are ignored). */
+export function hoursOfRow(row: Record<string, unknown>): Map<number, Counts> {
+  const hours = new Map<number, Counts>();
+  for (const [name, value] of Object.entries(row)) {
+    const counter = counterOfAttribute(name);
+    if (counter === undefined || typeof value !== 'number') continue;
+    const hour = Number(name.slice(1));
+    const counts = hours.get(hour) ?? zeroCounts();
+    counts[counter] += value;
+    hours.set(hour, counts);
+  }
+  return hours;
+}
+
+/**
+ * Stream sequence numbers are decimal strings of up to 40 digits (beyond a Number's precision):
+ * padded to 40, they compare as text in the order of the stream, in code and in a DynamoDB condition.
+ */
+export const sequenceKey = (sequenceNumber: string): string => sequenceNumber.padStart(40, '0');
+
+// ---- Series -----------------------------------------------------------------------------------
+
+export type Granularity = 'hour' | 'day';
+
+/** The buckets from the one holding `from` to the one holding `to`, each with its start instant. */
+export function bucketsBetween(
+  from: Date,
+  to: Date,
+  granularity: Granularity,
+  zone?: string,
+): Array<{ date: string; hour?: number; start: Date }> {
+  const first = zonedHour(from, zone);
+  const buckets: Array<{ date: string; hour?: number; start: Date }> = [];
+  if (granularity === 'day') {
+    const last = zonedHour(to, zone).date;
+    for (let date = first.date; date <= last; date = nextDate(date))
+      buckets.push({ date, start: startOfZonedHour(date, 0, zone) });
+    return buckets;
+  }
+  // Hours step in real time: an hour the change back from summer time repeats shows a label
+  // already seen (one bucket), an hour the change to summer time skips never shows.
+  const seen = new Set<string>();
+  for (let cursor = startOfZonedHour(first.date, first.hour, zone).getTime(); cursor <= to.getTime(); ) {
+    const { date, hour } = zonedHour(cursor, zone);
+    if (!seen.has(`${date} ${hour}`)) {
+      seen.add(`${date} ${hour}`);
+      buckets.push({ date, hour, start: new Date(cursor) });
+    }
+    cursor += 3_600_000;
+  }
+  return buckets;
+}
+
+/** The calendar date after `date` (`YYYY-MM-DD`). */
+export function nextDate(date: string): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
+}
+
+/** Rates of a set of counts, as fractions: bounced ÷ sent and complained ÷ delivered (0 without any). */
+export function ratesOf(counts: Counts): { bounce_rate: number; complaint_rate: number } {
+  return {
+    bounce_rate: counts.sent === 0 ? 0 : counts.bounced / counts.sent,
+    complaint_rate: counts.delivered === 0 ? 0 : counts.complained / counts.delivered,
+  };
+}
+
+export const addCounts = (into: Counts, more: Counts): Counts => {
+  for (const counter of statCounters) into[counter] += more[counter];
+  return into;
+};

@@ -1,0 +1,111 @@
+import {
+  addCounts,
+  bucketsBetween,
+  type Counts,
+  type DimensionKind,
+  hoursOfRow,
+  ratesOf,
+  statCounters,
+  zeroCounts,
+} from '../../domain/stats/counters.ts';
+import { Code } from '../../errors/catalogue.ts';
+import { ServiceError } from '../../errors/service-error.ts';
+import { type CounterRow, queryCounterRows } from '../../repositories/stats.ts';
+import { maxDailyBuckets, maxHourlyBuckets, type StatsQueryRequest } from '../../schemas/stats.ts';
+import { formatDate, parseDateWithOffset } from '../../time/format.ts';
+
+/**
+ * POST /stats/query-1.0 (docs/stats.md): series and totals from the counter rows the stream
+ * consumer keeps. A query reads counter rows only, never a message: one Query per writer partition
+ * and dimension, for the days of the range, so the work grows with the days, the domains or tags and
+ * the stream shards, not with the number of messages.
+ */
+export interface StatsAnswer {
+  series: Array<{ key: string; points: Array<{ at: string } & Counts> }>;
+  totals: Counts & { bounce_rate: number; complaint_rate: number };
+}
+
+const invalid = (field: string, message: string) =>
+  new ServiceError(Code.InvalidInput, undefined, { details: [{ field, message }] });
+
+/** value → date → hour → counts, summed over the rows of every stream shard. */
+type Tally = Map<string, Map<string, Map<number, Counts>>>;
+
+function tally(rows: readonly CounterRow[]): Tally {
+  const byValue: Tally = new Map();
+  for (const row of rows) {
+    const byDate = byValue.get(row.value) ?? new Map<string, Map<number, Counts>>();
+    byValue.set(row.value, byDate);
+    const byHour = byDate.get(row.date) ?? new Map<number, Counts>();
+    byDate.set(row.date, byHour);
+    for (const [hour, counts] of hoursOfRow(row.attributes))
+      addCounts(byHour.get(hour) ?? setZero(byHour, hour), counts);
+  }
+  return byValue;
+}
+
+function setZero(byHour: Map<number, Counts>, hour: number): Counts {
+  const counts = zeroCounts();
+  byHour.set(hour, counts);
+  return counts;
+}
+
+export async function queryStats(
+  account: string,
+  request: StatsQueryRequest,
+): Promise<StatsAnswer & { rowsRead: number }> {
+  const from = parseDateWithOffset(request.date_from);
+  const to = parseDateWithOffset(request.date_to);
+  if (from === undefined) throw invalid('date_from', 'date_from must be ISO 8601 with an offset');
+  if (to === undefined) throw invalid('date_to', 'date_to must be ISO 8601 with an offset');
+  if (to < from) throw invalid('date_to', 'date_to must not be before date_from');
+  const limit = request.granularity === 'hour' ? maxHourlyBuckets : maxDailyBuckets;
+  // Bounded before the buckets are listed: a day holds at most 25 hours.
+  if (to.getTime() - from.getTime() > (limit + 1) * (request.granularity === 'hour' ? 3_600_000 : 86_400_000))
+    throw invalid(
+      'date_to',
+      `At most ${limit} ${request.granularity === 'hour' ? 'hours' : 'days'} per query`,
+    );
+  const buckets = bucketsBetween(from, to, request.granularity);
+  if (buckets.length > limit)
+    throw invalid(
+      'date_to',
+      `At most ${limit} ${request.granularity === 'hour' ? 'hours' : 'days'} per query`,
+    );
+  const firstDate = (buckets[0] as (typeof buckets)[number]).date;
+  const lastDate = (buckets.at(-1) as (typeof buckets)[number]).date;
+
+  const kinds: DimensionKind[] = request.group_by === undefined ? ['all'] : ['all', request.group_by];
+  const results = await Promise.all(
+    kinds.map((kind) => queryCounterRows(account, kind, firstDate, lastDate)),
+  );
+  const [all, grouped] = results.map((result) => tally(result.rows)) as [Tally, Tally | undefined];
+
+  const pointsOf = (byDate: Map<string, Map<number, Counts>> | undefined) =>
+    buckets.map((bucket) => {
+      const byHour = byDate?.get(bucket.date);
+      const counts = zeroCounts();
+      if (byHour !== undefined) {
+        if (bucket.hour === undefined) for (const hourly of byHour.values()) addCounts(counts, hourly);
+        else addCounts(counts, byHour.get(bucket.hour) ?? zeroCounts());
+      }
+      return { at: formatDate(bucket.start), ...counts };
+    });
+  const isEmpty = (points: Counts[]) =>
+    points.every((point) => statCounters.every((name) => point[name] === 0));
+
+  const allPoints = pointsOf(all.get(''));
+  const series =
+    grouped === undefined
+      ? [{ key: 'all', points: allPoints }]
+      : [...grouped.keys()]
+          .sort()
+          .map((key) => ({ key, points: pointsOf(grouped.get(key)) }))
+          .filter((entry) => !isEmpty(entry.points));
+  const totals = allPoints.reduce((sum, point) => addCounts(sum, point), zeroCounts());
+  return {
+    series,
+    totals: { ...totals, ...ratesOf(totals) },
+    rowsRead: results.reduce((sum, result) => sum + result.read, 0),
+  };
+}
