@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { streamInvocations } from '../infra/local/stream-source.ts';
 
 /**
  * Counts every AWS SDK request the service makes in this process (the local host runs the real
@@ -21,7 +22,7 @@ export interface Meter {
   /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
   receivesWithMessages: number;
   emptyReceives: number;
-  /** GetRecords answers of the table stream that carried records: one invocation of its consumer each. */
+  /** Batches the table stream's consumers were invoked with (one Lambda invocation each). */
   streamBatches: number;
   /** Milliseconds from a batch's receipt to its deletion: the sender invocation's length. */
   batchDurationsMs: number[];
@@ -65,7 +66,19 @@ interface Consumed {
   GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
 }
 
-function recordCapacity(meter: Meter, operation: string, consumed: Consumed | Consumed[] | undefined): void {
+/**
+ * The statistics' counter rows (`STATS#…`, docs/stats.md) are table items; their writes are shown
+ * apart, as `counters`, so that section 7 shows what the counters add per message.
+ */
+const isCounterWrite = (input: Record<string, unknown> | undefined): boolean =>
+  String((input?.Key as { pk?: unknown } | undefined)?.pk ?? '').startsWith('STATS#');
+
+function recordCapacity(
+  meter: Meter,
+  operation: string,
+  consumed: Consumed | Consumed[] | undefined,
+  tableName = 'table',
+): void {
   const isRead = readCommands.has(operation);
   for (const entry of Array.isArray(consumed) ? consumed : consumed === undefined ? [] : [consumed]) {
     const indexUnits = Object.values(entry.GlobalSecondaryIndexes ?? {}).reduce(
@@ -73,8 +86,8 @@ function recordCapacity(meter: Meter, operation: string, consumed: Consumed | Co
       0,
     );
     const tableUnits = entry.Table?.CapacityUnits ?? (entry.CapacityUnits ?? 0) - indexUnits;
-    add(meter, 'table', isRead ? { read: tableUnits } : { write: tableUnits });
-    if (!isRead) {
+    add(meter, tableName, isRead ? { read: tableUnits } : { write: tableUnits });
+    if (!isRead && tableName === 'table') {
       const current = meter.tableWritesByOperation.get(operation) ?? { units: 0, requests: 0 };
       current.units += tableUnits;
       current.requests += 1;
@@ -106,7 +119,12 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
   }
   const result = (await originalSend.call(this, command, ...rest)) as Record<string, unknown>;
   if (service === 'DynamoDB')
-    recordCapacity(meter, operation, result?.ConsumedCapacity as Consumed | Consumed[] | undefined);
+    recordCapacity(
+      meter,
+      operation,
+      result?.ConsumedCapacity as Consumed | Consumed[] | undefined,
+      isCounterWrite(input) ? 'counters' : 'table',
+    );
   if (service === 'SQS' && operation === 'ReceiveMessage') {
     const messages = (result?.Messages ?? []) as Array<{ ReceiptHandle?: string }>;
     if (messages.length > 0) {
@@ -114,9 +132,6 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
       const now = performance.now();
       for (const message of messages) if (message.ReceiptHandle) receivedAt.set(message.ReceiptHandle, now);
     } else meter.emptyReceives += 1;
-  }
-  if (service === 'DynamoDBStreams' && operation === 'GetRecords') {
-    if (((result?.Records ?? []) as unknown[]).length > 0) meter.streamBatches += 1;
   }
   return result;
 };
@@ -126,7 +141,10 @@ export function excludeClient(client: object): void {
   excluded.add(client);
 }
 
+let invocationsAtStart = 0;
+
 export function startMeter(): Meter {
+  invocationsAtStart = streamInvocations.count;
   active = {
     capacity: new Map(),
     tableWritesByOperation: new Map(),
@@ -140,6 +158,7 @@ export function startMeter(): Meter {
 }
 
 export function stopMeter(): void {
+  if (active !== undefined) active.streamBatches = streamInvocations.count - invocationsAtStart;
   active = undefined;
   receivedAt.clear();
 }

@@ -30,6 +30,7 @@ import {
   table,
 } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+import { statsSection } from './stats-query.ts';
 
 /**
  * `npm run bench [-- --quick]`: cold starts, warm overhead, throughput, scaling, delivery and memory
@@ -38,14 +39,14 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory);
+ * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, stats);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory'): boolean =>
+const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'stats'): boolean =>
   only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -374,10 +375,17 @@ async function seed(seedAccount: string, count: number): Promise<void> {
 }
 const smallAccount = `${account}-s`;
 const largeAccount = `${account}-l`;
-await seed(smallAccount, runs('scaling') ? plan.small : 0);
-await seed(largeAccount, runs('scaling') ? plan.large : 0);
+await seed(smallAccount, runs('scaling') || runs('stats') ? plan.small : 0);
+await seed(largeAccount, runs('scaling') || runs('stats') ? plan.large : 0);
 const smallWho: Caller = await callerFor(smallAccount);
 const largeWho: Caller = await callerFor(largeAccount);
+const statsLines = !runs('stats')
+  ? []
+  : await statsSection(
+      { account: smallAccount, who: smallWho, messages: plan.small },
+      { account: largeAccount, who: largeWho, messages: plan.large },
+      plan.scaleRounds,
+    );
 // One status over 30 days in the middle of the 90: a typical support query, and a full page of 50
 // for both accounts (≈ 83 matches with 1,000 stored), so both answers carry the same work.
 const filter = {
@@ -703,7 +711,7 @@ lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|--
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '', ...statsLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

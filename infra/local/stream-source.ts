@@ -31,6 +31,8 @@ export interface StreamSourceOptions {
   batchSize?: number;
   /** Pause between reads of an idle stream (Lambda polls about 4 times a second). */
   idleMs?: number;
+  /** MaximumBatchingWindowInSeconds, in ms: how long a batch gathers records once one has come. */
+  batchingWindowMs?: number;
   timeoutMs?: number;
   /** File that keeps the checkpoint of each shard. */
   checkpointFile?: string;
@@ -46,6 +48,13 @@ export interface StreamSourceOptions {
 export interface StreamSource {
   stop(): Promise<void>;
 }
+
+/**
+ * Invocations of stream consumers in this process, one per batch handed to a function (Lambda
+ * bills one invocation per batch): the benchmark counts them. A batch gathered over a batching
+ * window may take several reads of the stream, so reads are not invocations.
+ */
+export const streamInvocations = { count: 0 };
 
 interface ShardState {
   shardId: string;
@@ -121,15 +130,28 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
       shard.done = true;
       return false;
     }
-    const page = await client.send(
-      new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: options.batchSize ?? 100 }),
-      { abortSignal: abort.signal },
-    );
+    const batchSize = options.batchSize ?? 100;
+    const read = (iterator: string, limit: number) =>
+      client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), {
+        abortSignal: abort.signal,
+      });
+    let page = await read(shard.iterator, batchSize);
     const records = page.Records ?? [];
     if (records.length === 0) {
       if (page.NextShardIterator === undefined) shard.done = true;
       else shard.iterator = page.NextShardIterator;
       return false;
+    }
+    // Like MaximumBatchingWindowInSeconds: once a record is there, gather more for up to the
+    // window, until the batch is full or the shard closes.
+    const gatherUntil = Date.now() + (options.batchingWindowMs ?? 0);
+    while (records.length < batchSize && page.NextShardIterator !== undefined && Date.now() < gatherUntil) {
+      await pause(Math.min(idleMs, gatherUntil - Date.now()));
+      if (!running) break;
+      const next: string = page.NextShardIterator;
+      page = await read(next, batchSize - records.length);
+      records.push(...(page.Records ?? []));
+      if (page.NextShardIterator === undefined) break;
     }
     const failedAt = await invoke(records, shard.shardId);
     if (failedAt === undefined) {
@@ -152,6 +174,7 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
 
   /** Undefined when the batch succeeded, else the sequence number to resume at. */
   const invoke = async (records: _Record[], shardId: string): Promise<string | undefined> => {
+    streamInvocations.count += 1;
     const event: DynamoDBStreamEvent = {
       Records: records.map((record) => toLambdaRecord(record, options.streamArn, region)),
       ...(options.tumblingWindowSeconds === undefined

@@ -46,6 +46,7 @@ export const countingStreamWorker = (): LocalWorker => {
         functionId: 'stats-counter',
         checkpointFile: join(dataDir, 'stats-stream-checkpoints.json'),
         batchSize: countingStreamDefinition.batchSize,
+        batchingWindowMs: countingStreamDefinition.maxBatchingWindowSeconds * 1000,
         tumblingWindowSeconds: countingStreamDefinition.tumblingWindowSeconds,
         timeoutMs: countingStreamDefinition.timeoutSeconds * 1000,
         onError: report('stats-counter stream source'),

@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { MessageLabels } from '../domain/stats/counters.ts';
 import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../domain/webhooks/events.ts';
 import { keys } from './keys.ts';
+import { readState } from './message-state.ts';
 
 /**
  * The one place that reads a message item's stored layout for the stream's consumers (webhook
@@ -19,21 +20,23 @@ export function messageSnapshotOf(
   if (typeof uuid !== 'string' || typeof item.account_id !== 'string') return undefined;
   const key = keys.message(uuid);
   if (item.pk !== key.pk || item.sk !== key.sk) return undefined;
-  const recipients: RecipientSnapshot[] = (Array.isArray(item.recipients) ? item.recipients : []).flatMap(
-    (raw: Record<string, unknown>) =>
-      typeof raw?.email === 'string' && typeof raw.status === 'string'
-        ? [
-            {
-              email: raw.email,
-              status: raw.status,
-              ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
-              ...(typeof raw.updated_at === 'string' ? { updatedAt: raw.updated_at } : {}),
-            },
-          ]
-        : [],
+  const { state } = readState(item);
+  const recipients: RecipientSnapshot[] = (
+    state.recipients as unknown as Array<Record<string, unknown>>
+  ).flatMap((raw) =>
+    typeof raw?.email === 'string' && typeof raw.status === 'string'
+      ? [
+          {
+            email: raw.email,
+            status: raw.status,
+            ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
+            ...(typeof raw.updated_at === 'string' ? { updatedAt: raw.updated_at } : {}),
+          },
+        ]
+      : [],
   );
-  const history: HistorySnapshot[] = (Array.isArray(item.history) ? item.history : []).flatMap(
-    (raw: Record<string, unknown>) =>
+  const history: HistorySnapshot[] = (state.history as unknown as Array<Record<string, unknown>>).flatMap(
+    (raw) =>
       typeof raw?.status === 'string' && typeof raw.at === 'string'
         ? [
             {

@@ -136,8 +136,9 @@ describe('POST /stats/query-1.0', () => {
 
   it('reads counter rows only: a few per day, however many messages', async () => {
     const answer = await queryStats(sending.account, { ...range(), granularity: 'day', group_by: 'domain' });
-    // 2 days × (all + one domain) × the stream shards that counted: no message is read.
-    assert.ok(answer.rowsRead > 0 && answer.rowsRead <= 2 * 2 * 2, `read ${answer.rowsRead} rows`);
+    // At most 2 days × one domain × the stream shards that counted (DynamoDB Local: one or two):
+    // no message is read.
+    assert.ok(answer.rowsRead > 0 && answer.rowsRead <= 2 * 1 * 2, `read ${answer.rowsRead} rows`);
   });
 
   it('another account sees none of it; bad ranges are 107', async () => {

@@ -51,7 +51,7 @@ function setZero(byHour: Map<number, Counts>, hour: number): Counts {
 }
 
 export async function queryStats(
-  account: string,
+  accountId: string,
   request: StatsQueryRequest,
 ): Promise<StatsAnswer & { rowsRead: number }> {
   const from = parseDateWithOffset(request.date_from);
@@ -59,50 +59,61 @@ export async function queryStats(
   if (from === undefined) throw invalid('date_from', 'date_from must be ISO 8601 with an offset');
   if (to === undefined) throw invalid('date_to', 'date_to must be ISO 8601 with an offset');
   if (to < from) throw invalid('date_to', 'date_to must not be before date_from');
-  const limit = request.granularity === 'hour' ? maxHourlyBuckets : maxDailyBuckets;
-  // Bounded before the buckets are listed: a day holds at most 25 hours.
-  if (to.getTime() - from.getTime() > (limit + 1) * (request.granularity === 'hour' ? 3_600_000 : 86_400_000))
-    throw invalid(
-      'date_to',
-      `At most ${limit} ${request.granularity === 'hour' ? 'hours' : 'days'} per query`,
-    );
+  const hourly = request.granularity === 'hour';
+  const limit = hourly ? maxHourlyBuckets : maxDailyBuckets;
+  const tooLong = invalid('date_to', `At most ${limit} ${hourly ? 'hours' : 'days'} per query`);
+  // A first bound on the span itself, so that an absurd range is refused before its buckets are listed.
+  if (to.getTime() - from.getTime() > (limit + 1) * (hourly ? 3_600_000 : 86_400_000)) throw tooLong;
   const buckets = bucketsBetween(from, to, request.granularity);
-  if (buckets.length > limit)
-    throw invalid(
-      'date_to',
-      `At most ${limit} ${request.granularity === 'hour' ? 'hours' : 'days'} per query`,
-    );
+  if (buckets.length > limit) throw tooLong;
   const firstDate = (buckets[0] as (typeof buckets)[number]).date;
   const lastDate = (buckets.at(-1) as (typeof buckets)[number]).date;
 
-  const kinds: DimensionKind[] = request.group_by === undefined ? ['all'] : ['all', request.group_by];
+  // The account's figures are the sum of its sending domains' (each message has exactly one);
+  // tag rows are read only when asked for.
+  const kinds: DimensionKind[] = request.group_by === 'tag' ? ['domain', 'tag'] : ['domain'];
   const results = await Promise.all(
-    kinds.map((kind) => queryCounterRows(account, kind, firstDate, lastDate)),
+    kinds.map((kind) => queryCounterRows(accountId, kind, firstDate, lastDate)),
   );
-  const [all, grouped] = results.map((result) => tally(result.rows)) as [Tally, Tally | undefined];
+  const [domains, tags] = results.map((result) => tally(result.rows)) as [Tally, Tally | undefined];
 
-  const pointsOf = (byDate: Map<string, Map<number, Counts>> | undefined) =>
+  const countsOf = (byDate: Map<string, Map<number, Counts>> | undefined): Counts[] =>
     buckets.map((bucket) => {
       const byHour = byDate?.get(bucket.date);
       const counts = zeroCounts();
-      if (byHour !== undefined) {
-        if (bucket.hour === undefined) for (const hourly of byHour.values()) addCounts(counts, hourly);
-        else addCounts(counts, byHour.get(bucket.hour) ?? zeroCounts());
-      }
-      return { at: formatDate(bucket.start), ...counts };
+      if (byHour === undefined) return counts;
+      if (bucket.hour === undefined) for (const hourly of byHour.values()) addCounts(counts, hourly);
+      else addCounts(counts, byHour.get(bucket.hour) ?? zeroCounts());
+      return counts;
     });
-  const isEmpty = (points: Counts[]) =>
-    points.every((point) => statCounters.every((name) => point[name] === 0));
+  const pointsOf = (counts: Counts[]) =>
+    counts.map((point, index) => ({
+      at: formatDate((buckets[index] as (typeof buckets)[number]).start),
+      ...point,
+    }));
+  const isEmpty = (counts: Counts[]) =>
+    counts.every((point) => statCounters.every((name) => point[name] === 0));
 
-  const allPoints = pointsOf(all.get(''));
+  const byDomain = new Map([...domains].map(([domain, byDate]) => [domain, countsOf(byDate)] as const));
+  const account = buckets.map((_, index) => {
+    const counts = zeroCounts();
+    for (const series of byDomain.values()) addCounts(counts, series[index] as Counts);
+    return counts;
+  });
+  const grouped =
+    request.group_by === 'domain'
+      ? byDomain
+      : request.group_by === 'tag'
+        ? new Map([...(tags ?? new Map())].map(([tag, byDate]) => [tag, countsOf(byDate)] as const))
+        : undefined;
   const series =
     grouped === undefined
-      ? [{ key: 'all', points: allPoints }]
+      ? [{ key: 'all', points: pointsOf(account) }]
       : [...grouped.keys()]
           .sort()
-          .map((key) => ({ key, points: pointsOf(grouped.get(key)) }))
-          .filter((entry) => !isEmpty(entry.points));
-  const totals = allPoints.reduce((sum, point) => addCounts(sum, point), zeroCounts());
+          .filter((key) => !isEmpty(grouped.get(key) as Counts[]))
+          .map((key) => ({ key, points: pointsOf(grouped.get(key) as Counts[]) }));
+  const totals = account.reduce((sum, point) => addCounts(sum, point), zeroCounts());
   return {
     series,
     totals: { ...totals, ...ratesOf(totals) },
