@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 
 export const shardCount = { account: 4, work: 32 } as const;
 
-/** Writer slots of an account's counters (`keys.stats`): partitions a stats query reads in parallel. */
+/** Writer slots of an account's domain and tag counters (`keys.stats`), read in parallel when grouped. */
 export const statsWriters = 4;
 
 /** The writer slot of a stream shard's counter rows. */
@@ -81,8 +81,14 @@ export const keys = {
   /** Partition of the `suppressions` index: one account's list. */
   suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
   /**
-   * Message counters of an account (docs/stats.md): one partition per writer slot, chosen by the
-   * stream shard that counts, so no key is written by every message and each row has one writer.
+   * The account-wide counter rows of an account (docs/stats.md): one partition, written once per
+   * stream batch and day (never per message), read by a stats query with one Query.
+   */
+  statsOfAccount: (accountId: string) => `STATS#${accountId}`,
+  /**
+   * The counter rows of an account's sending domains and tags, which a batch writes as many of as
+   * it meets domains and tags (up to 11 per message): spread over `statsWriters` partitions by the
+   * stream shard that counts.
    */
   stats: (accountId: string, writer: number) => `STATS#${accountId}#${writer}`,
   /**

@@ -38,9 +38,18 @@ export interface RowIncrement {
  * (the row has counted nothing of this batch: `seq` below its first record), else, from the row as
  * the failed condition returned it, those past its `seq`. Returns the contributions it added.
  */
+/** The partitions of a dimension kind's rows: the account's own, or its writer partitions. */
+const partitionsOf = (account: string, kind: DimensionKind): string[] =>
+  kind === 'all'
+    ? [keys.statsOfAccount(account)]
+    : Array.from({ length: statsWriters }, (_, writer) => keys.stats(account, writer));
+
 export async function applyRowIncrement(increment: RowIncrement): Promise<Contribution[]> {
   const key = {
-    pk: keys.stats(increment.account, statsWriterOf(increment.streamShard)),
+    pk:
+      increment.kind === 'all'
+        ? keys.statsOfAccount(increment.account)
+        : keys.stats(increment.account, statsWriterOf(increment.streamShard)),
     sk: keys.statsRow(increment.kind, increment.date, increment.value, increment.streamShard),
   };
   let pending = [...increment.contributions].sort((a, b) => (a.sequence < b.sequence ? -1 : 1));
@@ -107,9 +116,10 @@ export interface CounterRow {
 }
 
 /**
- * Every row of one dimension kind between two days (inclusive), from the account's writer
- * partitions, read in parallel with a key condition (never a filter). `read` is the number of rows
- * DynamoDB returned: it grows with days, values and stream shards, never with messages.
+ * Every row of one dimension kind between two days (inclusive), with a key condition (never a
+ * filter): the account's partition for `all` (one Query), its writer partitions, in parallel, for
+ * domains and tags. `read` is the number of rows DynamoDB returned: it grows with days, values and
+ * stream shards, never with messages.
  */
 export async function queryCounterRows(
   account: string,
@@ -118,7 +128,7 @@ export async function queryCounterRows(
   toDate: string,
 ): Promise<{ rows: CounterRow[]; read: number }> {
   const pages = await Promise.all(
-    Array.from({ length: statsWriters }, async (_, writer) => {
+    partitionsOf(account, kind).map(async (partition) => {
       const rows: CounterRow[] = [];
       let start: Record<string, unknown> | undefined;
       do {
@@ -129,7 +139,7 @@ export async function queryCounterRows(
               TableName: tableName(),
               KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
               ExpressionAttributeValues: {
-                ':pk': keys.stats(account, writer),
+                ':pk': partition,
                 ':from': `${kind}#${fromDate}#`,
                 ':to': `${kind}#${toDate}#~`,
               },

@@ -66,7 +66,7 @@ describe('what a change of a message counts', () => {
     assert.deepEqual(countedEvents(settled, settled, { createdAt: at }), []);
   });
 
-  test('every message counts under its sending domain and each distinct tag (the account is the sum of its domains)', () => {
+  test('every message counts under all, its sending domain and each distinct tag', () => {
     assert.deepEqual(
       dimensionsOf({
         tenant: 'Shop.Example',
@@ -77,6 +77,7 @@ describe('what a change of a message counts', () => {
         ],
       }),
       [
+        { kind: 'all', value: '' },
         { kind: 'domain', value: 'shop.example' },
         { kind: 'tag', value: 'kind:receipt' },
         { kind: 'tag', value: 'plan:pro' },

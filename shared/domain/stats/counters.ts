@@ -70,23 +70,20 @@ export function countedEvents(
 
 // ---- Where counts are kept --------------------------------------------------------------------
 
-/**
- * What counts are kept under. There is no row for the account as a whole: every message has
- * exactly one sending domain, so the account's figures are the sum of its domains' (one row write
- * per batch less, and a query reads the same rows for both).
- */
-export type DimensionKind = 'domain' | 'tag';
+/** What counts are kept under: the account as a whole (`all`), a sending domain, a tag. */
+export type DimensionKind = 'all' | 'domain' | 'tag';
 
 export interface Dimension {
   kind: DimensionKind;
-  /** The sending domain, or `<tag name>:<tag value>`. */
+  /** The sending domain, `<tag name>:<tag value>`, or '' for `all`. */
   value: string;
 }
 
-/** Every dimension a message counts under: its sending domain and each of its tags. */
+/** Every dimension a message counts under: all, its sending domain and each of its tags. */
 export function dimensionsOf(labels: Pick<MessageLabels, 'tenant' | 'tags'>): Dimension[] {
   const tags = new Set(labels.tags.map((tag) => `${tag.name}:${tag.value}`));
   return [
+    { kind: 'all', value: '' },
     { kind: 'domain', value: labels.tenant.toLowerCase() },
     ...[...tags].map((value) => ({ kind: 'tag' as const, value })),
   ];

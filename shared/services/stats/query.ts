@@ -69,20 +69,24 @@ export async function queryStats(
   const firstDate = (buckets[0] as (typeof buckets)[number]).date;
   const lastDate = (buckets.at(-1) as (typeof buckets)[number]).date;
 
-  // The account's figures are the sum of its sending domains' (each message has exactly one);
-  // tag rows are read only when asked for.
-  const kinds: DimensionKind[] = request.group_by === 'tag' ? ['domain', 'tag'] : ['domain'];
+  // The account's own rows (one partition) serve the totals and the `all` series; a grouped query
+  // reads its dimension's rows too, except by domain, whose rows add up to the account's (each
+  // message has exactly one sending domain).
+  const kinds: DimensionKind[] =
+    request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
   const results = await Promise.all(
     kinds.map((kind) => queryCounterRows(accountId, kind, firstDate, lastDate)),
   );
-  const [domains, tags] = results.map((result) => tally(result.rows)) as [Tally, Tally | undefined];
+  const tallies = new Map(
+    kinds.map((kind, index) => [kind, tally((results[index] as (typeof results)[number]).rows)]),
+  );
 
   const countsOf = (byDate: Map<string, Map<number, Counts>> | undefined): Counts[] =>
     buckets.map((bucket) => {
       const byHour = byDate?.get(bucket.date);
       const counts = zeroCounts();
       if (byHour === undefined) return counts;
-      if (bucket.hour === undefined) for (const hourly of byHour.values()) addCounts(counts, hourly);
+      if (bucket.hour === undefined) for (const ofHour of byHour.values()) addCounts(counts, ofHour);
       else addCounts(counts, byHour.get(bucket.hour) ?? zeroCounts());
       return counts;
     });
@@ -94,18 +98,18 @@ export async function queryStats(
   const isEmpty = (counts: Counts[]) =>
     counts.every((point) => statCounters.every((name) => point[name] === 0));
 
-  const byDomain = new Map([...domains].map(([domain, byDate]) => [domain, countsOf(byDate)] as const));
-  const account = buckets.map((_, index) => {
-    const counts = zeroCounts();
-    for (const series of byDomain.values()) addCounts(counts, series[index] as Counts);
-    return counts;
-  });
-  const grouped =
+  const seriesOf = (kind: DimensionKind) =>
+    new Map([...(tallies.get(kind) ?? new Map())].map(([key, byDate]) => [key, countsOf(byDate)] as const));
+  const grouped = request.group_by === undefined ? undefined : seriesOf(request.group_by);
+  const account =
     request.group_by === 'domain'
-      ? byDomain
-      : request.group_by === 'tag'
-        ? new Map([...(tags ?? new Map())].map(([tag, byDate]) => [tag, countsOf(byDate)] as const))
-        : undefined;
+      ? buckets.map((_, index) => {
+          const counts = zeroCounts();
+          for (const series of (grouped as Map<string, Counts[]>).values())
+            addCounts(counts, series[index] as Counts);
+          return counts;
+        })
+      : countsOf(tallies.get('all')?.get(''));
   const series =
     grouped === undefined
       ? [{ key: 'all', points: pointsOf(account) }]
