@@ -214,13 +214,18 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
 });
 
 describe('who may read content', () => {
+  const held = async (text: string) =>
+    (
+      await addMessage(sending.token, {
+        message_sender: `shop@${sending.domain}`,
+        to: ['ada@content.test'],
+        content: { kind: 'text_only', text },
+        scheduling: { mode: 'manual-wait' },
+      })
+    ).uuid;
+
   it('an unknown or foreign uuid is 112', async () => {
-    const { uuid } = await addMessage(sending.token, {
-      message_sender: `shop@${sending.domain}`,
-      to: ['ada@content.test'],
-      content: { kind: 'text_only', text: 'mine' },
-      scheduling: { mode: 'manual-wait' },
-    });
+    const uuid = await held('mine');
     const stranger = await mintToken({ account: uniqueAccount('stranger') });
     for (const [token, id] of [
       [stranger, uuid],
@@ -233,12 +238,7 @@ describe('who may read content', () => {
   });
 
   it('a token without messages:read_content is 113, while messages:read still queries', async () => {
-    const { uuid } = await addMessage(sending.token, {
-      message_sender: `shop@${sending.domain}`,
-      to: ['ada@content.test'],
-      content: { kind: 'text_only', text: 'private' },
-      scheduling: { mode: 'manual-wait' },
-    });
+    const uuid = await held('private');
     const readOnly = await mintToken({ account: sending.account, scopes: ['messages:read'] });
     const refused = await content(readOnly, uuid);
     assert.equal(refused.status, 403, refused.text);
