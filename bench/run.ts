@@ -14,6 +14,7 @@ import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { benchHost } from './host.ts';
+import { inboundSection } from './inbound.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
 import {
@@ -39,15 +40,16 @@ import { statsSection } from './stats-query.ts';
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, stats);
+ * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, inbound, stats);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'stats'): boolean =>
-  only === undefined || only.has(section);
+const runs = (
+  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'stats',
+): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
  * (docs/benchmarks.md is left alone), to compare bundles before and after a change.
@@ -647,6 +649,9 @@ for (const id of runs('memory') ? functionIds : []) {
   }
 }
 
+// 8. Inbound mail (bench/inbound.ts), measured before section 7 fills the table.
+const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: workDir, quick }) : [];
+
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
@@ -711,7 +716,8 @@ lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|--
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '', ...statsLines);
+lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(...inboundLines, ...statsLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

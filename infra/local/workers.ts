@@ -1,4 +1,5 @@
-import { deadLetterWorker, sendQueueWorker } from './delivery-workers.ts';
+import { deadLetterWorker, inboundQueueWorker, sendQueueWorker } from './delivery-workers.ts';
+import { inboundMailWorker } from './inbound-mail-server.ts';
 import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
 import { countingStreamWorker, tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
@@ -28,4 +29,7 @@ export const localWorkers: Array<() => LocalWorker> = [
   tableStreamWorker,
   countingStreamWorker,
   webhookQueueWorker,
+  // Receiving: the SES stand-in (inbound MX) and the inbound queue → inbound function mapping.
+  inboundMailWorker,
+  inboundQueueWorker,
 ];
