@@ -381,12 +381,14 @@ export function ceilings(units: Record<string, number>): Ceilings {
       serviceWide: per(shardCount.work, units.gsi3 ?? 0),
     },
     {
-      // Written per stream batch, not per message: the figure falls as batches fill.
+      // Written per stream batch, not per message: the figure falls as batches fill. Counted as if
+      // every counter write went to the account-wide partition (its domain and tag rows spread
+      // over `statsWriters` more).
       index: 'counters (table)',
       units: units.counters ?? 0,
-      keysPerAccount: `${statsWriters} (one per group of stream shards)`,
-      keysServiceWide: `${statsWriters} per account`,
-      perAccount: per(statsWriters, units.counters ?? 0),
+      keysPerAccount: `1 account-wide + ${statsWriters} for domains and tags`,
+      keysServiceWide: `1 + ${statsWriters} per account`,
+      perAccount: per(1, units.counters ?? 0),
       serviceWide: Infinity,
     },
   ];
