@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
-import type { DimensionKind } from '../domain/stats/counters.ts';
+import type { DimensionKind, RowPeriod } from '../domain/stats/counters.ts';
 import { keys, statsWriterOf, statsWriters } from './keys.ts';
 
 /**
@@ -28,10 +28,15 @@ export interface RowIncrement {
   account: string;
   kind: DimensionKind;
   value: string;
+  /** A day row (`date` = `YYYY-MM-DD`) or a month row (`YYYY-MM`). */
+  period: RowPeriod;
   date: string;
   streamShard: string;
   contributions: Contribution[];
 }
+
+const sortKeyOf = (period: RowPeriod, kind: DimensionKind, date: string, value: string, shard: string) =>
+  period === 'day' ? keys.statsRow(kind, date, value, shard) : keys.statsMonthRow(kind, date, value, shard);
 
 /**
  * Adds the contributions not yet in the row, in one conditional update: optimistically all of them
@@ -50,7 +55,7 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
       increment.kind === 'all'
         ? keys.statsOfAccount(increment.account)
         : keys.stats(increment.account, statsWriterOf(increment.streamShard)),
-    sk: keys.statsRow(increment.kind, increment.date, increment.value, increment.streamShard),
+    sk: sortKeyOf(increment.period, increment.kind, increment.date, increment.value, increment.streamShard),
   };
   let pending = [...increment.contributions].sort((a, b) => (a.sequence < b.sequence ? -1 : 1));
   let counted: string | undefined;
@@ -104,9 +109,10 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
   return [];
 }
 
-/** Epoch seconds of the TTL: `rowRetentionDays` after the row's day. */
+/** Epoch seconds of the TTL: `rowRetentionDays` after the row's day (a month row: its last day). */
 function expiryOf(date: string): number {
-  return Math.floor(Date.parse(`${date}T00:00:00Z`) / 1000) + (rowRetentionDays + 1) * 86_400;
+  const start = Date.parse(date.length === 7 ? `${date}-01T00:00:00Z` : `${date}T00:00:00Z`);
+  return Math.floor(start / 1000) + (rowRetentionDays + (date.length === 7 ? 32 : 1)) * 86_400;
 }
 
 export interface CounterRow {
@@ -116,17 +122,19 @@ export interface CounterRow {
 }
 
 /**
- * Every row of one dimension kind between two days (inclusive), with a key condition (never a
- * filter): the account's partition for `all` (one Query), its writer partitions, in parallel, for
- * domains and tags. `read` is the number of rows DynamoDB returned: it grows with days, values and
- * stream shards, never with messages.
+ * Every day row (between two days) or month row (between two months, inclusive) of one dimension
+ * kind, with a key condition (never a filter): the account's partition for `all` (one Query), its
+ * writer partitions, in parallel, for domains and tags. `read` is the number of rows DynamoDB
+ * returned: it grows with days or months, values and stream shards, never with messages.
  */
 export async function queryCounterRows(
   account: string,
   kind: DimensionKind,
-  fromDate: string,
-  toDate: string,
+  period: RowPeriod,
+  from: string,
+  to: string,
 ): Promise<{ rows: CounterRow[]; read: number }> {
+  const prefix = period === 'day' ? `${kind}#` : `m#${kind}#`;
   const pages = await Promise.all(
     partitionsOf(account, kind).map(async (partition) => {
       const rows: CounterRow[] = [];
@@ -140,15 +148,15 @@ export async function queryCounterRows(
               KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
               ExpressionAttributeValues: {
                 ':pk': partition,
-                ':from': `${kind}#${fromDate}#`,
-                ':to': `${kind}#${toDate}#~`,
+                ':from': `${prefix}${from}#`,
+                ':to': `${prefix}${to}#~`,
               },
               ExclusiveStartKey: startKey,
             }),
           ),
         );
         for (const item of page.Items ?? []) {
-          const [, date = '', value = ''] = String(item.sk).split('#');
+          const [date = '', value = ''] = String(item.sk).slice(prefix.length).split('#');
           const { pk: _pk, sk: _sk, seq: _seq, expires_at: _expires, ...attributes } = item;
           rows.push({ date, value, attributes });
         }

@@ -134,6 +134,25 @@ describe('POST /stats/query-1.0', () => {
     assert.deepEqual(again.totals, { ...expected, bounce_rate: 2 / 5, complaint_rate: 1 / 5 });
   });
 
+  it('a record that cannot be read is left out, not retried for ever (it would hold the shard back)', async () => {
+    const uuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
+    const corrupt = {
+      eventName: 'INSERT',
+      dynamodb: {
+        SequenceNumber: '1',
+        NewImage: {
+          pk: { S: `MESSAGE#${uuid}` },
+          sk: { S: 'MESSAGE' },
+          message_uuid: { S: uuid },
+          account_id: { S: sending.account },
+          st: { B: Buffer.from('not brotli').toString('base64') },
+        },
+      },
+    };
+    const answer = await countBatch({ Records: [corrupt], shardId: 'shardId-corrupt-record' } as never);
+    assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+  });
+
   it('reads counter rows only: a few per day, however many messages', async () => {
     // At most 2 days × the stream shards that counted (DynamoDB Local: one or two), for the account
     // and for its one domain: no message is read.

@@ -5,6 +5,8 @@ import {
   bucketsBetween,
   countedEvents,
   counterAttribute,
+  dayOfMonthAttribute,
+  daysOfRow,
   dimensionsOf,
   hoursOfRow,
   ratesOf,
@@ -136,12 +138,17 @@ describe('buckets of the server time zone', () => {
 });
 
 describe('counter rows and rates', () => {
-  test('a row holds one attribute per counter and hour', () => {
+  test('a day row holds one attribute per counter and hour, a month row one per counter and day', () => {
     assert.equal(counterAttribute('delivered', 7), 'd07');
     const hours = hoursOfRow({ d07: 3, s07: 4, b23: 1, seq: '1', expires_at: 5 });
     assert.deepEqual(hours.get(7), { ...zeroCounts(), delivered: 3, sent: 4 });
     assert.deepEqual(hours.get(23), { ...zeroCounts(), bounced: 1 });
     assert.equal(hours.size, 2);
+    assert.equal(dayOfMonthAttribute('delivered', 5), 'dd05');
+    const days = daysOfRow({ dd05: 3, ad31: 2, d05: 99, seq: '1' });
+    assert.deepEqual([...days.keys()], [5, 31]);
+    assert.deepEqual(days.get(5), { ...zeroCounts(), delivered: 3 });
+    assert.deepEqual(days.get(31), { ...zeroCounts(), accepted: 2 });
   });
 
   test('sequence numbers of any length compare in stream order once padded', () => {

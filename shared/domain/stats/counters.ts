@@ -99,10 +99,13 @@ export function bucketOf(at: string, zone?: string): { date: string; hour: numbe
 }
 
 /**
- * A counter row holds one day of one dimension as counted by one stream shard: one attribute per
- * counter and hour (`d13`: delivered between 13:00 and 14:00), so that a day's row serves both
- * granularities and a 30-day query reads 30 rows per dimension and writer, whatever the volume.
+ * Counts are kept in two kinds of rows per dimension and stream shard: a day row, one attribute per
+ * counter and hour (`d13`: delivered between 13:00 and 14:00), for hourly series; and a month row,
+ * one attribute per counter and day (`dd15`: delivered on the 15th), for daily series. A 30-day
+ * daily query then reads two month rows, an hourly one the rows of its days, whatever the volume.
  */
+export type RowPeriod = 'day' | 'month';
+
 export const counterLetter: Readonly<Record<StatCounter, string>> = {
   accepted: 'a',
   sent: 's',
@@ -113,30 +116,56 @@ export const counterLetter: Readonly<Record<StatCounter, string>> = {
   failed: 'f',
 };
 
+/** A day row's attribute: the counter's count in one hour (0–23). */
 export const counterAttribute = (counter: StatCounter, hour: number): string =>
   `${counterLetter[counter]}${String(hour).padStart(2, '0')}`;
 
+/** A month row's attribute: the counter's count on one day of the month (1–31). */
+export const dayOfMonthAttribute = (counter: StatCounter, day: number): string =>
+  `${counterLetter[counter]}d${String(day).padStart(2, '0')}`;
+
 const counterOfLetter = new Map(Object.entries(counterLetter).map(([counter, letter]) => [letter, counter]));
 
-/** The counter a row attribute counts (`d13` → delivered), or undefined for any other attribute. */
+/** The counter a day row's attribute counts (`d13` → delivered), or undefined for any other. */
 export function counterOfAttribute(attribute: string): StatCounter | undefined {
-  const match = /^([a-z])(\d{2})$/.exec(attribute);
-  return match === null ? undefined : (counterOfLetter.get(match[1] as string) as StatCounter | undefined);
+  if (attribute.length !== 3) return undefined;
+  const hour = Number(attribute.slice(1));
+  if (!Number.isInteger(hour) || hour < 0 || hour > 23) return undefined;
+  return counterOfLetter.get(attribute.charAt(0)) as StatCounter | undefined;
 }
 
-/** The counts of a stored row by hour (attributes that are not counters are ignored). */
-export function hoursOfRow(row: Record<string, unknown>): Map<number, Counts> {
-  const hours = new Map<number, Counts>();
-  for (const [name, value] of Object.entries(row)) {
-    const counter = counterOfAttribute(name);
-    if (counter === undefined || typeof value !== 'number') continue;
-    const hour = Number(name.slice(1));
-    const counts = hours.get(hour) ?? zeroCounts();
-    counts[counter] += value;
-    hours.set(hour, counts);
+const number = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/** Counts by slot (hours of a day row, days of a month row), slots without a count left out. */
+function slotsOf(
+  row: Record<string, unknown>,
+  slots: readonly number[],
+  attribute: (counter: StatCounter, slot: number) => string,
+): Map<number, Counts> {
+  const found = new Map<number, Counts>();
+  for (const slot of slots) {
+    let counts: Counts | undefined;
+    for (const counter of statCounters) {
+      const value = number(row[attribute(counter, slot)]);
+      if (value === 0) continue;
+      counts ??= zeroCounts();
+      counts[counter] = value;
+    }
+    if (counts !== undefined) found.set(slot, counts);
   }
-  return hours;
+  return found;
 }
+
+const hoursOfDay = Array.from({ length: 24 }, (_, hour) => hour);
+const daysOfMonth = Array.from({ length: 31 }, (_, index) => index + 1);
+
+/** The hourly counts of a stored day row. */
+export const hoursOfRow = (row: Record<string, unknown>): Map<number, Counts> =>
+  slotsOf(row, hoursOfDay, counterAttribute);
+
+/** The daily counts of a stored month row, by day of the month. */
+export const daysOfRow = (row: Record<string, unknown>): Map<number, Counts> =>
+  slotsOf(row, daysOfMonth, dayOfMonthAttribute);
 
 /**
  * Stream sequence numbers are decimal strings of up to 40 digits (beyond a Number's precision):

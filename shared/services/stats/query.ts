@@ -3,6 +3,7 @@ import {
   bucketsBetween,
   type Counts,
   type DimensionKind,
+  daysOfRow,
   hoursOfRow,
   ratesOf,
   statCounters,
@@ -28,26 +29,26 @@ export interface StatsAnswer {
 const invalid = (field: string, message: string) =>
   new ServiceError(Code.InvalidInput, undefined, { details: [{ field, message }] });
 
-/** value → date → hour → counts, summed over the rows of every stream shard. */
+/** value → `YYYY-MM-DD` → hour (hourly) or 0 (daily) → counts, summed over the stream shards' rows. */
 type Tally = Map<string, Map<string, Map<number, Counts>>>;
 
-function tally(rows: readonly CounterRow[]): Tally {
+function tally(rows: readonly CounterRow[], hourly: boolean): Tally {
   const byValue: Tally = new Map();
+  const add = (value: string, date: string, slot: number, counts: Counts) => {
+    const byDate = byValue.get(value) ?? new Map<string, Map<number, Counts>>();
+    byValue.set(value, byDate);
+    const bySlot = byDate.get(date) ?? new Map<number, Counts>();
+    byDate.set(date, bySlot);
+    bySlot.set(slot, addCounts(bySlot.get(slot) ?? zeroCounts(), counts));
+  };
   for (const row of rows) {
-    const byDate = byValue.get(row.value) ?? new Map<string, Map<number, Counts>>();
-    byValue.set(row.value, byDate);
-    const byHour = byDate.get(row.date) ?? new Map<number, Counts>();
-    byDate.set(row.date, byHour);
-    for (const [hour, counts] of hoursOfRow(row.attributes))
-      addCounts(byHour.get(hour) ?? setZero(byHour, hour), counts);
+    if (hourly)
+      for (const [hour, counts] of hoursOfRow(row.attributes)) add(row.value, row.date, hour, counts);
+    else
+      for (const [day, counts] of daysOfRow(row.attributes))
+        add(row.value, `${row.date}-${String(day).padStart(2, '0')}`, 0, counts);
   }
   return byValue;
-}
-
-function setZero(byHour: Map<number, Counts>, hour: number): Counts {
-  const counts = zeroCounts();
-  byHour.set(hour, counts);
-  return counts;
 }
 
 export async function queryStats(
@@ -74,22 +75,20 @@ export async function queryStats(
   // message has exactly one sending domain).
   const kinds: DimensionKind[] =
     request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
+  // Hourly: the day rows of the range's days; daily: the month rows of its months.
   const results = await Promise.all(
-    kinds.map((kind) => queryCounterRows(accountId, kind, firstDate, lastDate)),
+    kinds.map((kind) =>
+      hourly
+        ? queryCounterRows(accountId, kind, 'day', firstDate, lastDate)
+        : queryCounterRows(accountId, kind, 'month', firstDate.slice(0, 7), lastDate.slice(0, 7)),
+    ),
   );
   const tallies = new Map(
-    kinds.map((kind, index) => [kind, tally((results[index] as (typeof results)[number]).rows)]),
+    kinds.map((kind, index) => [kind, tally((results[index] as (typeof results)[number]).rows, hourly)]),
   );
 
   const countsOf = (byDate: Map<string, Map<number, Counts>> | undefined): Counts[] =>
-    buckets.map((bucket) => {
-      const byHour = byDate?.get(bucket.date);
-      const counts = zeroCounts();
-      if (byHour === undefined) return counts;
-      if (bucket.hour === undefined) for (const ofHour of byHour.values()) addCounts(counts, ofHour);
-      else addCounts(counts, byHour.get(bucket.hour) ?? zeroCounts());
-      return counts;
-    });
+    buckets.map((bucket) => ({ ...(byDate?.get(bucket.date)?.get(bucket.hour ?? 0) ?? zeroCounts()) }));
   const pointsOf = (counts: Counts[]) =>
     counts.map((point, index) => ({
       at: formatDate((buckets[index] as (typeof buckets)[number]).start),

@@ -5,6 +5,7 @@ import {
   countedEvents,
   counterAttribute,
   counterOfAttribute,
+  dayOfMonthAttribute,
   dimensionsOf,
   sequenceKey,
 } from '../../domain/stats/counters.ts';
@@ -16,9 +17,9 @@ import { applyRowIncrement, type Contribution, type RowIncrement } from '../../r
 
 /**
  * The table stream's counting consumer (docs/stats.md): every committed change of a message item
- * adds its counts (`countedEvents`) to the counter rows of its account, sending domain and tags,
- * in the hour of the server's time zone it happened in. A batch writes each row it touches once,
- * so the writes follow the batches, not the messages.
+ * adds its counts (`countedEvents`) to the counter rows of its account, sending domain and tags:
+ * the hour of the server's time zone it happened in to the day's row, the day to the month's row.
+ * A batch writes each row it touches once, so the writes follow the batches, not the messages.
  *
  * Exactness: each row remembers the last record of its stream shard it counted (`seq`), and only
  * that shard's consumer writes it; the shard id comes with the event because the mapping uses a
@@ -62,7 +63,8 @@ const domainCounted = new Set<string>(['sent', 'delivered', 'bounced', 'complain
 /** Per-domain figures for the dashboard, from what was added this time only. */
 function publishDomainFigures(rows: readonly RowIncrement[], applied: readonly Contribution[][]): void {
   rows.forEach((row, index) => {
-    if (row.kind !== 'domain') return;
+    // Each count is in a day row and a month row: the day rows' are published.
+    if (row.kind !== 'domain' || row.period !== 'day') return;
     const counts: Partial<Record<DomainCounted, number>> = {};
     for (const contribution of applied[index] ?? []) {
       const counter = counterOfAttribute(contribution.attribute);
@@ -77,37 +79,66 @@ function publishDomainFigures(rows: readonly RowIncrement[], applied: readonly C
 function rowsOf(records: readonly DynamoDBRecord[], streamShard: string): Map<string, RowIncrement> {
   const rows = new Map<string, RowIncrement>();
   for (const record of records) {
-    if (record.eventName === 'REMOVE') continue;
-    const newImage = record.dynamodb?.NewImage as Image | undefined;
-    const after = messageSnapshotOf(newImage);
-    const labels = messageLabelsOf(newImage);
     const sequence = record.dynamodb?.SequenceNumber;
-    if (after === undefined || labels === undefined || sequence === undefined) continue;
-    const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
-    for (const counted of countedEvents(before, after, labels)) {
-      const { date, hour } = bucketOf(counted.at);
-      const contribution: Contribution = {
-        sequence: sequenceKey(sequence),
-        attribute: counterAttribute(counted.counter, hour),
-        n: 1,
-      };
-      for (const dimension of dimensionsOf(labels)) {
-        const id = `${labels.accountId}\u0000${dimension.kind}\u0000${dimension.value}\u0000${date}`;
-        let row = rows.get(id);
-        if (row === undefined) {
-          row = {
-            account: labels.accountId,
-            kind: dimension.kind,
-            value: dimension.value,
-            date,
-            streamShard,
-            contributions: [],
-          };
-          rows.set(id, row);
+    if (record.eventName === 'REMOVE' || sequence === undefined) continue;
+    let counted: ReturnType<typeof countsOfRecord>;
+    try {
+      counted = countsOfRecord(record);
+    } catch (error) {
+      // A record that cannot be read (a corrupt image) would fail the same way at every retry and
+      // hold the shard's counting back for a day: it is logged and left out.
+      log('error', 'a stream record could not be counted; left out', {
+        sequence_number: sequence,
+        ...describeError(error),
+      });
+      continue;
+    }
+    if (counted === undefined) continue;
+    for (const event of counted.events) {
+      const { date, hour } = bucketOf(event.at);
+      // The hour in the day's row, the day in the month's row.
+      const slots = [
+        { period: 'day' as const, date, attribute: counterAttribute(event.counter, hour) },
+        {
+          period: 'month' as const,
+          date: date.slice(0, 7),
+          attribute: dayOfMonthAttribute(event.counter, Number(date.slice(8))),
+        },
+      ];
+      for (const dimension of dimensionsOf(counted.labels))
+        for (const slot of slots) {
+          const id = [counted.labels.accountId, dimension.kind, dimension.value, slot.period, slot.date].join(
+            '\u0000',
+          );
+          let row = rows.get(id);
+          if (row === undefined) {
+            row = {
+              account: counted.labels.accountId,
+              kind: dimension.kind,
+              value: dimension.value,
+              period: slot.period,
+              date: slot.date,
+              streamShard,
+              contributions: [],
+            };
+            rows.set(id, row);
+          }
+          row.contributions.push({ sequence: sequenceKey(sequence), attribute: slot.attribute, n: 1 });
         }
-        row.contributions.push(contribution);
-      }
     }
   }
   return rows;
+}
+
+/** What one record of a message item counts, and under what (undefined: not a message). */
+function countsOfRecord(record: DynamoDBRecord) {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const after = messageSnapshotOf(newImage);
+  const labels = messageLabelsOf(newImage);
+  if (after === undefined || labels === undefined) return undefined;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  const events = countedEvents(before, after, labels);
+  const unreadable = events.find((event) => Number.isNaN(Date.parse(event.at)));
+  if (unreadable !== undefined) throw new Error(`a ${unreadable.counter} count has no readable time`);
+  return { labels, events };
 }
