@@ -3,7 +3,7 @@ import { type Caller, call } from './service.ts';
 import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 
 /**
- * Statistics (docs/benchmarks.md, section 9; docs/stats.md): a 30-day daily stats query against a
+ * Statistics (docs/benchmarks.md, section 10; docs/stats.md): a 30-day daily stats query against a
  * one-message query by uuid, side by side in each round, for the accounts section 4 seeded (1,000
  * and 100,000 messages, whose counts the host's counting consumer made from the table stream as
  * they were written). The counter rows a query reads are counted too: they must not grow with the
@@ -31,7 +31,7 @@ async function counted(entry: StatsBenchAccount): Promise<void> {
 }
 
 export async function statsSection(small: StatsBenchAccount, large: StatsBenchAccount, rounds: number) {
-  progress('9 statistics: waiting for the counting consumer to count the seeded messages');
+  progress('10 statistics: waiting for the counting consumer to count the seeded messages');
   await counted(small);
   await counted(large);
   const first = await call(large.who, 'POST', '/message/query-1.0', { filters: { limit: 1 } });
@@ -64,7 +64,7 @@ export async function statsSection(small: StatsBenchAccount, large: StatsBenchAc
     `  by uuid ${fmt(figure(times.uuid).median)} ms, stats ${fmt(figure(times.stats).median)} ms (ratio ${fmt(ratio.median, 2)}); rows read ${read.small} vs ${read.large}`,
   );
   return [
-    '### 9. Statistics (30-day daily query vs one message by uuid)',
+    '### 10. Statistics (30-day daily query vs one message by uuid)',
     '',
     `A daily \`POST /stats/query-1.0\` over 30 days (${range.date_from} to ${range.date_to}) and a \`POST /message/query-1.0\` by uuid, side by side in each of ${rounds} rounds (alternating which goes first), for the account with ${large.messages.toLocaleString('en')} messages. The counts were made by the host's counting consumer from the table stream as section 4 wrote the messages. Rows read: counter rows DynamoDB returned to the stats query.`,
     '',

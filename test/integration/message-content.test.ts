@@ -15,6 +15,7 @@ import {
 } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount } from '../support/host.ts';
 import { objectExists } from '../support/messages.ts';
+import { templateData } from '../support/templates.ts';
 
 /*
  * POST /message/content-1.0 against what the recipients' server (the local SMTP sink) received:
@@ -129,6 +130,40 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
     });
     assert.match(data.html, /^<!DOCTYPE html>/);
     assert.match(data.text, /line 399/);
+  });
+
+  it('a message rendered from a template with a layout: the rendered content as delivered', async () => {
+    const alias = `receipt-${randomUUID().slice(0, 8)}`;
+    await templateData(sending, 'add', {
+      alias: `${alias}-frame`,
+      name: 'Frame',
+      subject: '',
+      html: '<html><body><header>Shop</header>{{{@content}}}<footer>Bye</footer></body></html>',
+      text: '{{{@content}}}\n-- \nShop',
+    });
+    await templateData(sending, 'publish', { alias: `${alias}-frame` });
+    await templateData(sending, 'add', {
+      alias,
+      name: 'Receipt',
+      layout_alias: `${alias}-frame`,
+      subject: 'Receipt {{order}} für {{name}}',
+      html: '<p>Thanks, {{name}}</p><ul>{{#each items}}<li>{{title}}</li>{{/each}}</ul>',
+      text: 'Thanks, {{name}}: {{#each items}}{{title}}; {{/each}}',
+    });
+    await templateData(sending, 'publish', { alias });
+    const { data } = await sentAndCompared({
+      to: ['ada@content.test'],
+      template: {
+        alias,
+        model: { order: 'A-17', name: 'Ada & <Co>', items: [{ title: 'tea' }, { title: 'cups' }] },
+      },
+    });
+    assert.equal(data.subject, 'Receipt A-17 für Ada & <Co>');
+    assert.match(
+      data.html,
+      /<header>Shop<\/header><p>Thanks, Ada &amp; &lt;Co&gt;<\/p><ul><li>tea<\/li><li>cups<\/li><\/ul><footer>Bye<\/footer>/,
+    );
+    assert.match(data.text, /tea; cups; \r?\n-- \r?\nShop/);
   });
 
   it('an EML with its own attachment', async () => {

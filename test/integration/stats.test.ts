@@ -13,8 +13,10 @@ import {
   waitForStatus,
 } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
-import { statsOf, streamRecordsOf, waitForTotals } from '../support/stats.ts';
+import { receivingAccount, sendInbound, waitForInbound } from '../support/inbound.ts';
+import { statsOf, streamRecordsOf, streamRecordsWhere, waitForTotals } from '../support/stats.ts';
 import { waitForSuppression } from '../support/suppressions.ts';
+import { templateData } from '../support/templates.ts';
 
 /*
  * POST /stats/query-1.0 after a known mix of messages: counters kept by the table stream's counting
@@ -151,6 +153,44 @@ describe('POST /stats/query-1.0', () => {
     };
     const answer = await countBatch({ Records: [corrupt], shardId: 'shardId-corrupt-record' } as never);
     assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+  });
+
+  it('items that are not messages (inbound mail, templates) count nothing', async () => {
+    const who = await receivingAccount('stats-other');
+    const sent = await sendInbound({
+      from: 'Grace <grace@sender.test>',
+      to: `support@${who.domain}`,
+      subject: 'Not a message of ours',
+      text: 'inbound',
+    });
+    assert.ok(sent.ok, sent.response);
+    await waitForInbound(who, `support@${who.domain}`);
+    await templateData(who, 'add', {
+      alias: 'counted-not',
+      name: 'Not counted',
+      subject: 'Hi {{name}}',
+      text: 'Hi',
+    });
+    await templateData(who, 'publish', { alias: 'counted-not' });
+    const byShard = await streamRecordsWhere(
+      (record) => record.dynamodb?.NewImage?.account_id?.S === who.account,
+    );
+    const keys = [...byShard.values()].flat().map((record) => String(record.dynamodb?.Keys?.pk?.S));
+    assert.ok(
+      keys.some((pk) => pk.startsWith('INBOUND#')),
+      `inbound item in the stream: ${keys.join(', ')}`,
+    );
+    assert.ok(
+      keys.some((pk) => pk.startsWith('TEMPLATE#')),
+      `template version in the stream: ${keys.join(', ')}`,
+    );
+    for (const [shardId, records] of byShard) {
+      const answer = await countBatch({ Records: records, shardId: `${shardId}-again` } as never);
+      assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+    }
+    const data = await statsOf(who.token, { ...range(), granularity: 'day', group_by: 'domain' });
+    assert.deepEqual(data.series, []);
+    assert.equal(data.totals.accepted, 0);
   });
 
   it('reads counter rows only: a few per day, however many messages', async () => {

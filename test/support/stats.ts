@@ -38,11 +38,20 @@ export async function waitForTotals(
  * Every record of the host's table stream whose key is one of `uuids`' message items, by shard, as
  * Lambda would deliver them: what a test hands the counting consumer to make it do batches again.
  */
-export async function streamRecordsOf(uuids: readonly string[]): Promise<Map<string, DynamoDBRecord[]>> {
+export function streamRecordsOf(uuids: readonly string[]): Promise<Map<string, DynamoDBRecord[]>> {
+  const wanted = new Set(uuids.map((uuid) => `MESSAGE#${uuid}`));
+  return streamRecordsWhere(
+    (record) => wanted.has(record.dynamodb?.Keys?.pk?.S ?? '') && record.dynamodb?.Keys?.sk?.S === 'MESSAGE',
+  );
+}
+
+/** Every record of the host's table stream that `wanted` keeps, by shard, as Lambda would deliver them. */
+export async function streamRecordsWhere(
+  wanted: (record: _Record) => boolean,
+): Promise<Map<string, DynamoDBRecord[]>> {
   const env = hostInfo().env;
   const streamArn = env.TABLE_STREAM_ARN as string;
   const client = new DynamoDBStreamsClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB });
-  const wanted = new Set(uuids.map((uuid) => `MESSAGE#${uuid}`));
   const byShard = new Map<string, DynamoDBRecord[]>();
   try {
     const described = await client.send(new DescribeStreamCommand({ StreamArn: streamArn }));
@@ -61,12 +70,7 @@ export async function streamRecordsOf(uuids: readonly string[]): Promise<Map<str
       while (iterator !== undefined) {
         const page = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         const records = page.Records ?? [];
-        found.push(
-          ...records.filter(
-            (record) =>
-              wanted.has(record.dynamodb?.Keys?.pk?.S ?? '') && record.dynamodb?.Keys?.sk?.S === 'MESSAGE',
-          ),
-        );
+        found.push(...records.filter(wanted));
         // An open shard keeps answering: stop at the first empty page (its current end).
         iterator = records.length === 0 ? undefined : page.NextShardIterator;
       }

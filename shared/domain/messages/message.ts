@@ -152,6 +152,8 @@ export interface MessageItem {
   due_at?: string;
   /** How many download objects the content route stored (absent: none). */
   downloads?: number;
+  /** The template the subject and bodies were rendered from when the message was accepted. */
+  template?: { alias: string; version: number; layout?: { alias: string; version: number } };
 }
 
 /**
@@ -297,6 +299,7 @@ export function detailsView(item: MessageItem) {
       size,
     })),
     scheduling: schedulingView(item.scheduling),
+    ...(item.template === undefined ? {} : { template: item.template }),
     status_history: (item.history ?? []).map((entry) =>
       entry.detail === undefined
         ? { status: entry.status, at: formatDate(entry.at) }
