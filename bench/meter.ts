@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { streamInvocations } from '../infra/local/stream-source.ts';
 
 /**
  * Counts every AWS SDK request the service makes in this process (the local host runs the real
@@ -26,7 +27,7 @@ export interface Meter {
   /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
   receivesWithMessages: number;
   emptyReceives: number;
-  /** GetRecords answers of the table stream that carried records: one invocation of its consumer each. */
+  /** Batches the table stream's consumers were invoked with (one Lambda invocation each). */
   streamBatches: number;
   /** Milliseconds from a batch's receipt to its deletion: the sender invocation's length. */
   batchDurationsMs: number[];
@@ -83,10 +84,18 @@ function itemKind(input: Record<string, unknown> | undefined): string | undefine
   return prefix === 'MESSAGE' ? String(key.sk) : prefix;
 }
 
+/**
+ * The statistics' counter rows (`STATS#…`, docs/stats.md) are table items; their writes are shown
+ * apart, as `counters`, so that section 7 shows what the counters add per message.
+ */
+const isCounterWrite = (input: Record<string, unknown> | undefined): boolean =>
+  String((input?.Key as { pk?: unknown } | undefined)?.pk ?? '').startsWith('STATS#');
+
 function recordCapacity(
   meter: Meter,
   operation: string,
   consumed: Consumed | Consumed[] | undefined,
+  tableName = 'table',
   kind?: string,
 ): void {
   const isRead = readCommands.has(operation);
@@ -96,8 +105,8 @@ function recordCapacity(
       0,
     );
     const tableUnits = entry.Table?.CapacityUnits ?? (entry.CapacityUnits ?? 0) - indexUnits;
-    add(meter, 'table', isRead ? { read: tableUnits } : { write: tableUnits });
-    if (!isRead) {
+    add(meter, tableName, isRead ? { read: tableUnits } : { write: tableUnits });
+    if (!isRead && tableName === 'table') {
       const current = meter.tableWritesByOperation.get(operation) ?? { units: 0, requests: 0 };
       current.units += tableUnits;
       current.requests += 1;
@@ -135,6 +144,7 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
       meter,
       operation,
       result?.ConsumedCapacity as Consumed | Consumed[] | undefined,
+      isCounterWrite(input) ? 'counters' : 'table',
       itemKind(input),
     );
   if (service === 'SQS' && operation === 'ReceiveMessage') {
@@ -145,9 +155,6 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
       for (const message of messages) if (message.ReceiptHandle) receivedAt.set(message.ReceiptHandle, now);
     } else meter.emptyReceives += 1;
   }
-  if (service === 'DynamoDBStreams' && operation === 'GetRecords') {
-    if (((result?.Records ?? []) as unknown[]).length > 0) meter.streamBatches += 1;
-  }
   return result;
 };
 
@@ -156,7 +163,10 @@ export function excludeClient(client: object): void {
   excluded.add(client);
 }
 
+let invocationsAtStart = 0;
+
 export function startMeter(): Meter {
+  invocationsAtStart = streamInvocations.count;
   active = {
     capacity: new Map(),
     tableWritesByOperation: new Map(),
@@ -171,6 +181,7 @@ export function startMeter(): Meter {
 }
 
 export function stopMeter(): void {
+  if (active !== undefined) active.streamBatches = streamInvocations.count - invocationsAtStart;
   active = undefined;
   receivedAt.clear();
 }

@@ -32,6 +32,7 @@ import {
   table,
 } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+import { statsSection } from './stats-query.ts';
 import { templatesBench } from './templates.ts';
 
 /**
@@ -42,7 +43,7 @@ import { templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
- * memory, inbound, batch);
+ * memory, inbound, batch, stats);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -50,7 +51,16 @@ const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
 const runs = (
-  section: 'warm' | 'templates' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'batch',
+  section:
+    | 'warm'
+    | 'templates'
+    | 'throughput'
+    | 'scaling'
+    | 'delivery'
+    | 'memory'
+    | 'inbound'
+    | 'batch'
+    | 'stats',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -382,10 +392,17 @@ async function seed(seedAccount: string, count: number): Promise<void> {
 }
 const smallAccount = `${account}-s`;
 const largeAccount = `${account}-l`;
-await seed(smallAccount, runs('scaling') ? plan.small : 0);
-await seed(largeAccount, runs('scaling') ? plan.large : 0);
+await seed(smallAccount, runs('scaling') || runs('stats') ? plan.small : 0);
+await seed(largeAccount, runs('scaling') || runs('stats') ? plan.large : 0);
 const smallWho: Caller = await callerFor(smallAccount);
 const largeWho: Caller = await callerFor(largeAccount);
+const statsLines = !runs('stats')
+  ? []
+  : await statsSection(
+      { account: smallAccount, who: smallWho, messages: plan.small },
+      { account: largeAccount, who: largeWho, messages: plan.large },
+      plan.scaleRounds,
+    );
 // One status over 30 days in the middle of the 90: a typical support query, and a full page of 50
 // for both accounts (≈ 83 matches with 1,000 stored), so both answers carry the same work.
 const filter = {
@@ -717,7 +734,7 @@ for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
-lines.push(...inboundLines, ...batchSection);
+lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -10,6 +10,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { chunkSize } from '../shared/domain/messages/merge.ts';
+import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/domain/stats/counters.ts';
 import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../shared/repositories/keys.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
@@ -242,3 +243,26 @@ export const raw = {
   },
   put: (item: Record<string, unknown>) => rawDynamo.send(new PutCommand({ TableName: table(), Item: item })),
 };
+
+/**
+ * What the statistics hold for an account on the given days (its own rows), read with the
+ * benchmark's own client so the reading is not metered as the service's.
+ */
+export async function countedFor(
+  account: string,
+  days: readonly string[],
+): Promise<Record<StatCounter, number>> {
+  const totals = zeroCounts();
+  for (const day of days) {
+    const result = await rawDynamo.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
+        ExpressionAttributeValues: { ':pk': keys.statsOfAccount(account), ':day': `all#${day}#` },
+      }),
+    );
+    for (const row of result.Items ?? [])
+      for (const counts of hoursOfRow(row).values()) addCounts(totals, counts);
+  }
+  return totals;
+}

@@ -128,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/message/content-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The content of one message: subject, bodies, headers, attachments and the signed message
+         * @description Needs a Bearer token with the scope `messages:read_content`.
+         */
+        post: operations["messageContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/message/delete-1.0": {
         parameters: {
             query?: never;
@@ -142,6 +162,26 @@ export interface paths {
          * @description Needs a Bearer token with the scope `messages:delete`. Supports `?dry_run=true`.
          */
         post: operations["messageDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stats/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hourly or daily counts of your messages by status, with bounce and complaint rates
+         * @description Needs a Bearer token with the scope `messages:read`.
+         */
+        post: operations["statsQuery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -723,6 +763,19 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_107_111_114: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     111: Generic method-level validation error
+                 *     114: Dry-run option not allowed
+                 * @enum {integer}
+                 */
+                code: 107 | 111 | 114;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_107: {
             error: {
                 /**
@@ -756,19 +809,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 107 | 10000001;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_107_111_114: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     111: Generic method-level validation error
-                 *     114: Dry-run option not allowed
-                 * @enum {integer}
-                 */
-                code: 107 | 111 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -2254,11 +2294,27 @@ export interface operations {
                                 kind: "to" | "cc" | "bcc";
                                 status: string;
                                 detail?: string;
-                                /**
-                                 * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+01:00
-                                 */
+                                /** @description When the URLs stop working */
                                 updated_at: string;
+                                /** @description What happened to the mail for this recipient, in order */
+                                events: {
+                                    /** @description sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed or complained */
+                                    status: string;
+                                    /** @description When the URLs stop working */
+                                    at: string;
+                                    /** @description What the receiving side said: the SMTP reply line (the relay's, or through SES the recipient server's), or the relay's acceptance */
+                                    response?: string;
+                                    /** @description SES's bounce type: Permanent, Transient or Undetermined */
+                                    bounce_type?: string;
+                                    /** @description SES's bounce subtype, e.g. General, NoEmail, MailboxFull */
+                                    bounce_subtype?: string;
+                                    /** @description SES's diagnostic code of a bounce or delay */
+                                    diagnostic_code?: string;
+                                    /** @description SES's delay type, e.g. MailboxFull, TransientCommunicationFailure */
+                                    delay_type?: string;
+                                    /** @description The feedback type of a complaint, e.g. abuse */
+                                    complaint_type?: string;
+                                }[];
                             }[];
                             subject: string;
                             /** @enum {string} */
@@ -2282,10 +2338,7 @@ export interface operations {
                             }[];
                             scheduling: {
                                 mode: string;
-                                /**
-                                 * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+01:00
-                                 */
+                                /** @description When the URLs stop working */
                                 send_at?: string;
                             };
                             /** @description The template and version the message was rendered from (and its layout) */
@@ -2299,22 +2352,13 @@ export interface operations {
                             };
                             status_history: {
                                 status: string;
-                                /**
-                                 * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+01:00
-                                 */
+                                /** @description When the URLs stop working */
                                 at: string;
                                 detail?: string;
                             }[];
-                            /**
-                             * @description ISO 8601 with the server time zone offset
-                             * @example 2026-11-22T09:15:00.000+01:00
-                             */
+                            /** @description When the URLs stop working */
                             created_at: string;
-                            /**
-                             * @description ISO 8601 with the server time zone offset
-                             * @example 2026-11-22T09:15:00.000+01:00
-                             */
+                            /** @description When the URLs stop working */
                             updated_at: string;
                         } | {
                             messages: {
@@ -2332,21 +2376,12 @@ export interface operations {
                                 recipients_count: number;
                                 scheduling: {
                                     mode: string;
-                                    /**
-                                     * @description ISO 8601 with the server time zone offset
-                                     * @example 2026-11-22T09:15:00.000+01:00
-                                     */
+                                    /** @description When the URLs stop working */
                                     send_at?: string;
                                 };
-                                /**
-                                 * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+01:00
-                                 */
+                                /** @description When the URLs stop working */
                                 created_at: string;
-                                /**
-                                 * @description ISO 8601 with the server time zone offset
-                                 * @example 2026-11-22T09:15:00.000+01:00
-                                 */
+                                /** @description When the URLs stop working */
                                 updated_at: string;
                             }[];
                             /** @description Number of messages in this page */
@@ -2450,6 +2485,240 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114_10000001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    messageContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    message_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The content of one message: subject, bodies, headers, attachments and the signed message */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The subject, decoded */
+                            subject: string;
+                            /** @description The text part as sent (for HTML-only content: the text derived from the HTML); null when there is none, or when text and HTML together exceed 4 MB (read them from raw_url) */
+                            text: string | null;
+                            /** @description The HTML part as sent (a fragment arrives wrapped in a complete document); null when there is none, or too large (see text) */
+                            html: string | null;
+                            /** @description Every header field of the signed message, in order, DKIM-Signature included: values unfolded, not decoded */
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            attachments: {
+                                filename: string;
+                                content_type: string;
+                                /** @description Bytes */
+                                size: number;
+                                /** @description A GET URL of the attachment, valid until expires_at */
+                                url: string;
+                            }[];
+                            /** @description A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or as it will be composed while not sent; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention) */
+                            raw_url: string | null;
+                            /** @description When the URLs stop working */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2652,6 +2921,259 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    statsQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Start of the range: ISO 8601 with an offset
+                     * @example 2026-11-22T09:15:00+01:00
+                     */
+                    date_from: string;
+                    /**
+                     * @description End of the range (inclusive): ISO 8601 with an offset
+                     * @example 2026-11-22T09:15:00+01:00
+                     */
+                    date_to: string;
+                    /**
+                     * @description One point per hour (at most 744) or per day (at most 400) of the server time zone
+                     * @enum {string}
+                     */
+                    granularity: "hour" | "day";
+                    /**
+                     * @description One series per sending domain, or per tag (`name:value`); absent: one series, key `all`
+                     * @enum {string}
+                     */
+                    group_by?: "domain" | "tag";
+                };
+            };
+        };
+        responses: {
+            /** @description Hourly or daily counts of your messages by status, with bounce and complaint rates */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            series: {
+                                /** @description `all`, the sending domain, or the tag as `name:value` */
+                                key: string;
+                                points: {
+                                    /** @description Start of the hour or day */
+                                    at: string;
+                                    /** @description Messages accepted */
+                                    accepted: number;
+                                    /** @description Recipients the relay or SES accepted */
+                                    sent: number;
+                                    /** @description Recipients delivered */
+                                    delivered: number;
+                                    /** @description Recipients that bounced */
+                                    bounced: number;
+                                    /** @description Recipients that complained */
+                                    complained: number;
+                                    /** @description Recipients skipped: on the suppression list */
+                                    suppressed: number;
+                                    /** @description Recipients that failed */
+                                    failed: number;
+                                }[];
+                            }[];
+                            /** @description The account's totals over the range, whatever the grouping */
+                            totals: {
+                                /** @description Messages accepted */
+                                accepted: number;
+                                /** @description Recipients the relay or SES accepted */
+                                sent: number;
+                                /** @description Recipients delivered */
+                                delivered: number;
+                                /** @description Recipients that bounced */
+                                bounced: number;
+                                /** @description Recipients that complained */
+                                complained: number;
+                                /** @description Recipients skipped: on the suppression list */
+                                suppressed: number;
+                                /** @description Recipients that failed */
+                                failed: number;
+                                /** @description bounced ÷ sent, a fraction (0 when nothing was sent) */
+                                bounce_rate: number;
+                                /** @description complained ÷ delivered, a fraction (0 when nothing was delivered) */
+                                complaint_rate: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */

@@ -15,6 +15,7 @@ export interface Route {
   readonly summary: string;
   readonly tag:
     | 'messages'
+    | 'stats'
     | 'domains'
     | 'avatars'
     | 'service'
@@ -27,6 +28,8 @@ export interface Route {
 export const scopes = {
   'messages:send': 'Create messages, release or cancel held ones',
   'messages:read': 'Query your messages',
+  'messages:read_content':
+    'Read the content of your messages: bodies, headers, attachments, the signed message',
   'messages:delete': 'Delete your unsent messages',
   'domains:read': 'Read DKIM settings of your domains',
   'domains:write': 'Change DKIM settings of your domains',
@@ -116,6 +119,16 @@ export const routes = [
     summary: 'One message in full, or a filtered page of messages',
   },
   {
+    id: 'message-content',
+    method: 'POST',
+    path: '/message/content-1.0',
+    public: false,
+    scopes: ['messages:read_content'],
+    dryRun: false,
+    tag: 'messages',
+    summary: 'The content of one message: subject, bodies, headers, attachments and the signed message',
+  },
+  {
     id: 'message-delete',
     method: 'POST',
     path: '/message/delete-1.0',
@@ -124,6 +137,16 @@ export const routes = [
     dryRun: true,
     tag: 'messages',
     summary: 'Delete messages that have not been sent',
+  },
+  {
+    id: 'stats-query',
+    method: 'POST',
+    path: '/stats/query-1.0',
+    public: false,
+    scopes: ['messages:read'],
+    dryRun: false,
+    tag: 'stats',
+    summary: 'Hourly or daily counts of your messages by status, with bounce and complaint rates',
   },
   {
     id: 'dkim-status',

@@ -11,6 +11,7 @@ export interface Worker {
     | 'schedule'
     | 'ses-events'
     | 'table-stream'
+    | 'table-stream-counting'
     | 'webhook-queue'
     | 'inbound-queue';
   /** For schedules: minutes between runs. */
@@ -40,6 +41,11 @@ export const workers = [
     id: 'webhook-fanout',
     trigger: 'table-stream',
     summary: 'Turns committed message changes (table stream) into webhook events, one queue job per endpoint',
+  },
+  {
+    id: 'stats-counter',
+    trigger: 'table-stream-counting',
+    summary: 'Counts committed message changes (table stream) into the statistics, exactly once per record',
   },
   {
     id: 'webhook-delivery',

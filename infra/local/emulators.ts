@@ -94,7 +94,8 @@ async function startDynamoDbLocalOnce(chosen: number, dbPath: string | undefined
   });
   const endpoint = `http://127.0.0.1:${chosen}`;
   try {
-    await waitForPort(chosen, 60_000, () => exitReason);
+    // Generous: on a loaded 2-core machine Java alone can take more than a minute to listen.
+    await waitForPort(chosen, 180_000, () => exitReason);
     await waitUntilAnswering(endpoint, 60_000, () => exitReason);
   } catch (error) {
     // Never leave a Java process behind when start-up fails.

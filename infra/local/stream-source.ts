@@ -31,16 +31,30 @@ export interface StreamSourceOptions {
   batchSize?: number;
   /** Pause between reads of an idle stream (Lambda polls about 4 times a second). */
   idleMs?: number;
+  /** MaximumBatchingWindowInSeconds, in ms: how long a batch gathers records once one has come. */
+  batchingWindowMs?: number;
   timeoutMs?: number;
   /** File that keeps the checkpoint of each shard. */
   checkpointFile?: string;
   region?: string;
+  /**
+   * Events as Lambda sends them to a mapping with a tumbling window: with `shardId`, `window` and
+   * `state` (the counting consumer needs the shard id; docs/stats.md).
+   */
+  tumblingWindowSeconds?: number;
   onError?: (error: unknown) => void;
 }
 
 export interface StreamSource {
   stop(): Promise<void>;
 }
+
+/**
+ * Invocations of stream consumers in this process, one per batch handed to a function (Lambda
+ * bills one invocation per batch): the benchmark counts them. A batch gathered over a batching
+ * window may take several reads of the stream, so reads are not invocations.
+ */
+export const streamInvocations = { count: 0 };
 
 interface ShardState {
   shardId: string;
@@ -116,17 +130,30 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
       shard.done = true;
       return false;
     }
-    const page = await client.send(
-      new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: options.batchSize ?? 100 }),
-      { abortSignal: abort.signal },
-    );
+    const batchSize = options.batchSize ?? 100;
+    const read = (iterator: string, limit: number) =>
+      client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), {
+        abortSignal: abort.signal,
+      });
+    let page = await read(shard.iterator, batchSize);
     const records = page.Records ?? [];
     if (records.length === 0) {
       if (page.NextShardIterator === undefined) shard.done = true;
       else shard.iterator = page.NextShardIterator;
       return false;
     }
-    const failedAt = await invoke(records);
+    // Like MaximumBatchingWindowInSeconds: once a record is there, gather more for up to the
+    // window, until the batch is full or the shard closes.
+    const gatherUntil = Date.now() + (options.batchingWindowMs ?? 0);
+    while (records.length < batchSize && page.NextShardIterator !== undefined && Date.now() < gatherUntil) {
+      await pause(Math.min(idleMs, gatherUntil - Date.now()));
+      if (!running) break;
+      const next: string = page.NextShardIterator;
+      page = await read(next, batchSize - records.length);
+      records.push(...(page.Records ?? []));
+      if (page.NextShardIterator === undefined) break;
+    }
+    const failedAt = await invoke(records, shard.shardId);
     if (failedAt === undefined) {
       shard.failures = 0;
       const last = records.at(-1)?.dynamodb?.SequenceNumber;
@@ -146,9 +173,13 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
   };
 
   /** Undefined when the batch succeeded, else the sequence number to resume at. */
-  const invoke = async (records: _Record[]): Promise<string | undefined> => {
+  const invoke = async (records: _Record[], shardId: string): Promise<string | undefined> => {
+    streamInvocations.count += 1;
     const event: DynamoDBStreamEvent = {
       Records: records.map((record) => toLambdaRecord(record, options.streamArn, region)),
+      ...(options.tumblingWindowSeconds === undefined
+        ? {}
+        : windowOf(shardId, options.tumblingWindowSeconds)),
     };
     const first = records[0]?.dynamodb?.SequenceNumber as string;
     try {
@@ -228,8 +259,24 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
   };
 }
 
+/**
+ * What Lambda adds to the event of a mapping with a tumbling window: the shard, the current window
+ * (aligned on its length, as Lambda's are) and an empty state (no state is carried here: the
+ * consumers of this host keep theirs in the table).
+ */
+function windowOf(shardId: string, seconds: number) {
+  const start = Math.floor(Date.now() / (seconds * 1000)) * seconds * 1000;
+  return {
+    shardId,
+    window: { start: new Date(start).toISOString(), end: new Date(start + seconds * 1000).toISOString() },
+    state: {},
+    isFinalInvokeForWindow: false,
+    isWindowTerminatedEarly: false,
+  };
+}
+
 /** A GetRecords record as Lambda delivers it (ApproximateCreationDateTime in epoch seconds). */
-function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
+export function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
   const data = record.dynamodb ?? {};
   const created = data.ApproximateCreationDateTime;
   return {

@@ -2,7 +2,7 @@ import { deadLetterWorker, inboundQueueWorker, sendQueueWorker } from './deliver
 import { inboundMailWorker } from './inbound-mail-server.ts';
 import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
-import { tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
+import { countingStreamWorker, tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
 
 /**
  * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
@@ -27,6 +27,7 @@ export const localWorkers: Array<() => LocalWorker> = [
   deadLetterWorker,
   schedulesWorker,
   tableStreamWorker,
+  countingStreamWorker,
   webhookQueueWorker,
   // Receiving: the SES stand-in (inbound MX) and the inbound queue → inbound function mapping.
   inboundMailWorker,

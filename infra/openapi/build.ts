@@ -325,6 +325,7 @@ export function buildOpenApi(): Schema {
     servers: [{ url: 'http://127.0.0.1:3000', description: 'Local host (`npm start`)' }],
     tags: [
       { name: 'messages', description: 'Sending, querying and deleting messages' },
+      { name: 'stats', description: 'Counts of your messages by status, hour or day, domain or tag' },
       { name: 'domains', description: 'DKIM settings of sending domains' },
       { name: 'avatars', description: 'Avatar lookup and housekeeping' },
       { name: 'service', description: 'Health, keepalive and this document' },

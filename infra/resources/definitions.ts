@@ -77,6 +77,21 @@ export const tableStreamDefinition = {
 } as const;
 
 /**
+ * The table stream → stats-counter mapping (docs/stats.md). A tumbling window makes Lambda name the
+ * stream shard in each event (the consumer's exactness rests on it); its state is not used, so the
+ * longest window means the fewest end-of-window invocations. Batches are gathered for a few seconds,
+ * so that a batch writes each counter row once for as many messages as possible. A failing batch is
+ * retried until it succeeds or the stream drops it (24 h): skipping records would make the counts
+ * wrong, and the records are what the counts are made of.
+ */
+export const countingStreamDefinition = {
+  batchSize: 1000,
+  maxBatchingWindowSeconds: 5,
+  tumblingWindowSeconds: 900,
+  timeoutSeconds: 60,
+} as const;
+
+/**
  * The inbound queue: one SES receipt notification per received message (the receipt rule's S3
  * action publishes it to an SNS topic once the message is stored; raw delivery to this queue). The
  * inbound function parses one message at a time (up to 40 MB), so its timeout is long and the

@@ -160,9 +160,11 @@ export class Alarms extends Construct {
       {
         threshold: 1,
         description:
-          'The webhook fan-out gave up on table stream records (after retries): the events of those message ' +
-          "changes were not created, so no receiver gets them. The queue holds the records' positions; fix the " +
-          'cause and re-drive them from the stream while it keeps them (24 h).',
+          'A table stream consumer gave up on records: the webhook fan-out after its retries (the events of ' +
+          'those message changes were not created, so no receiver gets them), or the statistics counter after ' +
+          'the stream dropped records it could not count for 24 h (the statistics miss those changes). The ' +
+          "queue holds the records' positions and the consumer's name; fix the cause and re-drive them from the " +
+          'stream while it keeps them (24 h).',
       },
     );
     this.add('WebhookFanoutErrors', props.webhooks.fanout.metricErrors({ period, statistic: 'Sum' }), {

@@ -21,6 +21,7 @@ import type { workers } from '../../shared/workers.ts';
  * - webhookSecrets: `encrypt` or `decrypt` with the key-wrapping KMS key, only for ciphertexts whose
  *   encryption context says `purpose = svc-mail-webhook-secret` (a condition in the statement).
  * - mail: sends through SES with the configuration set.
+ * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch';
@@ -36,6 +37,8 @@ export interface AccessNeeds {
   readonly webhookDeadLetterQueue?: 'send';
   readonly webhookSecrets?: 'encrypt' | 'decrypt';
   readonly mail?: true;
+  /** Composes messages as the sender does, without sending: the relay's name (MAIL_TRANSPORT). */
+  readonly composes?: true;
   readonly avatars?: true;
 }
 
@@ -70,6 +73,15 @@ export const functionAccess = {
   },
   // Reads only.
   'message-query': { table: 'read' },
+  // Rebuilds a message as sent (its bodies, the DKIM keys that signed it), stores the signed message
+  // and its attachments under messages/<uuid>/download/ and presigns them; records their number on
+  // the item, so that deleting the message removes them.
+  'message-content': {
+    table: 'write',
+    objects: { 'messages/': ['read', 'write'] },
+    dkimKey: 'decrypt',
+    composes: true,
+  },
   // The only function that deletes messages and their objects.
   'message-delete': { table: 'delete', objects: { 'messages/': ['delete'] } },
   // Reads keys and does DNS lookups; never sees private keys.
@@ -97,6 +109,10 @@ export const functionAccess = {
   'webhook-delete': { table: 'write-delete' },
   'webhook-rotate-secret': { table: 'write', webhookSecrets: 'encrypt' },
   'webhook-replay': { table: 'read', webhookQueue: 'send' },
+  // Reads counter rows (statistics), never a message.
+  'stats-query': { table: 'read' },
+  // Adds each stream batch's counts to the counter rows (the stream itself comes from the trigger).
+  'stats-counter': { table: 'write' },
   // Reads endpoints, stores events, queues one job per endpoint (the stream itself comes from the trigger).
   'webhook-fanout': { table: 'write', webhookQueue: 'send' },
   // Decrypts secrets, records attempts, disables endpoints on 410, queues retries, dead-letters the last.
@@ -134,6 +150,8 @@ export const workerImpact: Record<WorkerId, string> = {
     'webhook events stop being created; they are not lost while the table stream keeps them (24 h), and follow once it recovers',
   'webhook-delivery':
     'webhook receivers stop getting events; queued jobs wait and are delivered once it recovers',
+  'stats-counter':
+    'statistics and the per-domain dashboard stop moving; nothing is lost while the table stream keeps the changes (24 h), and the counts catch up once it recovers',
   inbound:
     'received mail is not stored or announced; SES keeps it in S3 and its receipts wait in the inbound queue (then its dead-letter queue) until the function recovers',
 };

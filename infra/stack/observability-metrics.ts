@@ -2,7 +2,9 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import {
   type CountedStatus,
+  type DomainCounted,
   defaultNamespace,
+  domainMetric,
   latencyMetric,
   messageMetric,
   webhookMetric,
@@ -33,6 +35,32 @@ export class ServiceMetrics {
 
   webhooks(kind: keyof typeof webhookMetric, period = Duration.minutes(5)): cloudwatch.Metric {
     return this.metric(webhookMetric[kind], { period, label: `webhook ${kind}` });
+  }
+
+  /** What the statistics consumer counted for one sending domain (dimension `domain`). */
+  domain(counted: DomainCounted, domain: string, period = Duration.hours(1)): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: this.namespace,
+      metricName: domainMetric[counted],
+      dimensionsMap: { service: this.service, domain },
+      statistic: 'Sum',
+      period,
+      unit: cloudwatch.Unit.COUNT,
+      label: `${domain} ${counted}`,
+    });
+  }
+
+  /**
+   * A metric-math search over every sending domain the consumer has counted: one line per domain,
+   * whether or not the stack knows the domain (mail through an SMTP relay names no SES identity).
+   */
+  everyDomain(counted: DomainCounted, period = Duration.hours(1)): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: `SEARCH('{${this.namespace},domain,service} MetricName="${domainMetric[counted]}" service="${this.service}"', 'Sum', ${period.toSeconds()})`,
+      usingMetrics: {},
+      label: '',
+      period,
+    });
   }
 
   latency(route: string, statistic: string, period = Duration.minutes(5)): cloudwatch.Metric {

@@ -11,6 +11,7 @@ import { type Route, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
 import {
+  countingStreamDefinition,
   inboundQueueDefinition,
   queueDefinition,
   tableStreamDefinition,
@@ -65,6 +66,7 @@ const workerTimeout = Duration.seconds(60);
 const workerTimeouts: Partial<Record<Worker['trigger'], Duration>> = {
   'webhook-queue': Duration.seconds(webhookQueueDefinition.deliveryTimeoutSeconds),
   'table-stream': Duration.seconds(tableStreamDefinition.fanoutTimeoutSeconds),
+  'table-stream-counting': Duration.seconds(countingStreamDefinition.timeoutSeconds),
   'inbound-queue': Duration.seconds(inboundQueueDefinition.functionTimeoutSeconds),
 };
 /** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
@@ -263,6 +265,10 @@ export class MailServiceStack extends Stack {
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       name: this.stackName,
       metrics: this.serviceMetrics,
+      // The SES identities' domains (an address identity sends from its domain).
+      sendingDomains: [
+        ...new Set(config.sesIdentities.map((identity) => identity.split('@').pop() as string)),
+      ],
       routes,
       serverErrorRate: this.alarms.serverErrorRate,
       deadLetterQueue: this.storage.deadLetterQueue,
@@ -328,6 +334,7 @@ export class MailServiceStack extends Stack {
         if (config.smtpSecretArn !== undefined) fn.bindSmtpSecret(config.smtpSecretArn);
       }
     }
+    if (needs.composes === true) fn.addEnvironment('MAIL_TRANSPORT', config.mailTransport);
     if (needs.avatars === true) {
       fn.addEnvironment('GRAVATAR_BASE_URL', config.gravatarBaseUrl);
       fn.addEnvironment('AVATAR_TTL_SECONDS', String(config.avatarTtlSeconds));
@@ -381,6 +388,25 @@ export class MailServiceStack extends Stack {
             reportBatchItemFailures: true,
             retryAttempts: tableStreamDefinition.retryAttempts,
             maxRecordAge: Duration.hours(tableStreamDefinition.maxRecordAgeHours),
+            onFailure: new SqsDlq(this.storage.streamFailureQueue),
+          }),
+        );
+        return;
+      case 'table-stream-counting':
+        // Exactness first (docs/stats.md): in order per shard, one batch at a time, the shard id in
+        // the event (tumbling window), and a failing batch retried whole, never bisected or skipped
+        // (retry attempts and record age unlimited: the stream's own 24 h bound them). Records the
+        // stream drops after 24 h are described in the failure queue, which an alarm watches.
+        fn.function.addEventSource(
+          new DynamoEventSource(this.storage.table, {
+            startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+            batchSize: countingStreamDefinition.batchSize,
+            maxBatchingWindow: Duration.seconds(countingStreamDefinition.maxBatchingWindowSeconds),
+            tumblingWindow: Duration.seconds(countingStreamDefinition.tumblingWindowSeconds),
+            bisectBatchOnError: false,
+            parallelizationFactor: 1,
+            reportBatchItemFailures: true,
+            retryAttempts: -1,
             onFailure: new SqsDlq(this.storage.streamFailureQueue),
           }),
         );

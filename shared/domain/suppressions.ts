@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Positions } from './messages/cursor.ts';
-import type { HistoryEntry, StoredRecipient } from './messages/message.ts';
+import { type HistoryEntry, recipientEntry, type StoredRecipient } from './messages/message.ts';
 
 export const suppressionReasons = ['hard_bounce', 'complaint', 'manual'] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
@@ -153,12 +153,7 @@ export function applySuppressions(
     const address = normaliseEmail(recipient.email);
     if (!noted.has(address)) {
       noted.add(address);
-      history.push({
-        status: 'suppressed',
-        at,
-        recipient: recipient.email,
-        detail: `${recipient.email}: ${detail}`,
-      });
+      history.push(recipientEntry('suppressed', at, recipient.email, detail));
     }
     return { ...recipient, status: 'suppressed' as const, detail, updated_at: at };
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { isTraceHeader, refusedHeaderReason } from '../domain/messages/headers.ts';
 import { textFromHtml } from './text-from-html.ts';
@@ -26,7 +27,21 @@ export interface ComposeInput {
   date?: Date;
   /** `Feedback-ID` value (shared/mail/envelope.ts). */
   feedbackId?: string;
+  /**
+   * The shared part of the MIME boundaries (`mimeBoundaryFor`). Given, the composition is a pure
+   * function of its input: the same message composes to the same bytes again (docs/messages.md,
+   * "Content"). Without it nodemailer draws random boundaries.
+   */
+  boundary?: string;
 }
+
+/**
+ * The boundary base of a message: 16 hex digits derived from its uuid, so that composing the
+ * message again yields the same bytes, and no one can put the boundary into a body beforehand
+ * (the uuid is drawn when the message is accepted, after its bodies were written).
+ */
+export const mimeBoundaryFor = (messageUuid: string): string =>
+  createHash('sha256').update(`mime-boundary:${messageUuid}`).digest('hex').slice(0, 16);
 
 /** `<uuid@tenant>`: the Message-ID on the sender's domain. */
 export const messageIdFor = (messageUuid: string, tenant: string): string => `<${messageUuid}@${tenant}>`;
@@ -118,6 +133,7 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
     subject: input.subject ?? '',
     messageId: input.messageId,
     date: input.date ?? new Date(),
+    ...(input.boundary === undefined ? {} : { baseBoundary: input.boundary }),
     headers,
     ...(text === undefined ? {} : { text }),
     ...(html === undefined ? {} : { html }),
@@ -128,6 +144,19 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
     })),
   });
   return composer.compile().build();
+}
+
+/**
+ * The message as an SMTP relay receives it: every bare CR or LF becomes CRLF and the message ends
+ * with CRLF, which is what nodemailer's DATA stream does on the wire (and SES requires). The
+ * sender signs this form, so the DKIM signature covers the bytes the receiver gets, and the
+ * message can be rebuilt byte for byte (docs/messages.md, "Content").
+ */
+export function wireForm(raw: Buffer): Buffer {
+  const text = raw.toString('latin1');
+  const normalised = text.replace(/\r\n|\r|\n/g, '\r\n');
+  const ended = normalised.endsWith('\r\n') ? normalised : `${normalised}\r\n`;
+  return ended === text ? raw : Buffer.from(ended, 'latin1');
 }
 
 /** End of the header section of a raw message (index of the blank line), or -1. */

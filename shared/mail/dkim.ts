@@ -78,12 +78,15 @@ export function signedFieldNames(signatureHeader: string): string[] {
  * verify Ed25519 still find a signature they can (RFC 8463 section 4). The signatures oversign
  * (`oversignedHeaders`) through mailauth's `oversignHeaders` option (patches/mailauth+*.patch).
  * `rewrittenHeaders` are left out of the signature: Amazon SES replaces Message-ID and Date, so
- * signing them would break it.
+ * signing them would break it. `signTime` is the signature's `t=` (now by default): RSA PKCS#1 v1.5
+ * and Ed25519 signatures are deterministic, so the same bytes, keys and time sign to the same
+ * signature again (docs/messages.md, "Content").
  */
 export async function signMessage(
   raw: Buffer,
   keys: SigningKey | readonly SigningKey[],
   rewrittenHeaders: readonly string[] = [],
+  signTime?: Date,
 ): Promise<Buffer> {
   const list = Array.isArray(keys) ? (keys as readonly SigningKey[]) : [keys as SigningKey];
   if (list.length === 0) throw new SigningError('DKIM signing failed (no key)');
@@ -93,6 +96,7 @@ export async function signMessage(
     canonicalization: 'relaxed/relaxed',
     headerList: kept(signedHeaders),
     oversignHeaders: kept(oversignedHeaders),
+    ...(signTime === undefined ? {} : { signTime }),
     signatureData: list.map((key) => ({
       signingDomain: key.domain,
       selector: key.selector,

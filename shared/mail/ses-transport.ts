@@ -2,7 +2,7 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { envString } from '../config/env.ts';
 import { messageUuidTag } from '../domain/delivery/ses-events.ts';
 import type { MailTransport, OutgoingMail, TransportResult } from './transport.ts';
-import { TransportError } from './transport.ts';
+import { rewrittenHeadersOf, TransportError } from './transport.ts';
 
 /**
  * Amazon SES v2 SendEmail with raw content. The configuration set (SES_CONFIGURATION_SET) publishes
@@ -21,7 +21,7 @@ export function createSesTransport(): MailTransport {
   const configurationSet = envString('SES_CONFIGURATION_SET');
   return {
     name: 'ses',
-    rewrittenHeaders: ['Message-ID', 'Date'],
+    rewrittenHeaders: rewrittenHeadersOf.ses,
     async send(mail: OutgoingMail): Promise<TransportResult> {
       try {
         const result = await client.send(

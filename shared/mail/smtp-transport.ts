@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import { envString } from '../config/env.ts';
 import type { MailTransport, OutgoingMail, RecipientResult, TransportResult } from './transport.ts';
-import { TransportError } from './transport.ts';
+import { rewrittenHeadersOf, TransportError } from './transport.ts';
 
 /**
  * SMTP through nodemailer to the relay at SMTP_URL (`smtp://user:pass@host:587`, `smtps://…`).
@@ -78,7 +78,7 @@ export async function createSmtpTransport(): Promise<MailTransport> {
   } as never);
   return {
     name: 'smtp',
-    rewrittenHeaders: [],
+    rewrittenHeaders: rewrittenHeadersOf.smtp,
     async send(mail: OutgoingMail): Promise<TransportResult> {
       try {
         const info = (await transporter.sendMail({

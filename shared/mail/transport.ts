@@ -56,14 +56,30 @@ export interface MailTransport {
   send(mail: OutgoingMail): Promise<TransportResult>;
 }
 
+export type TransportName = MailTransport['name'];
+
+/**
+ * The header fields each relay rewrites (left out of the DKIM signature): Amazon SES replaces
+ * Message-ID and Date; an SMTP relay is trusted to leave them alone.
+ */
+export const rewrittenHeadersOf: Readonly<Record<TransportName, readonly string[]>> = {
+  smtp: [],
+  ses: ['Message-ID', 'Date'],
+};
+
+/** The relay MAIL_TRANSPORT names, without loading it (a message composed before it is sent). */
+export function configuredTransport(): TransportName {
+  const kind = (envString('MAIL_TRANSPORT') ?? 'smtp').toLowerCase();
+  if (kind !== 'ses' && kind !== 'smtp') throw new Error(`MAIL_TRANSPORT must be smtp or ses, got "${kind}"`);
+  return kind;
+}
+
 let chosen: Promise<MailTransport> | undefined;
 
 export function mailTransport(): Promise<MailTransport> {
   chosen ??= (async () => {
-    const kind = (envString('MAIL_TRANSPORT') ?? 'smtp').toLowerCase();
-    if (kind === 'ses') return (await import('./ses-transport.ts')).createSesTransport();
-    if (kind === 'smtp') return (await import('./smtp-transport.ts')).createSmtpTransport();
-    throw new Error(`MAIL_TRANSPORT must be smtp or ses, got "${kind}"`);
+    if (configuredTransport() === 'ses') return (await import('./ses-transport.ts')).createSesTransport();
+    return (await import('./smtp-transport.ts')).createSmtpTransport();
   })();
   chosen.catch(() => {
     chosen = undefined;

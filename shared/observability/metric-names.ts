@@ -28,6 +28,20 @@ export const webhookMetric = {
   deadLettered: 'WebhookDeadLettered',
 } as const;
 
+/**
+ * What the dashboard's per-domain rates are made of, dimensions `service` and `domain` (the sending
+ * domain), published by the statistics consumer for what it counted (docs/stats.md). One billed
+ * metric per sending domain and name: the platform's domains, not its accounts, are the unit.
+ */
+export const domainMetric = {
+  sent: 'DomainSent',
+  delivered: 'DomainDelivered',
+  bounced: 'DomainBounced',
+  complained: 'DomainComplained',
+} as const;
+
+export type DomainCounted = keyof typeof domainMetric;
+
 /** Handler latency of one API request, dimensions `service` and `route` (`POST /message/add-1.0`). */
 export const latencyMetric = 'HandlerLatency';
 
@@ -35,5 +49,6 @@ export const latencyMetric = 'HandlerLatency';
 export const metricUnits: Readonly<Record<string, 'Count' | 'Milliseconds'>> = {
   ...Object.fromEntries(Object.values(messageMetric).map((name) => [name, 'Count' as const])),
   ...Object.fromEntries(Object.values(webhookMetric).map((name) => [name, 'Count' as const])),
+  ...Object.fromEntries(Object.values(domainMetric).map((name) => [name, 'Count' as const])),
   [latencyMetric]: 'Milliseconds',
 };

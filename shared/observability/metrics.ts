@@ -1,6 +1,12 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { type CountedStatus, messageMetric, webhookMetric } from './metric-names.ts';
-import { metrics } from './powertools.ts';
+import {
+  type CountedStatus,
+  type DomainCounted,
+  domainMetric,
+  messageMetric,
+  webhookMetric,
+} from './metric-names.ts';
+import { metrics, publishWithDimension } from './powertools.ts';
 
 /**
  * What other modules call to count (names and units: metric-names.ts). Counts are buffered and
@@ -22,4 +28,15 @@ export function countWebhookDelivery(ok: boolean, deadLettered = false): void {
   metrics.addMetric(webhookMetric.deliveries, MetricUnit.Count, 1);
   if (!ok) metrics.addMetric(webhookMetric.failures, MetricUnit.Count, 1);
   if (deadLettered) metrics.addMetric(webhookMetric.deadLettered, MetricUnit.Count, 1);
+}
+
+/** What the statistics consumer counted for one sending domain (the dashboard's per-domain rates). */
+export function countForDomain(domain: string, counts: Partial<Record<DomainCounted, number>>): void {
+  publishWithDimension(
+    'domain',
+    domain,
+    Object.entries(counts)
+      .filter(([, count]) => (count ?? 0) > 0)
+      .map(([counted, count]) => [domainMetric[counted as DomainCounted], count as number] as const),
+  );
 }

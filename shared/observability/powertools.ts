@@ -74,9 +74,10 @@ function localLineConsole(): Console {
 }
 
 /**
- * Latency by route: its own instance, published at once, so the `route` dimension stays on it.
- * Made on the first request: only the API functions record latency, and a Metrics instance costs a
- * worker's cold start its own console on stdout and stderr.
+ * Metrics with a dimension of their own (latency by route, counts by sending domain): their own
+ * instance, published at once, so the dimension stays on them. Made on first use: only the API
+ * functions record latency, only the statistics consumer counts by domain, and a Metrics instance
+ * costs a worker's cold start its own console on stdout and stderr.
  */
 let latencyMetrics: Metrics | undefined;
 function latencyMetricsInstance(): Metrics {
@@ -102,6 +103,19 @@ useTelemetryBackend({
     instance.publishStoredMetrics();
   },
 });
+
+/** Counts under one more dimension (`domain`), published now as one line. */
+export function publishWithDimension(
+  dimension: string,
+  value: string,
+  counts: ReadonlyArray<readonly [name: string, count: number]>,
+): void {
+  if (counts.length === 0) return;
+  const instance = latencyMetricsInstance();
+  instance.addDimension(dimension, value);
+  for (const [name, count] of counts) instance.addMetric(name, MetricUnit.Count, count);
+  instance.publishStoredMetrics();
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: Powertools' middlewares are typed for any event.
 type AnyMiddleware = MiddlewareObj<any, any, Error, any>;

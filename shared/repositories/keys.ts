@@ -18,6 +18,12 @@ import { type Searchable, termDigest, termsOf } from '../domain/messages/terms.t
 
 export const shardCount = { account: 4, work: 32 } as const;
 
+/** Writer slots of an account's domain and tag counters (`keys.stats`), read in parallel when grouped. */
+export const statsWriters = 4;
+
+/** The writer slot of a stream shard's counter rows. */
+export const statsWriterOf = (streamShard: string): number => stableHash(streamShard) % statsWriters;
+
 /** FNV-1a, 32 bits: a stable, well-spread hash of a key (not a security function). */
 export function stableHash(text: string): number {
   let hash = 0x811c9dc5;
@@ -81,6 +87,27 @@ export const keys = {
   }),
   /** Partition of the `suppressions` index: one account's list. */
   suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
+  /**
+   * The account-wide counter rows of an account (docs/stats.md): one partition, written once per
+   * stream batch and day (never per message), read by a stats query with one Query.
+   */
+  statsOfAccount: (accountId: string) => `STATS#${accountId}`,
+  /**
+   * The counter rows of an account's sending domains and tags, which a batch writes as many of as
+   * it meets domains and tags (up to 11 per message): spread over `statsWriters` partitions by the
+   * stream shard that counts.
+   */
+  stats: (accountId: string, writer: number) => `STATS#${accountId}#${writer}`,
+  /**
+   * A counter row: one dimension (`all`, `domain`, `tag`) on one day of the server's time zone,
+   * as one stream shard counted it. Kind and date first: one Query reads a range of days of every
+   * value of a dimension.
+   */
+  statsRow: (kind: string, date: string, value: string, streamShard: string) =>
+    `${kind}#${date}#${value}#${streamShard}`,
+  /** A month row of counts by day (`<kind>` as in `statsRow`, `month` = `YYYY-MM`): the daily series. */
+  statsMonthRow: (kind: string, month: string, value: string, streamShard: string) =>
+    `m#${kind}#${month}#${value}#${streamShard}`,
   /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
   suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
     `${reason}#${createdAt}#${email}`,

@@ -5,11 +5,9 @@ import { tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
 import {
-  boundedEntry,
   type ContentBodies,
   clipDetail,
   type MessageItem,
-  maxHistoryEntries,
   partsAt,
   type StoredAttachment,
   sliceAt,
@@ -17,6 +15,17 @@ import {
 } from '../domain/messages/message.ts';
 import { contentKeyOf, indexChangeFor, keys } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
+import {
+  appendHistory,
+  encodeState,
+  type MessageState,
+  plainStateAttributes,
+  readRawState,
+  readState,
+  sameState,
+  stateAttribute,
+  stateGuard,
+} from './message-state.ts';
 
 /**
  * The delivery pipeline's view of a message item (docs/data-model.md): claim with a lease, record
@@ -36,7 +45,24 @@ export interface DeliveryMessage
   attempts?: number;
   lease_until?: number;
   relay?: { message_id?: string; response?: string };
+  /** How the send the relay answered was composed (docs/data-model.md): what rebuilds it exactly. */
+  composed?: ComposedRecord;
   due_at?: string;
+  /**
+   * The stored state as read (message-state.ts): the next write of this message is conditional on
+   * it. Null for an item with the plain attributes; absent on an object not read from the table.
+   */
+  stored_state?: Uint8Array | null;
+}
+
+/**
+ * The facts of a composition beyond the stored message: the time (UTC ISO; the Date header and the
+ * DKIM `t=`), the selectors of the keys that signed (none: unsigned) and the relay it was made for.
+ */
+export interface ComposedRecord {
+  at: string;
+  selectors?: string[];
+  transport: 'smtp' | 'ses';
 }
 
 /** What a status change needs to know to compute the message's index keys. */
@@ -45,8 +71,10 @@ type Indexed = Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at
 const list = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 
 function toMessage(item: Record<string, unknown>): DeliveryMessage {
-  return {
-    ...(item as unknown as DeliveryMessage),
+  const { [stateAttribute]: _stored, ...rest } = item;
+  const { state, stored } = readState(item);
+  const message: DeliveryMessage = {
+    ...(rest as unknown as DeliveryMessage),
     from: list<Address>(item.from),
     to: list<Address>(item.to),
     cc: list<Address>(item.cc),
@@ -54,9 +82,13 @@ function toMessage(item: Record<string, unknown>): DeliveryMessage {
     reply_to: list<Address>(item.reply_to),
     content: (item.content as DeliveryMessage['content'] | undefined) ?? { store: 'item' },
     attachments: list(item.attachments),
-    recipients: list<Recipient>(item.recipients),
-    history: list<HistoryEntry>(item.history),
+    recipients: state.recipients,
+    history: state.history,
+    stored_state: stored ?? null,
   };
+  if (state.relay !== undefined) message.relay = state.relay;
+  if (state.composed !== undefined) message.composed = state.composed;
+  return message;
 }
 
 /** The `due_at` attribute: when the dispatcher looks at the message again (UTC ISO). */
@@ -78,87 +110,104 @@ interface Change {
   /** attribute name → value, written with SET */
   set?: Record<string, unknown>;
   remove?: string[];
+  /** History entries to append (message-state.ts bounds the history). */
   history?: HistoryEntry[];
+  /** The recipients' new statuses, or how they follow from the current ones; absent: as they are. */
+  recipients?: Recipient[] | ((current: readonly Recipient[]) => Recipient[]);
+  relay?: MessageState['relay'];
+  composed?: MessageState['composed'];
   /** condition expression over `#status` and the placeholders in `values` */
   condition: string;
   values?: Record<string, unknown>;
 }
 
+/** The state a change starts from: the message's as read, or the item's now if it was not read. */
+async function startingState(
+  message: Pick<DeliveryMessage, 'message_uuid'> & Partial<DeliveryMessage>,
+): Promise<{ state: MessageState; stored?: Uint8Array } | undefined> {
+  if (
+    message.stored_state !== undefined &&
+    message.recipients !== undefined &&
+    message.history !== undefined
+  ) {
+    const state: MessageState = { recipients: message.recipients, history: message.history };
+    if (message.relay !== undefined) state.relay = message.relay;
+    if (message.composed !== undefined) state.composed = message.composed;
+    return message.stored_state === null ? { state } : { state, stored: message.stored_state };
+  }
+  const current = await getDeliveryMessage(message.message_uuid);
+  return current === undefined ? undefined : startingState(current);
+}
+
 /**
- * One conditional update of a message item. Returns the new item, or undefined when the condition
+ * One conditional update of a message item: the attributes of `spec`, and the new state (the
+ * recipients, the history with the entries appended, the relay's answer) under the condition that
+ * the stored state is still the one it was built from. When another write changed the state first
+ * (a history entry of the dispatcher, say), the new state is built again from the item as the
+ * failed condition returned it. Returns the new item, or undefined when the change's own condition
  * failed (the message moved on, or no longer exists).
  */
 async function change(
-  messageUuid: string,
+  message: Pick<DeliveryMessage, 'message_uuid'> & Partial<DeliveryMessage>,
   spec: Change,
-  historyFull = false,
 ): Promise<DeliveryMessage | undefined> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ...spec.values };
-  const assignments: string[] = [];
-  let index = 0;
-  for (const [name, value] of Object.entries(spec.set ?? {})) {
-    index += 1;
-    names[`#a${index}`] = name;
-    values[`:a${index}`] = value;
-    assignments.push(`#a${index} = :a${index}`);
-  }
-  const history = (spec.history ?? []).map(boundedEntry);
-  const latest = history[history.length - 1];
-  let historyCondition = '';
-  if (latest !== undefined) {
-    names['#history'] = 'history';
-    if (historyFull) {
-      // The history is at its bound: the newest entry overwrites the last one (docs/data-model.md).
-      values[':latest'] = boundedEntry({
-        ...latest,
-        detail: `history full, latest change: ${latest.detail ?? latest.status}`,
-      });
-      assignments.push(`#history[${maxHistoryEntries - 1}] = :latest`);
-    } else {
-      values[':history'] = history;
-      values[':none'] = [];
-      values[':room'] = maxHistoryEntries - history.length;
-      assignments.push('#history = list_append(if_not_exists(#history, :none), :history)');
-      historyCondition = ' AND (attribute_not_exists(#history) OR size(#history) <= :room)';
+  let base = await startingState(message);
+  for (let attempt = 0; base !== undefined && attempt < 8; attempt++) {
+    const next: MessageState = {
+      ...base.state,
+      recipients:
+        typeof spec.recipients === 'function'
+          ? spec.recipients(base.state.recipients)
+          : (spec.recipients ?? base.state.recipients),
+      history: appendHistory(base.state.history, spec.history ?? []),
+    };
+    if (spec.relay !== undefined) next.relay = spec.relay;
+    if (spec.composed !== undefined) next.composed = spec.composed;
+    const guard = stateGuard(base.stored);
+    const names: Record<string, string> = { '#status': 'status', ...guard.names };
+    const values: Record<string, unknown> = { ...spec.values, ...guard.values, ':state': encodeState(next) };
+    const assignments = ['#st = :state'];
+    let index = 0;
+    for (const [name, value] of Object.entries(spec.set ?? {})) {
+      index += 1;
+      names[`#a${index}`] = name;
+      values[`:a${index}`] = value;
+      assignments.push(`#a${index} = :a${index}`);
+    }
+    // An item with the plain attributes loses them as its state is compressed.
+    const removed = [...(spec.remove ?? []), ...(base.stored === undefined ? plainStateAttributes : [])];
+    const removals = removed.map((name, position) => {
+      names[`#r${position}`] = name;
+      return `#r${position}`;
+    });
+    try {
+      const result = await guarded('database', () =>
+        dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.message(message.message_uuid),
+            UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+            ConditionExpression: `attribute_exists(pk) AND (${spec.condition}) AND ${guard.condition}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      return result.Attributes === undefined ? undefined : toMessage(result.Attributes);
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      const old = (error as { Item?: Record<string, unknown> }).Item;
+      if (old === undefined) return undefined;
+      const fresh = readRawState(old);
+      // The state is as it was built from: the change's own condition failed.
+      if (sameState(fresh.stored, base.stored)) return undefined;
+      base = fresh;
     }
   }
-  const removals = (spec.remove ?? []).map((name, position) => {
-    names[`#r${position}`] = name;
-    return `#r${position}`;
-  });
-  const expression = [
-    assignments.length > 0 ? `SET ${assignments.join(', ')}` : '',
-    removals.length > 0 ? `REMOVE ${removals.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.message(messageUuid),
-          UpdateExpression: expression,
-          ConditionExpression: `attribute_exists(pk) AND (${spec.condition})${historyCondition}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: historyCondition === '' ? 'NONE' : 'ALL_OLD',
-        }),
-      ),
-    );
-    return result.Attributes === undefined ? undefined : toMessage(result.Attributes);
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    // Failed only because the history has no room left: make the change with the newest entry
-    // in the last slot (the change's own condition still applies).
-    const old = (error as { Item?: { history?: { L?: unknown[] } } }).Item;
-    const length = old?.history?.L?.length;
-    if (historyCondition !== '' && length !== undefined && length > maxHistoryEntries - history.length)
-      return change(messageUuid, spec, true);
-    return undefined;
-  }
+  if (base === undefined) return undefined;
+  throw new Error('the message kept changing; giving up this time');
 }
 
 /**
@@ -196,7 +245,7 @@ export interface ClaimOptions {
  * the dispatcher finds it if this sender dies. Undefined when another sender was faster.
  */
 export async function claimMessage(
-  message: Indexed & Pick<DeliveryMessage, 'attempts'>,
+  message: Indexed & Partial<DeliveryMessage>,
   options: ClaimOptions,
 ): Promise<DeliveryMessage | undefined> {
   const leaseUntil = options.nowMs + options.leaseMs;
@@ -204,7 +253,7 @@ export async function claimMessage(
   const condition =
     options.from === 'processing' ? '#status = :from AND lease_until <= :now' : '#status = :from';
   const index = statusIndex(message, 'processing', [options.from]);
-  return change(message.message_uuid, {
+  return change(message, {
     condition,
     values:
       options.from === 'processing'
@@ -232,6 +281,7 @@ export interface RelayOutcome {
   status: MessageStatus;
   recipients: Recipient[];
   relay?: { message_id?: string; response?: string };
+  composed?: ComposedRecord;
   history: HistoryEntry[];
   at: string;
 }
@@ -241,32 +291,28 @@ export interface RelayOutcome {
  * recipients' statuses and the relay's reply. Leaves the due index and drops the lease.
  */
 export async function recordOutcome(
-  message: Indexed,
+  message: Indexed & Partial<DeliveryMessage>,
   outcome: RelayOutcome,
 ): Promise<DeliveryMessage | undefined> {
   const index = statusIndex(message, outcome.status, ['processing']);
-  return change(message.message_uuid, {
+  return change(message, {
     condition: '#status = :processing',
     values: { ':processing': 'processing' },
-    set: {
-      ...index.set,
-      recipients: outcome.recipients,
-      updated_at: outcome.at,
-      ...(outcome.relay === undefined
-        ? {}
-        : {
-            relay: {
-              ...outcome.relay,
-              ...(outcome.relay.response === undefined
-                ? {}
-                : { response: clipDetail(outcome.relay.response) }),
-              ...(outcome.relay.message_id === undefined
-                ? {}
-                : { message_id: clipDetail(outcome.relay.message_id) }),
-            },
-          }),
-    },
+    set: { ...index.set, updated_at: outcome.at },
     remove: [...index.remove, 'lease_until', 'due_at'],
+    recipients: outcome.recipients,
+    ...(outcome.relay === undefined
+      ? {}
+      : {
+          relay: {
+            ...outcome.relay,
+            ...(outcome.relay.response === undefined ? {} : { response: clipDetail(outcome.relay.response) }),
+            ...(outcome.relay.message_id === undefined
+              ? {}
+              : { message_id: clipDetail(outcome.relay.message_id) }),
+          },
+        }),
+    ...(outcome.composed === undefined ? {} : { composed: outcome.composed }),
     history: outcome.history,
   });
 }
@@ -277,10 +323,10 @@ export async function recordOutcome(
  * in only if that redelivery never comes.
  */
 export async function releaseClaim(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'lease_until'>,
+  message: Pick<DeliveryMessage, 'message_uuid' | 'lease_until'> & Partial<DeliveryMessage>,
   options: { nowMs: number; retryDueMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
-  return change(message.message_uuid, {
+  return change(message, {
     condition: '#status = :processing AND lease_until = :lease',
     values: { ':processing': 'processing', ':lease': message.lease_until ?? 0 },
     set: {
@@ -303,7 +349,7 @@ export interface FailOptions {
 
 /** Marks a message `failed` (pending recipients too), if it is still in one of `from`. */
 export async function markFailed(
-  message: Indexed & Pick<DeliveryMessage, 'recipients'>,
+  message: Indexed & Partial<DeliveryMessage>,
   options: FailOptions,
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
@@ -319,17 +365,18 @@ export async function markFailed(
     return '#status = :processing AND (attribute_not_exists(lease_until) OR lease_until <= :now)';
   });
   const index = statusIndex(message, 'failed', options.from);
-  const recipients = message.recipients.map((recipient) =>
-    recipient.status === 'pending'
-      ? { ...recipient, status: 'failed' as const, detail: options.reason, updated_at: at }
-      : recipient,
-  );
-  return change(message.message_uuid, {
+  return change(message, {
     // DynamoDB refuses redundant parentheses, so a single clause goes unwrapped.
     condition:
       clauses.length === 1 ? (clauses[0] as string) : clauses.map((clause) => `(${clause})`).join(' OR '),
     values,
-    set: { ...index.set, recipients, updated_at: at },
+    set: { ...index.set, updated_at: at },
+    recipients: (current) =>
+      current.map((recipient) =>
+        recipient.status === 'pending'
+          ? { ...recipient, status: 'failed' as const, detail: options.reason, updated_at: at }
+          : recipient,
+      ),
     remove: [...index.remove, 'lease_until', 'due_at'],
     history: [{ status: 'failed', at, detail: options.reason }],
   });
@@ -337,12 +384,12 @@ export async function markFailed(
 
 /** Dispatcher: a `scheduled` message whose send time is near becomes `queued`. */
 export async function releaseScheduled(
-  message: Indexed,
+  message: Indexed & Partial<DeliveryMessage>,
   options: { nowMs: number; reconcileAtMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
   const index = statusIndex(message, 'queued', ['scheduled']);
-  return change(message.message_uuid, {
+  return change(message, {
     condition: '#status = :scheduled',
     values: { ':scheduled': 'scheduled' },
     set: {
@@ -360,11 +407,12 @@ export async function releaseScheduled(
  * meanwhile (same status, same due time).
  */
 export async function postponeDue(
-  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at' | 'lease_until'>,
+  message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at' | 'lease_until'> &
+    Partial<DeliveryMessage>,
   options: { nowMs: number; nextDueMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
-  return change(message.message_uuid, {
+  return change(message, {
     // Unchanged since it was read: the same due time, or (a claimed message) no due time and the
     // same lease.
     condition:
@@ -400,14 +448,14 @@ export async function updateWithRetry(
     const next = mutate(current);
     if (next === undefined) return 'unchanged';
     const index = statusIndex(current, next.status, [current.status]);
-    const updated = await change(messageUuid, {
+    const updated = await change(current, {
       condition: '#status = :was AND updated_at = :stamp',
       values: { ':was': current.status, ':stamp': current.updated_at },
       set: {
         ...(next.status === current.status ? { status: next.status } : index.set),
-        recipients: next.recipients,
         updated_at: next.at > current.updated_at ? next.at : bump(current.updated_at),
       },
+      recipients: next.recipients,
       ...(next.status === current.status || index.remove.length === 0 ? {} : { remove: index.remove }),
       history: next.history,
     });
@@ -467,16 +515,24 @@ export async function queryWork(
   return { items, nextKey: result.LastEvaluatedKey };
 }
 
-/**
- * A message's bodies and attachments: from the item when inline, else from its one content
- * object (a single S3 GET), cut at the stored byte ranges.
- */
-export async function readMessageContent(message: DeliveryMessage): Promise<{
+/** A message's bodies and attachments, as bytes. */
+export interface MessageBodies {
   text?: Buffer;
   html?: Buffer;
   eml?: Buffer;
   attachments: Buffer[];
-}> {
+}
+
+/**
+ * A message's bodies and attachments: from the item when inline, else from its one content
+ * object (a single S3 GET), cut at the stored byte ranges.
+ */
+export async function readMessageContent(
+  message: Pick<
+    DeliveryMessage,
+    'message_uuid' | 'content' | 'attachments' | 'account_id' | 'created_at' | 'recipients'
+  >,
+): Promise<MessageBodies> {
   const content = message.content;
   if (content.store !== 's3') {
     const result = await guarded('database', () =>

@@ -1,4 +1,5 @@
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '../aws/s3.ts';
 import type { StoredObject } from './messages.ts';
 
@@ -18,6 +19,9 @@ export async function putObjects(bucket: string, objects: readonly StoredObject[
           Key: object.key,
           Body: object.body,
           ContentType: object.contentType,
+          ...(object.downloadAs === undefined
+            ? {}
+            : { ContentDisposition: contentDisposition(object.downloadAs) }),
         }),
       ),
     ),
@@ -41,4 +45,22 @@ export async function getObjectBytes(bucket: string, key: string): Promise<Buffe
   const result = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   const bytes = await result.Body?.transformToByteArray();
   return Buffer.from(bytes ?? []);
+}
+
+/** A GET URL of the object that any HTTP client can fetch until it expires. */
+export async function presignGet(bucket: string, key: string, expiresInSeconds: number): Promise<string> {
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: bucket, Key: key }), {
+    expiresIn: expiresInSeconds,
+  });
+}
+
+/** `attachment` with the file name as RFC 6266 wants it: an ASCII fallback and the UTF-8 name. */
+function contentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  // RFC 5987 attr-chars: encodeURIComponent leaves ' ( ) * as they are, which the grammar excludes.
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

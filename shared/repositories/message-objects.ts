@@ -33,3 +33,8 @@ export async function deleteObjects(objectKeys: readonly string[]): Promise<void
 export async function getObjectBytes(key: string): Promise<Buffer> {
   return inStore((objectStore, bucket) => objectStore.getObjectBytes(bucket, key));
 }
+
+/** A time-limited GET URL of a message object. */
+export async function presignObject(key: string, expiresInSeconds: number): Promise<string> {
+  return inStore((objectStore, bucket) => objectStore.presignGet(bucket, key, expiresInSeconds));
+}

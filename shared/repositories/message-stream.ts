@@ -1,13 +1,16 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Metadata, Tag } from '../domain/messages/labels.ts';
+import type { MessageLabels } from '../domain/stats/counters.ts';
 import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../domain/webhooks/events.ts';
 import { keys } from './keys.ts';
+import { readState } from './message-state.ts';
 
 /**
- * The one place that reads a message item's stored layout for the webhook events: a table stream
- * image (DynamoDB JSON) → the snapshot the pure event rules work on. Undefined for any other item
- * (domains, keys, events, …). If the message item's layout changes, only this function changes.
+ * The one place that reads a message item's stored layout for the stream's consumers (webhook
+ * events, statistics): a table stream image (DynamoDB JSON) → the snapshot the pure event rules
+ * work on. Undefined for any other item (domains, keys, events, …). If the message item's layout
+ * changes, only this module changes.
  */
 export function messageSnapshotOf(
   image: Record<string, AttributeValue> | undefined,
@@ -18,21 +21,23 @@ export function messageSnapshotOf(
   if (typeof uuid !== 'string' || typeof item.account_id !== 'string') return undefined;
   const key = keys.message(uuid);
   if (item.pk !== key.pk || item.sk !== key.sk) return undefined;
-  const recipients: RecipientSnapshot[] = (Array.isArray(item.recipients) ? item.recipients : []).flatMap(
-    (raw: Record<string, unknown>) =>
-      typeof raw?.email === 'string' && typeof raw.status === 'string'
-        ? [
-            {
-              email: raw.email,
-              status: raw.status,
-              ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
-              ...(typeof raw.updated_at === 'string' ? { updatedAt: raw.updated_at } : {}),
-            },
-          ]
-        : [],
+  const { state } = readState(item);
+  const recipients: RecipientSnapshot[] = (
+    state.recipients as unknown as Array<Record<string, unknown>>
+  ).flatMap((raw) =>
+    typeof raw?.email === 'string' && typeof raw.status === 'string'
+      ? [
+          {
+            email: raw.email,
+            status: raw.status,
+            ...(typeof raw.detail === 'string' ? { detail: raw.detail } : {}),
+            ...(typeof raw.updated_at === 'string' ? { updatedAt: raw.updated_at } : {}),
+          },
+        ]
+      : [],
   );
-  const history: HistorySnapshot[] = (Array.isArray(item.history) ? item.history : []).flatMap(
-    (raw: Record<string, unknown>) =>
+  const history: HistorySnapshot[] = (state.history as unknown as Array<Record<string, unknown>>).flatMap(
+    (raw) =>
       typeof raw?.status === 'string' && typeof raw.at === 'string'
         ? [
             {
@@ -63,5 +68,23 @@ export function messageSnapshotOf(
     history,
     tags,
     metadata,
+  };
+}
+
+/**
+ * What a message is counted under (docs/stats.md): its account, sending domain, tags and creation
+ * time, from a stream image. Undefined for any item that is not a message.
+ */
+export function messageLabelsOf(
+  image: Record<string, AttributeValue> | undefined,
+): (MessageLabels & { accountId: string }) | undefined {
+  const snapshot = messageSnapshotOf(image);
+  if (snapshot === undefined || image === undefined) return undefined;
+  const item = unmarshall(image) as Record<string, unknown>;
+  return {
+    accountId: snapshot.accountId,
+    tenant: typeof item.tenant === 'string' ? item.tenant : '',
+    tags: snapshot.tags,
+    createdAt: typeof item.created_at === 'string' ? item.created_at : (snapshot.history[0]?.at ?? ''),
   };
 }

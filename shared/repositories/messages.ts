@@ -6,6 +6,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { writeInBatches } from '../aws/batch-write.ts';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
@@ -15,6 +16,16 @@ import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/message
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { batchGetItems } from './batch-get.ts';
 import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
+import {
+  appendHistory,
+  encodeState,
+  plainStateAttributes,
+  readRawState,
+  readState,
+  sameState,
+  stateAttribute,
+  stateGuard,
+} from './message-state.ts';
 
 /**
  * Storage of messages (docs/data-model.md): the message item and its index attributes in
@@ -51,8 +62,13 @@ function indexAttributes(item: MessageItem, dueAt: string | undefined): MessageI
  * paid again at each of its writes, in 1 KB write units (docs/data-model.md, "Write units").
  */
 const optionalWhenEmpty = ['cc', 'bcc', 'reply_to', 'attachments', 'headers', 'tags', 'metadata'] as const;
-function compact(item: MessageItem): Partial<MessageItem> {
-  const stored: Partial<MessageItem> = { ...item };
+function compact(item: MessageItem): Record<string, unknown> {
+  // Recipients and history are the compressed state (message-state.ts).
+  const { recipients, history, ...rest } = item;
+  const stored: Partial<MessageItem> & Record<string, unknown> = {
+    ...rest,
+    [stateAttribute]: encodeState({ recipients, history }),
+  };
   for (const name of optionalWhenEmpty) {
     const value = stored[name] as unknown;
     if (Array.isArray(value) ? value.length === 0 : Object.keys((value ?? {}) as object).length === 0)
@@ -67,12 +83,15 @@ function compact(item: MessageItem): Partial<MessageItem> {
 }
 
 const stripKeys = (item: Record<string, unknown>): MessageItem => {
-  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi3pk, gsi3sk, ...rest } = item;
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi3pk, gsi3sk, [stateAttribute]: _state, ...rest } = item;
+  const { state } = readState(item);
   return {
     content: { store: 'item' },
     scheduling: { mode: 'immediate' },
     attempts: 0,
     ...rest,
+    recipients: state.recipients,
+    history: state.history,
   } as unknown as MessageItem;
 };
 
@@ -348,6 +367,33 @@ export async function getMessages(uuids: readonly string[]): Promise<Map<string,
   return found;
 }
 
+/**
+ * Records that the content route stores `count` download objects of a message (the number only
+ * grows), so that deleting the message removes them. False when the message no longer exists.
+ */
+export async function recordDownloads(uuid: string, count: number): Promise<boolean> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.message(uuid),
+          UpdateExpression: 'SET downloads = :count',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(downloads) OR downloads < :count)',
+          ExpressionAttributeValues: { ':count': count },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    // Already as many or more: recorded; no item: the message was deleted meanwhile.
+    if (isConditionalFailure(error)) return error.Item !== undefined;
+    throw error;
+  }
+}
+
 export type TransitionResult =
   | { outcome: 'changed' }
   | { outcome: 'replay'; stored: StoredResponse }
@@ -372,29 +418,80 @@ export async function transitionMessage(
   transition: Transition,
   claim?: IdempotencyClaim,
 ): Promise<TransitionResult> {
+  const { uuid, account, from } = transition;
+  // The index keys follow the new status: the owner and creation time come from the item itself,
+  // which the condition pins to `account`; only the status (and due time) are new. The history
+  // entry joins the item's state, conditional on the state read (another write first: again).
+  let current = (
+    await guarded('database', () =>
+      dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true }),
+      ),
+    )
+  ).Item;
+  for (let attempt = 0; ; attempt++) {
+    const update = transitionUpdate(transition, current);
+    const classify = (item: RawItem | undefined): TransitionResult | 'again' => {
+      if (item === undefined || item.account_id?.S !== account) return { outcome: 'not-found' };
+      const status = item.status?.S ?? 'unknown';
+      const fresh = readRawState(item);
+      // Still in a status it may leave, but its state moved on (another write came first): again.
+      if (
+        from.includes(status as MessageStatus) &&
+        !sameState(fresh.stored, current && readState(current).stored)
+      )
+        return attempt < 8 ? 'again' : { outcome: 'wrong-state', status };
+      return { outcome: 'wrong-state', status };
+    };
+    let failure: RawItem | undefined;
+    if (claim !== undefined) {
+      const result = await guarded('database', () =>
+        withIdempotency(
+          account,
+          claim,
+          { messageUuid: uuid, status: transition.to },
+          { kind: 'Update', ...update },
+        ),
+      );
+      if (result.outcome === 'replay') return result;
+      if (result.outcome === 'written') return { outcome: 'changed' };
+      failure = result.item;
+    } else {
+      try {
+        await guarded('database', () => dynamo().send(new UpdateCommand(update)));
+        return { outcome: 'changed' };
+      } catch (error) {
+        if (!isConditionalFailure(error)) throw error;
+        failure = error.Item;
+      }
+    }
+    const outcome = classify(failure);
+    if (outcome !== 'again') return outcome;
+    current = unmarshall(failure as never);
+  }
+}
+
+/** The conditional update of a transition, built from the item as read (undefined: none). */
+function transitionUpdate(transition: Transition, current: Record<string, unknown> | undefined) {
   const { uuid, account, from, to, entry, dueAt } = transition;
-  const values: Record<string, unknown> = {
-    ':account': account,
-    ':to': to,
-    ':now': entry.at,
-    ':entry': [entry],
-  };
+  const values: Record<string, unknown> = { ':account': account, ':to': to, ':now': entry.at };
+  const names: Record<string, string> = { '#status': 'status' };
   from.forEach((status, index) => {
     values[`:from${index}`] = status;
   });
-  // The index keys follow the new status: the owner and creation time come from the item itself,
-  // which the condition pins to `account`; only the status (and due time) are new.
-  const current = await getMessage(uuid);
-  const assignments = ['#status = :to', 'updated_at = :now', 'history = list_append(history, :entry)'];
+  const assignments = ['#status = :to', 'updated_at = :now'];
   const removals: string[] = [];
+  let conditions = '';
   if (current !== undefined && current.account_id === account) {
     const change = indexChangeFor(
       {
         message_uuid: uuid,
         account_id: account,
-        created_at: current.created_at,
+        created_at: String(current.created_at),
         status: to,
-        ...(current.scheduling?.send_at === undefined ? {} : { send_at: current.scheduling.send_at }),
+        ...(typeof (current.scheduling as MessageItem['scheduling'] | undefined)?.send_at === 'string'
+          ? { send_at: (current.scheduling as MessageItem['scheduling']).send_at }
+          : {}),
       },
       from,
     );
@@ -404,42 +501,29 @@ export async function transitionMessage(
     }
     removals.push(...change.remove);
     values[':created'] = current.created_at;
+    const read = readState(current);
+    const guard = stateGuard(read.stored);
+    Object.assign(names, guard.names);
+    Object.assign(values, guard.values);
+    values[':state'] = encodeState({ ...read.state, history: appendHistory(read.state.history, [entry]) });
+    assignments.push('#st = :state');
+    if (read.stored === undefined) removals.push(...plainStateAttributes);
+    conditions = ` AND created_at = :created AND ${guard.condition}`;
   }
   if (dueAt === null) removals.push('due_at');
   else {
     assignments.push('due_at = :dueAt');
     values[':dueAt'] = dueAt;
   }
-  const expression = `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`;
-  const createdCondition = values[':created'] === undefined ? '' : ' AND created_at = :created';
-  const update = {
+  return {
     TableName: tableName(),
     Key: keys.message(uuid),
-    UpdateExpression: expression,
-    ConditionExpression: `attribute_exists(pk) AND account_id = :account${createdCondition} AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
-    ExpressionAttributeNames: { '#status': 'status' },
+    UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+    ConditionExpression: `attribute_exists(pk) AND account_id = :account${conditions} AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
+    ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
-  const classify = (item: RawItem | undefined): TransitionResult => {
-    if (item === undefined || item.account_id?.S !== account) return { outcome: 'not-found' };
-    return { outcome: 'wrong-state', status: item.status?.S ?? 'unknown' };
-  };
-  if (claim !== undefined) {
-    const result = await guarded('database', () =>
-      withIdempotency(account, claim, { messageUuid: uuid, status: to }, { kind: 'Update', ...update }),
-    );
-    if (result.outcome === 'replay') return result;
-    if (result.outcome === 'failed') return classify(result.item);
-    return { outcome: 'changed' };
-  }
-  try {
-    await guarded('database', () => dynamo().send(new UpdateCommand(update)));
-    return { outcome: 'changed' };
-  } catch (error) {
-    if (isConditionalFailure(error)) return classify(error.Item);
-    throw error;
-  }
 }
 
 export interface KeyPage {
@@ -556,6 +640,8 @@ export interface StoredObject {
   key: string;
   body: Uint8Array | string;
   contentType: string;
+  /** Served as a download under this file name (Content-Disposition: attachment). */
+  downloadAs?: string;
 }
 
 /** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */

@@ -19,12 +19,15 @@ import {
   messageAddResponse,
   messageBatchRequest,
   messageBatchResponse,
+  messageContentRequest,
+  messageContentResponse,
   messageDeleteRequest,
   messageDeleteResponse,
   messageQueryRequest,
   messageQueryResponse,
 } from './messages.ts';
 import { healthResponse, keepaliveStatusResponse } from './service.ts';
+import { statsQueryRequest, statsQueryResponse } from './stats.ts';
 import {
   suppressionAddRequest,
   suppressionAddResponse,
@@ -330,6 +333,51 @@ export const contract: Record<RouteId, RouteContract> = {
             next_cursor: null,
           },
         },
+        bounced: {
+          summary: 'A recipient that bounced, with the SMTP reply',
+          value: {
+            message_uuid: uuid,
+            status: 'bounced',
+            message_sender: 'noreply@example.test',
+            tenant: 'example.test',
+            from: [{ email: 'noreply@example.test' }],
+            reply_to: [],
+            recipients: [
+              {
+                email: 'ada@example.org',
+                kind: 'to',
+                status: 'bounced',
+                detail: '550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+                updated_at: at,
+                events: [
+                  {
+                    status: 'bounced',
+                    at,
+                    response: '550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+                  },
+                ],
+              },
+            ],
+            subject: 'Your order has shipped',
+            content_kind: 'text_only',
+            headers: {},
+            attachments: [],
+            scheduling: { mode: 'immediate' },
+            status_history: [
+              { status: 'queued', at, detail: 'immediate' },
+              { status: 'processing', at, detail: 'send attempt 1' },
+              {
+                status: 'bounced',
+                at,
+                detail:
+                  'ada@example.org: 550 5.1.1 <ada@example.org>: Recipient address rejected: User unknown',
+              },
+              { status: 'bounced', at },
+            ],
+            created_at: at,
+            updated_at: at,
+          },
+        },
         details: {
           summary: 'One message in full',
           value: {
@@ -346,6 +394,7 @@ export const contract: Record<RouteId, RouteContract> = {
                 kind: 'to',
                 status: 'queued',
                 updated_at: at,
+                events: [],
               },
             ],
             subject: 'Your order has shipped',
@@ -363,6 +412,45 @@ export const contract: Record<RouteId, RouteContract> = {
       },
     },
   },
+  'message-content': {
+    request: messageContentRequest,
+    requestIn: 'body',
+    response: messageContentResponse,
+    // 112: unknown message_uuid (or another account's); 111: its stored content is missing.
+    errors: [Code.NotFound, Code.MethodValidation],
+    examples: {
+      request: { one: { summary: 'One message', value: { message_uuid: uuid } } },
+      response: {
+        sent: {
+          summary: 'A sent message with one attachment',
+          value: {
+            subject: 'Invoice 2026-117',
+            text: 'Your invoice is attached.\r\n',
+            html: null,
+            headers: [
+              { name: 'DKIM-Signature', value: 'v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; …' },
+              { name: 'From', value: 'billing@example.test' },
+              { name: 'To', value: 'ada@example.org' },
+              { name: 'Subject', value: 'Invoice 2026-117' },
+              { name: 'Message-ID', value: `<${uuid}@example.test>` },
+              { name: 'Date', value: 'Sun, 22 Nov 2026 08:15:00 +0000' },
+              { name: 'MIME-Version', value: '1.0' },
+            ],
+            attachments: [
+              {
+                filename: 'invoice.pdf',
+                content_type: 'application/pdf',
+                size: 48213,
+                url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/attachment-1?X-Amz-Signature=…`,
+              },
+            ],
+            raw_url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/message.eml?X-Amz-Signature=…`,
+            expires_at: '2026-11-22T09:30:00.000+01:00',
+          },
+        },
+      },
+    },
+  },
   'message-delete': {
     request: messageDeleteRequest,
     requestIn: 'body',
@@ -373,6 +461,81 @@ export const contract: Record<RouteId, RouteContract> = {
         outcome: {
           summary: 'One deleted, one already sent',
           value: { deleted: [uuid], not_found: [], unauthorized: [], protected: [otherUuid] },
+        },
+      },
+    },
+  },
+
+  // statistics
+  'stats-query': {
+    request: statsQueryRequest,
+    requestIn: 'body',
+    response: statsQueryResponse,
+    examples: {
+      request: {
+        daily: {
+          summary: 'Three days, by sending domain',
+          value: {
+            date_from: '2026-11-20T00:00:00+01:00',
+            date_to: '2026-11-22T23:59:59+01:00',
+            granularity: 'day',
+            group_by: 'domain',
+          },
+        },
+      },
+      response: {
+        daily: {
+          summary: 'One domain, three days',
+          value: {
+            series: [
+              {
+                key: 'example.test',
+                points: [
+                  {
+                    at: '2026-11-20T00:00:00.000+01:00',
+                    accepted: 120,
+                    sent: 130,
+                    delivered: 127,
+                    bounced: 2,
+                    complained: 0,
+                    suppressed: 1,
+                    failed: 0,
+                  },
+                  {
+                    at: '2026-11-21T00:00:00.000+01:00',
+                    accepted: 98,
+                    sent: 101,
+                    delivered: 100,
+                    bounced: 1,
+                    complained: 1,
+                    suppressed: 0,
+                    failed: 0,
+                  },
+                  {
+                    at: '2026-11-22T00:00:00.000+01:00',
+                    accepted: 0,
+                    sent: 0,
+                    delivered: 0,
+                    bounced: 0,
+                    complained: 0,
+                    suppressed: 0,
+                    failed: 0,
+                  },
+                ],
+              },
+            ],
+            totals: {
+              accepted: 218,
+              sent: 231,
+              delivered: 227,
+              bounced: 3,
+              complained: 1,
+              suppressed: 1,
+              failed: 0,
+              bounce_rate: 0.012987012987012988,
+              complaint_rate: 0.004405286343612335,
+            },
+          },
         },
       },
     },

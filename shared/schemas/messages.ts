@@ -527,6 +527,29 @@ export const messageSummary = z.object({
   updated_at: isoDate,
 });
 
+const recipientEvent = z.object({
+  status: describe(
+    z.string(),
+    'sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed or complained',
+  ),
+  at: isoDate,
+  response: z.optional(
+    describe(
+      z.string(),
+      "What the receiving side said: the SMTP reply line (the relay's, or through SES the recipient server's), or the relay's acceptance",
+    ),
+  ),
+  bounce_type: z.optional(describe(z.string(), "SES's bounce type: Permanent, Transient or Undetermined")),
+  bounce_subtype: z.optional(
+    describe(z.string(), "SES's bounce subtype, e.g. General, NoEmail, MailboxFull"),
+  ),
+  diagnostic_code: z.optional(describe(z.string(), "SES's diagnostic code of a bounce or delay")),
+  delay_type: z.optional(
+    describe(z.string(), "SES's delay type, e.g. MailboxFull, TransientCommunicationFailure"),
+  ),
+  complaint_type: z.optional(describe(z.string(), 'The feedback type of a complaint, e.g. abuse')),
+});
+
 export const messageDetails = z.object({
   message_uuid: z.string(),
   status,
@@ -542,6 +565,7 @@ export const messageDetails = z.object({
       status: z.string(),
       detail: z.optional(z.string()),
       updated_at: isoDate,
+      events: describe(z.array(recipientEvent), 'What happened to the mail for this recipient, in order'),
     }),
   ),
   subject: z.string(),
@@ -589,4 +613,40 @@ export const messageDeleteResponse = z.object({
   unauthorized: z.array(z.string()),
   protected: z.array(z.string()),
   dry_run: z.optional(z.boolean()),
+});
+
+export const messageContentRequest = describe(
+  z.strictObject({ message_uuid: uuid('message_uuid') }),
+  'One of your messages: {message_uuid}',
+);
+
+export type MessageContentRequest = z.infer<typeof messageContentRequest>;
+
+export const messageContentResponse = z.object({
+  subject: describe(z.string(), 'The subject, decoded'),
+  text: describe(
+    z.nullable(z.string()),
+    'The text part as sent (for HTML-only content: the text derived from the HTML); null when there is none, or when text and HTML together exceed 4 MB (read them from raw_url)',
+  ),
+  html: describe(
+    z.nullable(z.string()),
+    'The HTML part as sent (a fragment arrives wrapped in a complete document); null when there is none, or too large (see text)',
+  ),
+  headers: describe(
+    z.array(z.object({ name: z.string(), value: z.string() })),
+    'Every header field of the signed message, in order, DKIM-Signature included: values unfolded, not decoded',
+  ),
+  attachments: z.array(
+    z.object({
+      filename: z.string(),
+      content_type: z.string(),
+      size: describe(z.number(), 'Bytes'),
+      url: describe(z.string(), 'A GET URL of the attachment, valid until expires_at'),
+    }),
+  ),
+  raw_url: describe(
+    z.nullable(z.string()),
+    'A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or as it will be composed while not sent; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention)',
+  ),
+  expires_at: describe(isoDate, 'When the URLs stop working'),
 });

@@ -67,3 +67,18 @@ export async function getActiveSigningKeys(domain: string, owner?: string): Prom
   const signing = [key, ...(companion?.status === 'active' ? [companion] : [])];
   return Promise.all(signing.map(openedKey));
 }
+
+/**
+ * The keys of the given selectors, decrypted, whatever their status now (a retired key still
+ * rebuilds the signature of a message it signed). Undefined when one of them is gone: retired keys
+ * are deleted after their retention (docs/dkim.md).
+ */
+export async function getSigningKeysBySelector(
+  domain: string,
+  selectors: readonly string[],
+): Promise<SigningKey[] | undefined> {
+  const name = normaliseDomain(domain);
+  const stored = await Promise.all(selectors.map((selector) => getDkimKey(name, selector)));
+  if (stored.some((key) => key === undefined)) return undefined;
+  return Promise.all((stored as StoredDkimKey[]).map(openedKey));
+}

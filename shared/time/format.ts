@@ -85,3 +85,46 @@ export function parseDateWithOffset(text: string): Date | undefined {
   const time = Date.parse(text);
   return Number.isNaN(time) ? undefined : new Date(time);
 }
+
+/** The wall-clock date and hour of an instant in a zone, and the zone's offset then (minutes). */
+export interface ZonedHour {
+  /** `YYYY-MM-DD` in the zone. */
+  date: string;
+  /** 0–23 in the zone. */
+  hour: number;
+  offsetMinutes: number;
+}
+
+export function zonedHour(value: Date | number, zone: string = serverTimeZone): ZonedHour {
+  const instant = value instanceof Date ? value : new Date(value);
+  if (zone === 'UTC') {
+    const iso = instant.toISOString();
+    return { date: iso.slice(0, 10), hour: instant.getUTCHours(), offsetMinutes: 0 };
+  }
+  const parts: Record<string, string> = {};
+  for (const part of formatterFor(zone).formatToParts(instant)) parts[part.type] = part.value;
+  const offset = (parts.timeZoneName ?? 'GMT').slice(3);
+  const [, sign = '+', hours = '0', minutes = '0'] = offset.match(/^([+-])(\d{2}):(\d{2})$/) ?? [];
+  const offsetMinutes = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: Number(parts.hour), offsetMinutes };
+}
+
+/**
+ * The first instant at which the zone's clock shows `date` at `hour`:00. An hour that the change
+ * back from summer time repeats: its first pass; an hour that the change to summer time skips: the
+ * instant after the jump.
+ */
+export function startOfZonedHour(date: string, hour: number, zone: string = serverTimeZone): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const wall = Date.UTC(year, month - 1, day, hour);
+  // The zone's offsets a day either side cover any transition near this hour.
+  const offsets = new Set(
+    [-86_400_000, 0, 86_400_000].map((shift) => zonedHour(wall + shift, zone).offsetMinutes),
+  );
+  const candidates = [...offsets].map((offset) => wall - offset * 60_000).sort((a, b) => a - b);
+  const shows = candidates.filter((candidate) => {
+    const shown = zonedHour(candidate, zone);
+    return shown.date === date && shown.hour === hour;
+  });
+  return new Date(shows[0] ?? (candidates.at(-1) as number));
+}

@@ -126,7 +126,12 @@ describe('IAM least privilege: named negative checks', () => {
   it('avatar objects are written only by avatar-get; housekeeping writes only its cursor under housekeeping/', () => {
     assert.deepEqual(holders('s3:PutObject', '/avatars/*'), ['avatar-get']);
     assert.deepEqual(holders('s3:PutObject', '/housekeeping/*'), ['keepalive-run']);
-    assert.deepEqual(holders('s3:PutObject', '/messages/*'), ['message-add', 'message-batch']);
+    // message-content stores the signed message and attachments for download (messages/<uuid>/download/).
+    assert.deepEqual(holders('s3:PutObject', '/messages/*'), [
+      'message-add',
+      'message-batch',
+      'message-content',
+    ]);
     // Received mail: SES writes the raw message (bucket policy); the inbound function what it parsed.
     assert.deepEqual(holders('s3:PutObject', '/inbound/*'), ['inbound']);
   });
@@ -165,6 +170,7 @@ describe('IAM least privilege: named negative checks', () => {
       'keepalive-run',
       'message-add',
       'message-batch',
+      'message-content',
       'sender',
       'template-query',
       'template-render',
@@ -172,17 +178,18 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
   });
 
-  it('only dkim-set-algorithm encrypts and only the sender decrypts DKIM keys (webhook secrets: below)', () => {
+  it('only dkim-set-algorithm encrypts; only the sender and message-content (which signs a message again) decrypt DKIM keys (webhook secrets: below)', () => {
     assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
       'dkim-set-algorithm',
       'webhook-add',
       'webhook-rotate-secret',
     ]);
     assert.deepEqual(holders('kms:Encrypt'), []);
-    assert.deepEqual(holders('kms:Decrypt', keyId), ['sender', 'webhook-delivery']);
+    assert.deepEqual(holders('kms:Decrypt', keyId), ['message-content', 'sender', 'webhook-delivery']);
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
     assert.deepEqual(withKeyArn, [
       'dkim-set-algorithm',
+      'message-content',
       'sender',
       'webhook-add',
       'webhook-delivery',
@@ -219,7 +226,8 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
     assert.deepEqual(holders('sqs:SendMessage', webhookDlqId), ['webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', webhookQueueId), ['webhook-delivery']);
-    assert.deepEqual(holders('dynamodb:GetRecords', tableId), ['webhook-fanout']);
+    // The table stream's two readers (DynamoDB Streams allows two per shard): webhooks and statistics.
+    assert.deepEqual(holders('dynamodb:GetRecords', tableId), ['stats-counter', 'webhook-fanout']);
   });
 
   it('only the sender sends mail, and only through the configuration set', () => {
@@ -320,8 +328,13 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
         needs.queue === 'send',
         `${id} SendMessage to the send queue should be ${needs.queue === 'send'}`,
       );
-      // Besides the queues of the access table, one more: delivery-events' on-failure destination.
-      assert.equal(actions.has('sqs:SendMessage'), sends || id === 'delivery-events', `${id} SendMessage`);
+      // Besides the queues of the access table, on-failure destinations: delivery-events' queue, and
+      // the stream failure queue of stats-counter's mapping (webhook-fanout sends to queues anyway).
+      assert.equal(
+        actions.has('sqs:SendMessage'),
+        sends || id === 'delivery-events' || id === 'stats-counter',
+        `${id} SendMessage`,
+      );
       assert.equal(
         allowedActions(template, id, eventsDeadLetterQueueId).has('sqs:SendMessage'),
         id === 'delivery-events',

@@ -80,15 +80,16 @@ describe('queues', () => {
     });
   });
 
-  it("the dead-letter function consumes the DLQ, and nothing else consumes either queue (the other mappings are the webhooks')", () => {
+  it("the dead-letter function consumes the DLQ, and nothing else consumes either queue (the other mappings are the webhooks', the statistics' and the inbound queue's)", () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
       FunctionName: { Ref: functionLogicalId(template, 'dead-letter') },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    // sender, dead-letter, the two webhook mappings (test/infra/webhooks.test.ts) and the inbound
-    // queue's (test/infra/inbound.test.ts).
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
+    // sender, dead-letter, the two webhook mappings (test/infra/webhooks.test.ts), the counting
+    // consumer's table-stream mapping (test/infra/stats.test.ts) and the inbound queue's
+    // (test/infra/inbound.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 6);
     const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
     const onSendQueues = mappings.filter((m) =>
       [queueId, dlqId].some((id) => JSON.stringify(m.Properties.EventSourceArn).includes(id)),

@@ -108,4 +108,32 @@ describe('local table-stream poller', () => {
     }
     assert.deepEqual(after, ['f']);
   });
+
+  it('with a batching window and a tumbling window: records written within the window come in one batch, with the shard id', async () => {
+    const batches: Array<{ keys: string[]; shardId?: string; state?: unknown }> = [];
+    const source = startStreamSource({
+      streamArn,
+      idleMs: 50,
+      batchingWindowMs: 1_500,
+      tumblingWindowSeconds: 900,
+      // A fresh checkpoint file: this poller starts at the stream's beginning.
+      checkpointFile: join(workDir, 'windowed.json'),
+      handler: async (event) => {
+        const windowed = event as DynamoDBStreamEvent & { shardId?: string; state?: unknown };
+        batches.push({ keys: event.Records.map(keyOf), shardId: windowed.shardId, state: windowed.state });
+        return { batchItemFailures: [] };
+      },
+    });
+    try {
+      await until(() => batches.some((batch) => batch.keys.includes('f')));
+      for (const key of ['w1', 'w2', 'w3']) await put(key);
+      await until(() => batches.some((batch) => batch.keys.includes('w3')));
+    } finally {
+      await source.stop();
+    }
+    const last = batches.at(-1);
+    assert.deepEqual(last?.keys, ['w1', 'w2', 'w3'], JSON.stringify(batches));
+    assert.match(last?.shardId ?? '', /^shardId-/);
+    assert.deepEqual(last?.state, {});
+  });
 });

@@ -74,6 +74,17 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
       return { body: { filters: { status: 'queued', limit: 10 } } };
     case 'message-delete':
       return { body: { message_uuids: [randomUUID()] } };
+    case 'message-content':
+      return { body: { message_uuid: randomUUID() } };
+    case 'stats-query':
+      return {
+        body: {
+          date_from: '2026-11-01T00:00:00+01:00',
+          date_to: '2026-11-30T23:59:59+01:00',
+          granularity: 'day',
+          group_by: 'domain',
+        },
+      };
     case 'dkim-set-algorithm':
       return { body: { domain, algorithm: 'ed25519-sha256' } };
     case 'dkim-status':

@@ -198,5 +198,39 @@ describe('load through the local host', () => {
     assert.equal(sentToListed, 0, 'no suppressed address reached the MTA');
     assert.equal(lost, 0);
     assert.equal(duplicates, 0);
+
+    // The statistics (counted from the table stream) end equal to those final statuses: each
+    // delivered message has one delivered recipient, each suppressed one a suppressed recipient, and
+    // every delivered message that copied a listed address one suppressed recipient more.
+    const copies = responses.filter(
+      (response, index) =>
+        withSuppressedCopy(index) && final.get(response.body.data.message_uuid) === 'delivered',
+    ).length;
+    const expectedStats = {
+      accepted: total,
+      sent: delivered,
+      delivered,
+      bounced: 0,
+      complained: 0,
+      suppressed: suppressed + copies,
+      failed: 0,
+    };
+    const statsRange = {
+      date_from: new Date(started - 86_400_000).toISOString(),
+      date_to: new Date(Date.now() + 3_600_000).toISOString(),
+      granularity: 'day',
+    };
+    const statsDeadline = Date.now() + 600_000;
+    let stats: ApiResponse<any>;
+    for (;;) {
+      stats = await politely('POST', '/stats/query-1.0', { token: nextToken(), body: statsRange });
+      assert.equal(stats.status, 200, stats.text);
+      const { bounce_rate: _bounce, complaint_rate: _complaint, ...counts } = stats.body.data.totals;
+      if (Object.entries(expectedStats).every(([name, value]) => counts[name] === value)) break;
+      if (Date.now() > statsDeadline)
+        assert.deepEqual(counts, expectedStats, 'the statistics did not reach the final statuses');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    recordFigures('load: statistics equal to the final statuses', expectedStats);
   });
 });

@@ -15,6 +15,7 @@ import {
   dueAtIso,
   getDeliveryMessage,
 } from '../../shared/repositories/message-delivery.ts';
+import { encodeState } from '../../shared/repositories/message-state.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { publishTxt, testDnsServer } from './dns.ts';
 import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from './host.ts';
@@ -103,8 +104,8 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
             ? { mode: 'scheduled', send_at: options.sendAt?.toISOString() }
             : { mode: 'immediate' },
         status,
-        recipients,
-        history: [{ status, at: createdAt }],
+        // The recipients and history as the service stores them: compressed (message-state.ts).
+        st: encodeState({ recipients, history: [{ status, at: createdAt }] }),
         created_at: createdAt,
         updated_at: createdAt,
         attempts: 0,

@@ -3,6 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import { indexChangeFor, keys } from '../../shared/repositories/keys.ts';
+import { readState } from '../../shared/repositories/message-state.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
 
@@ -61,13 +62,16 @@ export async function created(who: TestAccount, extra: Record<string, unknown> =
 
 export const isoWithOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
 
-/** The raw stored item, index attributes included (arranging and inspecting state directly). */
+/**
+ * The raw stored item, index attributes included (arranging and inspecting state directly), with
+ * its compressed state (`st`: recipients, history, relay, composition) decoded beside it.
+ */
 export async function rawItem(uuid: string): Promise<Record<string, any> | undefined> {
   useHostEnvironment();
   const result = await dynamo().send(
     new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true }),
   );
-  return result.Item;
+  return result.Item === undefined ? undefined : { ...result.Item, ...readState(result.Item).state };
 }
 
 /**

@@ -25,6 +25,7 @@ describe('SES events from EventBridge', () => {
         email: 'bounce@example.com',
         status: 'bounced',
         detail: 'Permanent/General: smtp; 550 5.1.1 user unknown',
+        kind: 'Permanent/General',
       },
     ]);
   });
@@ -51,6 +52,9 @@ describe('SES events from EventBridge', () => {
     const delay = interpretSesEvent(fixture('delivery-delayed.json'));
     assert.equal(delay?.notes[0]?.status, 'delayed');
     assert.match(delay?.notes[0]?.detail ?? '', /TransientCommunicationFailure: smtp; 421/);
+    // SES's classification rides along, for the recipient's events (docs/messages.md).
+    assert.equal(complaint?.notes[0]?.kind, 'abuse');
+    assert.equal(delay?.notes[0]?.kind, 'TransientCommunicationFailure');
   });
 
   test('Email Rejected fails the whole message', () => {

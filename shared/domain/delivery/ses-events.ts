@@ -1,3 +1,4 @@
+import { recipientEntry } from '../messages/message.ts';
 import type { HistoryEntry, RecipientUpdate } from './status.ts';
 
 /**
@@ -113,7 +114,15 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
         const email = asString(recipient.emailAddress);
         if (email === undefined) return [];
         const reason = asString(recipient.diagnosticCode) ?? asString(recipient.status) ?? 'bounced';
-        return [{ email, status: 'bounced' as const, detail: clip(`${kind || 'Bounce'}: ${reason}`) }];
+        const classification = kind || 'Bounce';
+        return [
+          {
+            email,
+            status: 'bounced' as const,
+            detail: clip(`${classification}: ${reason}`),
+            kind: classification,
+          },
+        ];
       });
       const suppress =
         asString(bounce.bounceType) === 'Permanent'
@@ -134,14 +143,12 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
         return { messageUuid, eventType, updates, notes: [], suppress: [], at };
       }
       const feedback = asString(complaint.complaintFeedbackType) ?? 'complaint';
-      const notes = asArray(complaint.complainedRecipients).flatMap((entry) => {
-        const email = asString(asObject(entry).emailAddress);
-        return email === undefined
-          ? []
-          : [{ status: 'complaint', at, recipient: email, detail: `${email}: ${feedback}` }];
-      });
-      const suppress = notes.map((note) => ({
-        email: note.recipient,
+      const complained = asArray(complaint.complainedRecipients)
+        .map((entry) => asString(asObject(entry).emailAddress))
+        .filter((email): email is string => email !== undefined);
+      const notes = complained.map((email) => recipientEntry('complaint', at, email, feedback, feedback));
+      const suppress = complained.map((email) => ({
+        email,
         reason: 'complaint' as const,
         detail: clip(`Complaint: ${feedback}`),
       }));
@@ -156,14 +163,14 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
         const email = asString(recipient.emailAddress);
         const reason = asString(recipient.diagnosticCode) ?? asString(recipient.status);
         if (email === undefined) return [];
-        return [
-          {
-            status: 'delayed',
-            at,
-            recipient: email,
-            detail: clip(`${email}: ${[delayType, reason].filter(Boolean).join(': ')}`),
-          },
-        ];
+        const note = recipientEntry(
+          'delayed',
+          at,
+          email,
+          [delayType, reason].filter(Boolean).join(': '),
+          delayType,
+        );
+        return [{ ...note, detail: clip(note.detail as string) }];
       });
       return { messageUuid, eventType, updates: [], notes, at };
     }

@@ -37,6 +37,8 @@ export interface RecipientUpdate {
   email: string;
   status: RecipientStatus;
   detail?: string;
+  /** SES's classification of the event (a bounce's `Permanent/General`), kept in the history. */
+  kind?: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { formatDate } from '../../time/format.ts';
 import type { Address } from './addresses.ts';
 import type { Metadata, Tag } from './labels.ts';
+import { recipientEvents } from './recipient-events.ts';
 import type { MessageStatus, RecipientStatus, SchedulingMode } from './statuses.ts';
 
 /** The stored message (docs/data-model.md), without the key and index attributes. */
@@ -16,12 +17,36 @@ export interface StoredRecipient {
   updated_at: string;
 }
 
-/** One entry of a message's status history; `recipient` is set when the change is about one recipient. */
+/**
+ * One entry of a message's status history; `recipient` is set when the change is about one
+ * recipient, and its detail then reads `<recipient>: <what the receiving side said>`
+ * (`recipientEntry`). `kind` is SES's classification of a bounce (`Permanent/General`), a delay
+ * (`MailboxFull`) or a complaint (`abuse`); the detail's answer then starts with `<kind>: ` (the
+ * complaint's answer is its kind).
+ */
 export interface HistoryEntry {
   status: string;
   at: string;
   detail?: string;
   recipient?: string;
+  kind?: string;
+}
+
+/** A history entry about one recipient: the detail names it, then gives the answer. */
+export function recipientEntry(
+  status: string,
+  at: string,
+  recipient: string,
+  answer: string,
+  kind?: string,
+): HistoryEntry {
+  return {
+    status,
+    at,
+    recipient,
+    detail: `${recipient}: ${answer}`,
+    ...(kind === undefined ? {} : { kind }),
+  };
 }
 
 /** An attachment's bytes are `size` bytes at `offset` of the message's content object. */
@@ -129,19 +154,32 @@ export interface MessageItem {
   attempts: number;
   /** UTC ISO: when the dispatcher looks at the message again (queued, processing, scheduled). */
   due_at?: string;
+  /** How many download objects the content route stored (absent: none). */
+  downloads?: number;
   /** The template the subject and bodies were rendered from when the message was accepted. */
   template?: { alias: string; version: number; layout?: { alias: string; version: number } };
 }
 
-/** S3 key of a message's content object (when its bodies are not inline). */
+/**
+ * S3 keys of a message: its content object (when its bodies are not inline), and what the content
+ * route stored for download (the signed message, then each attachment in order).
+ */
 export const objectKeys = {
   prefix: (uuid: string) => `messages/${uuid}/`,
   content: (uuid: string) => `messages/${uuid}/content`,
+  download: (uuid: string, index: number) =>
+    index === 0 ? `messages/${uuid}/download/message.eml` : `messages/${uuid}/download/attachment-${index}`,
 };
 
-/** Every S3 key an item refers to: its content object, if any. */
-export function objectKeysOf(item: Pick<MessageItem, 'content'>): string[] {
-  return item.content?.store === 's3' ? [item.content.key] : [];
+/**
+ * Every S3 key an item refers to: its content object, if any, and its `downloads` download objects
+ * (recorded by the content route before it stores them).
+ */
+export function objectKeysOf(item: Pick<MessageItem, 'message_uuid' | 'content' | 'downloads'>): string[] {
+  const found = item.content?.store === 's3' ? [item.content.key] : [];
+  for (let index = 0; index < (item.downloads ?? 0); index++)
+    found.push(objectKeys.download(item.message_uuid, index));
+  return found;
 }
 
 export interface ContentInput {
@@ -238,6 +276,7 @@ export function detailView(detail: string): string {
 
 /** A query by uuid: everything but the bodies and attachment contents. */
 export function detailsView(item: MessageItem) {
+  const events = recipientEvents(item.recipients ?? [], item.history ?? []);
   return {
     message_uuid: item.message_uuid,
     status: item.status,
@@ -245,13 +284,14 @@ export function detailsView(item: MessageItem) {
     tenant: item.tenant,
     from: (item.from ?? []).map(copyAddress),
     reply_to: (item.reply_to ?? []).map(copyAddress),
-    recipients: (item.recipients ?? []).map((recipient) => {
-      const view: Record<string, string> = { email: recipient.email };
+    recipients: (item.recipients ?? []).map((recipient, index) => {
+      const view: Record<string, unknown> = { email: recipient.email };
       if (recipient.name !== undefined) view.name = recipient.name;
       view.kind = recipient.kind;
       view.status = recipient.status;
       if (recipient.detail !== undefined) view.detail = detailView(recipient.detail);
       view.updated_at = formatDate(recipient.updated_at);
+      view.events = (events[index] ?? []).map((event) => ({ ...event, at: formatDate(event.at) }));
       return view;
     }),
     subject: item.subject ?? '',

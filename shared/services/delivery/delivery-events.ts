@@ -5,6 +5,7 @@ import {
   type MessageStatus,
   messageStatusFromRecipients,
 } from '../../domain/delivery/status.ts';
+import { recipientEntry } from '../../domain/messages/message.ts';
 import { log } from '../../observability/log.ts';
 import { type CountedStatus, countMessages } from '../../observability/metrics.ts';
 import { updateWithRetry } from '../../repositories/message-delivery.ts';
@@ -58,12 +59,9 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
     const applied = applyRecipientUpdates(recipients, effect.updates, effect.at);
     recipients = applied.recipients;
     for (const update of applied.applied) {
-      history.push({
-        status: update.status,
-        at: effect.at,
-        recipient: update.email,
-        detail: `${update.email}: ${update.detail ?? update.status}`,
-      });
+      history.push(
+        recipientEntry(update.status, effect.at, update.email, update.detail ?? update.status, update.kind),
+      );
     }
     const seen = new Set(message.history.map((entry) => `${entry.status}|${entry.recipient}|${entry.at}`));
     for (const note of effect.notes) {

@@ -6,10 +6,10 @@ import {
   type Recipient,
   type RecipientUpdate,
 } from '../../domain/delivery/status.ts';
+import { recipientEntry } from '../../domain/messages/message.ts';
 import { applySuppressions, hardBouncesOf, type Suppression } from '../../domain/suppressions.ts';
-import { composeMime, messageIdFor, prepareEml } from '../../mail/compose.ts';
-import { SigningError, type SigningKey, signMessage } from '../../mail/dkim.ts';
-import { bounceAddress, feedbackId } from '../../mail/envelope.ts';
+import { SigningError, type SigningKey } from '../../mail/dkim.ts';
+import { bounceAddress } from '../../mail/envelope.ts';
 import {
   type MailTransport,
   mailTransport,
@@ -19,6 +19,7 @@ import {
 import { describeError, log } from '../../observability/log.ts';
 import { countMessages } from '../../observability/metrics.ts';
 import {
+  type ComposedRecord,
   claimMessage,
   type DeliveryMessage,
   getDeliveryMessage,
@@ -29,6 +30,7 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
+import { composeSignedMessage } from './compose-message.ts';
 import { feedbackTagOf } from './feedback-id.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
 import { deliverySettings } from './settings.ts';
@@ -92,6 +94,7 @@ export async function sendQueuedMessage(
 
   let transport: MailTransport;
   let outcome: TransportResult;
+  let built: Awaited<ReturnType<typeof buildSignedMessage>>;
   let checked: ReturnType<typeof applySuppressions>;
   try {
     // The account and the domain may have changed since the message was accepted.
@@ -105,18 +108,24 @@ export async function sendQueuedMessage(
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
-    const raw = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
+    built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
     outcome = await transport.send({
       messageUuid,
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
       sender: claimed.message_sender,
-      raw,
+      raw: built.raw,
       tags: claimed.tags ?? [],
     });
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
-  return recordRelayResult({ ...claimed, recipients: checked.recipients }, outcome, now(), checked.history);
+  return recordRelayResult(
+    { ...claimed, recipients: checked.recipients },
+    outcome,
+    built.composed,
+    now(),
+    checked.history,
+  );
 }
 
 /** Every recipient is suppressed: the message ends `suppressed` and nothing reaches the relay. */
@@ -153,46 +162,19 @@ function recipientsOf(message: DeliveryMessage): Recipient[] {
   );
 }
 
+/**
+ * Composes and signs the message for this send, at `nowMs`, with the domain's active keys, and
+ * returns the record of the composition (`composed`), from which the content route rebuilds the
+ * very same bytes.
+ */
 async function buildSignedMessage(
   message: DeliveryMessage,
   transport: MailTransport,
   signingKeys: (domain: string, owner: string) => Promise<SigningKey[]>,
   nowMs: number,
-): Promise<Buffer> {
-  const messageId = messageIdFor(message.message_uuid, message.tenant);
-  const feedback = feedbackId(message.message_uuid, await feedbackTagOf(message.account_id), message.tenant);
-  const date = new Date(nowMs);
-  let raw: Buffer;
-  const content = await readMessageContent(message);
-  if (message.content_kind === 'eml') {
-    if (content.eml === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content`);
-    raw = prepareEml(content.eml, messageId, {
-      now: date,
-      feedbackId: feedback,
-    });
-  } else {
-    const { text, html } = content;
-    const attachments = message.attachments.map((attachment, index) => ({
-      filename: attachment.filename,
-      contentType: attachment.content_type,
-      content: content.attachments[index] as Buffer,
-    }));
-    raw = await composeMime({
-      messageId,
-      sender: message.message_sender,
-      from: message.from,
-      to: message.to,
-      cc: message.cc,
-      replyTo: message.reply_to,
-      subject: message.subject,
-      headers: message.headers,
-      text: text?.toString('utf8'),
-      html: html?.toString('utf8'),
-      attachments,
-      date,
-      feedbackId: feedback,
-    });
-  }
+): Promise<{ raw: Buffer; composed: ComposedRecord }> {
+  const at = new Date(nowMs);
+  const bodies = await readMessageContent(message);
   // Never unsigned, and never with a key of another account: only the keys of a domain that the
   // message's account owns on this very read.
   const keys = await signingKeys(message.tenant, message.account_id);
@@ -201,7 +183,19 @@ async function buildSignedMessage(
       `Not sent: the sending domain ${message.tenant} has no active DKIM key of this account (mail is never sent unsigned)`,
     );
   }
-  return signMessage(raw, keys, transport.rewrittenHeaders);
+  const feedbackTag = await feedbackTagOf(message.account_id);
+  const { raw } = await composeSignedMessage(message, bodies, {
+    at,
+    keys,
+    transport: transport.name,
+    feedbackTag,
+  });
+  const composed: ComposedRecord = {
+    at: at.toISOString(),
+    selectors: keys.map((key) => key.selector),
+    transport: transport.name,
+  };
+  return { raw, composed };
 }
 
 function isPermanent(error: unknown): boolean {
@@ -293,12 +287,7 @@ export function outcomeFromRelay(
     history.push({ status: 'sent', at, detail: result.response || 'accepted by the relay' });
   }
   for (const update of applied) {
-    history.push({
-      status: update.status,
-      at,
-      recipient: update.email,
-      detail: `${update.email}: ${update.detail ?? update.status}`,
-    });
+    history.push(recipientEntry(update.status, at, update.email, update.detail ?? update.status));
   }
   const status = messageStatusFromRecipients(recipients);
   if (status !== 'sent') history.push({ status, at });
@@ -308,6 +297,7 @@ export function outcomeFromRelay(
 async function recordRelayResult(
   message: DeliveryMessage,
   result: TransportResult,
+  composed: ComposedRecord,
   nowMs: number,
   suppressionHistory: readonly HistoryEntry[] = [],
 ): Promise<SendResult> {
@@ -336,6 +326,7 @@ async function recordRelayResult(
       ...outcome,
       at,
       relay: { message_id: result.messageId, response: result.response },
+      composed,
     }),
   );
   log(recorded === undefined ? 'warn' : 'info', 'message state change', {

@@ -1,0 +1,83 @@
+import { queryStats } from '../shared/services/stats/query.ts';
+import { type Caller, call } from './service.ts';
+import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+
+/**
+ * Statistics (docs/benchmarks.md, section 10; docs/stats.md): a 30-day daily stats query against a
+ * one-message query by uuid, side by side in each round, for the accounts section 4 seeded (1,000
+ * and 100,000 messages, whose counts the host's counting consumer made from the table stream as
+ * they were written). The counter rows a query reads are counted too: they must not grow with the
+ * number of messages.
+ */
+export interface StatsBenchAccount {
+  account: string;
+  who: Caller;
+  messages: number;
+}
+
+const range = { date_from: '2026-01-15T00:00:00+00:00', date_to: '2026-02-14T00:00:00+00:00' } as const;
+
+/** Waits until the counting consumer has counted every seeded message of the account. */
+async function counted(entry: StatsBenchAccount): Promise<void> {
+  const deadline = Date.now() + 900_000;
+  const everything = { date_from: '2026-01-01T00:00:00+00:00', date_to: '2026-04-05T00:00:00+00:00' };
+  for (;;) {
+    const { totals } = await queryStats(entry.account, { ...everything, granularity: 'day' });
+    if (totals.accepted >= entry.messages) return;
+    if (Date.now() > deadline)
+      throw new Error(`only ${totals.accepted}/${entry.messages} messages counted in 15 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
+
+export async function statsSection(small: StatsBenchAccount, large: StatsBenchAccount, rounds: number) {
+  progress('10 statistics: waiting for the counting consumer to count the seeded messages');
+  await counted(small);
+  await counted(large);
+  const first = await call(large.who, 'POST', '/message/query-1.0', { filters: { limit: 1 } });
+  const uuid = first.body?.data?.messages?.[0]?.message_uuid as string;
+  if (uuid === undefined) throw new Error(`no message to query: ${JSON.stringify(first.body)}`);
+  const times = { uuid: [] as number[], stats: [] as number[], ratio: [] as number[] };
+  for (let round = -2; round < rounds; round++) {
+    // Alternate which goes first, so neither always finds the host warmer.
+    const pair = [
+      () => call(large.who, 'POST', '/message/query-1.0', { message_uuid: uuid }),
+      () => call(large.who, 'POST', '/stats/query-1.0', { ...range, granularity: 'day' }),
+    ] as const;
+    const elapsed: number[] = [0, 0];
+    for (const index of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const t0 = performance.now();
+      const answer = await (pair[index] as () => ReturnType<typeof call>)();
+      elapsed[index] = performance.now() - t0;
+      if (answer.status !== 200) throw new Error(`query failed: ${JSON.stringify(answer.body)}`);
+    }
+    if (round < 0) continue;
+    times.uuid.push(elapsed[0] as number);
+    times.stats.push(elapsed[1] as number);
+    times.ratio.push((elapsed[1] as number) / (elapsed[0] as number));
+  }
+  const rowsRead = async (entry: StatsBenchAccount) =>
+    (await queryStats(entry.account, { ...range, granularity: 'day' })).rowsRead;
+  const read = { small: await rowsRead(small), large: await rowsRead(large) };
+  const ratio = figure(times.ratio);
+  progress(
+    `  by uuid ${fmt(figure(times.uuid).median)} ms, stats ${fmt(figure(times.stats).median)} ms (ratio ${fmt(ratio.median, 2)}); rows read ${read.small} vs ${read.large}`,
+  );
+  return [
+    '### 10. Statistics (30-day daily query vs one message by uuid)',
+    '',
+    `A daily \`POST /stats/query-1.0\` over 30 days (${range.date_from} to ${range.date_to}) and a \`POST /message/query-1.0\` by uuid, side by side in each of ${rounds} rounds (alternating which goes first), for the account with ${large.messages.toLocaleString('en')} messages. The counts were made by the host's counting consumer from the table stream as section 4 wrote the messages. Rows read: counter rows DynamoDB returned to the stats query.`,
+    '',
+    '| query | latency ms | items read |',
+    '|---|---:|---:|',
+    `| one message by uuid | ${fmtFigure(figure(times.uuid))} | 1 |`,
+    `| stats, 30 days daily, ${small.messages.toLocaleString('en')} messages | | ${read.small} |`,
+    `| stats, 30 days daily, ${large.messages.toLocaleString('en')} messages | ${fmtFigure(figure(times.stats))} | ${read.large} |`,
+    '',
+    '| target | figure | verdict |',
+    '|---|---|---|',
+    `| stats query ≤ 1.2 × the query by uuid (per round) | ${fmtFigure(ratio, 2)} | ${verdict(ratio.median <= 1.2)} |`,
+    `| items read do not grow with the messages | ${read.small} at ${small.messages.toLocaleString('en')}, ${read.large} at ${large.messages.toLocaleString('en')} | ${verdict(read.large <= read.small)} |`,
+    '',
+  ];
+}

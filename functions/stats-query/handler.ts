@@ -1,0 +1,16 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { log } from '#shared/observability/log.ts';
+import { type StatsQueryRequest, statsQueryRequest } from '#shared/schemas/stats.ts';
+import { queryStats } from '#shared/services/stats/query.ts';
+
+/** POST /stats/query-1.0: hourly or daily counts of the caller's messages, with totals and rates. */
+export const handler = protectedHandler<StatsQueryRequest>(
+  'stats-query',
+  { input: { schema: statsQueryRequest, from: 'body' } },
+  async ({ input, caller, requestId }) => {
+    const { rowsRead, ...answer } = await queryStats(caller.account, input);
+    log('debug', 'stats query', { requestId, rowsRead, series: answer.series.length });
+    return dataResponse(answer);
+  },
+);

@@ -1,0 +1,170 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../aws/dynamo.ts';
+import { guarded } from '../aws/faults.ts';
+import { tableName } from '../config/storage.ts';
+import type { DimensionKind, RowPeriod } from '../domain/stats/counters.ts';
+import { keys, statsWriterOf, statsWriters } from './keys.ts';
+
+/**
+ * Counter rows of the message statistics (docs/stats.md, docs/data-model.md "Counters"). A row is
+ * one dimension on one day as one stream shard counted it; its `seq` is the padded sequence number
+ * of the last stream record it has counted. Records of a shard come in order, and only that
+ * shard's consumer writes the row, so a record at or below `seq` is already in it: a redelivered
+ * record, or a batch done twice, never counts twice.
+ */
+
+/** Counter rows are kept about 13 months (TTL), the longest range a daily query may ask for. */
+export const rowRetentionDays = 400;
+
+/** One record's share of a row: `n` more on a counter attribute (`d13`). */
+export interface Contribution {
+  /** The record's sequence number, padded (`sequenceKey`). */
+  sequence: string;
+  attribute: string;
+  n: number;
+}
+
+export interface RowIncrement {
+  account: string;
+  kind: DimensionKind;
+  value: string;
+  /** A day row (`date` = `YYYY-MM-DD`) or a month row (`YYYY-MM`). */
+  period: RowPeriod;
+  date: string;
+  streamShard: string;
+  contributions: Contribution[];
+}
+
+const sortKeyOf = (period: RowPeriod, kind: DimensionKind, date: string, value: string, shard: string) =>
+  period === 'day' ? keys.statsRow(kind, date, value, shard) : keys.statsMonthRow(kind, date, value, shard);
+
+/**
+ * Adds the contributions not yet in the row, in one conditional update: optimistically all of them
+ * (the row has counted nothing of this batch: `seq` below its first record), else, from the row as
+ * the failed condition returned it, those past its `seq`. Returns the contributions it added.
+ */
+/** The partitions of a dimension kind's rows: the account's own, or its writer partitions. */
+const partitionsOf = (account: string, kind: DimensionKind): string[] =>
+  kind === 'all'
+    ? [keys.statsOfAccount(account)]
+    : Array.from({ length: statsWriters }, (_, writer) => keys.stats(account, writer));
+
+export async function applyRowIncrement(increment: RowIncrement): Promise<Contribution[]> {
+  const key = {
+    pk:
+      increment.kind === 'all'
+        ? keys.statsOfAccount(increment.account)
+        : keys.stats(increment.account, statsWriterOf(increment.streamShard)),
+    sk: sortKeyOf(increment.period, increment.kind, increment.date, increment.value, increment.streamShard),
+  };
+  let pending = [...increment.contributions].sort((a, b) => (a.sequence < b.sequence ? -1 : 1));
+  let counted: string | undefined;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    const totals = new Map<string, number>();
+    for (const contribution of pending)
+      totals.set(contribution.attribute, (totals.get(contribution.attribute) ?? 0) + contribution.n);
+    const names: Record<string, string> = { '#seq': 'seq', '#expires': 'expires_at' };
+    const values: Record<string, unknown> = {
+      ':last': (pending.at(-1) as Contribution).sequence,
+      ':expires': expiryOf(increment.date),
+    };
+    const additions = [...totals].map(([attribute, n], index) => {
+      names[`#c${index}`] = attribute;
+      values[`:c${index}`] = n;
+      return `#c${index} :c${index}`;
+    });
+    let condition: string;
+    if (counted === undefined) {
+      values[':first'] = (pending[0] as Contribution).sequence;
+      condition = 'attribute_not_exists(#seq) OR #seq < :first';
+    } else {
+      values[':counted'] = counted;
+      condition = '#seq = :counted';
+    }
+    try {
+      await guarded('database', () =>
+        dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: `ADD ${additions.join(', ')} SET #seq = :last, #expires = :expires`,
+            ConditionExpression: condition,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+      return pending;
+    } catch (error) {
+      const failure = error as { name?: string; Item?: { seq?: { S?: string } } };
+      if (failure.name !== 'ConditionalCheckFailedException' || attempt >= 8) throw error;
+      // Part of this batch is in the row already (a redelivery): keep what comes after it.
+      counted = failure.Item?.seq?.S;
+      if (counted === undefined) throw error;
+      const after = counted;
+      pending = pending.filter((contribution) => contribution.sequence > after);
+    }
+  }
+  return [];
+}
+
+/** Epoch seconds of the TTL: `rowRetentionDays` after the row's day (a month row: its last day). */
+function expiryOf(date: string): number {
+  const start = Date.parse(date.length === 7 ? `${date}-01T00:00:00Z` : `${date}T00:00:00Z`);
+  return Math.floor(start / 1000) + (rowRetentionDays + (date.length === 7 ? 32 : 1)) * 86_400;
+}
+
+export interface CounterRow {
+  date: string;
+  value: string;
+  attributes: Record<string, unknown>;
+}
+
+/**
+ * Every day row (between two days) or month row (between two months, inclusive) of one dimension
+ * kind, with a key condition (never a filter): the account's partition for `all` (one Query), its
+ * writer partitions, in parallel, for domains and tags. `read` is the number of rows DynamoDB
+ * returned: it grows with days or months, values and stream shards, never with messages.
+ */
+export async function queryCounterRows(
+  account: string,
+  kind: DimensionKind,
+  period: RowPeriod,
+  from: string,
+  to: string,
+): Promise<{ rows: CounterRow[]; read: number }> {
+  const prefix = period === 'day' ? `${kind}#` : `m#${kind}#`;
+  const pages = await Promise.all(
+    partitionsOf(account, kind).map(async (partition) => {
+      const rows: CounterRow[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const startKey = start;
+        const page = await guarded('database', () =>
+          dynamo().send(
+            new QueryCommand({
+              TableName: tableName(),
+              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+              ExpressionAttributeValues: {
+                ':pk': partition,
+                ':from': `${prefix}${from}#`,
+                ':to': `${prefix}${to}#~`,
+              },
+              ExclusiveStartKey: startKey,
+            }),
+          ),
+        );
+        for (const item of page.Items ?? []) {
+          const [date = '', value = ''] = String(item.sk).slice(prefix.length).split('#');
+          const { pk: _pk, sk: _sk, seq: _seq, expires_at: _expires, ...attributes } = item;
+          rows.push({ date, value, attributes });
+        }
+        start = page.LastEvaluatedKey;
+      } while (start !== undefined);
+      return rows;
+    }),
+  );
+  const rows = pages.flat();
+  return { rows, read: rows.length };
+}

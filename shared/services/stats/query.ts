@@ -1,0 +1,125 @@
+import {
+  addCounts,
+  bucketsBetween,
+  type Counts,
+  type DimensionKind,
+  daysOfRow,
+  hoursOfRow,
+  ratesOf,
+  statCounters,
+  zeroCounts,
+} from '../../domain/stats/counters.ts';
+import { Code } from '../../errors/catalogue.ts';
+import { ServiceError } from '../../errors/service-error.ts';
+import { type CounterRow, queryCounterRows } from '../../repositories/stats.ts';
+import { maxDailyBuckets, maxHourlyBuckets, type StatsQueryRequest } from '../../schemas/stats.ts';
+import { formatDate, parseDateWithOffset } from '../../time/format.ts';
+
+/**
+ * POST /stats/query-1.0 (docs/stats.md): series and totals from the counter rows the stream
+ * consumer keeps. A query reads counter rows only, never a message: one Query per writer partition
+ * and dimension, for the days of the range, so the work grows with the days, the domains or tags and
+ * the stream shards, not with the number of messages.
+ */
+export interface StatsAnswer {
+  series: Array<{ key: string; points: Array<{ at: string } & Counts> }>;
+  totals: Counts & { bounce_rate: number; complaint_rate: number };
+}
+
+const invalid = (field: string, message: string) =>
+  new ServiceError(Code.InvalidInput, undefined, { details: [{ field, message }] });
+
+/** value → `YYYY-MM-DD` → hour (hourly) or 0 (daily) → counts, summed over the stream shards' rows. */
+type Tally = Map<string, Map<string, Map<number, Counts>>>;
+
+function tally(rows: readonly CounterRow[], hourly: boolean): Tally {
+  const byValue: Tally = new Map();
+  const add = (value: string, date: string, slot: number, counts: Counts) => {
+    const byDate = byValue.get(value) ?? new Map<string, Map<number, Counts>>();
+    byValue.set(value, byDate);
+    const bySlot = byDate.get(date) ?? new Map<number, Counts>();
+    byDate.set(date, bySlot);
+    bySlot.set(slot, addCounts(bySlot.get(slot) ?? zeroCounts(), counts));
+  };
+  for (const row of rows) {
+    if (hourly)
+      for (const [hour, counts] of hoursOfRow(row.attributes)) add(row.value, row.date, hour, counts);
+    else
+      for (const [day, counts] of daysOfRow(row.attributes))
+        add(row.value, `${row.date}-${String(day).padStart(2, '0')}`, 0, counts);
+  }
+  return byValue;
+}
+
+export async function queryStats(
+  accountId: string,
+  request: StatsQueryRequest,
+): Promise<StatsAnswer & { rowsRead: number }> {
+  const from = parseDateWithOffset(request.date_from);
+  const to = parseDateWithOffset(request.date_to);
+  if (from === undefined) throw invalid('date_from', 'date_from must be ISO 8601 with an offset');
+  if (to === undefined) throw invalid('date_to', 'date_to must be ISO 8601 with an offset');
+  if (to < from) throw invalid('date_to', 'date_to must not be before date_from');
+  const hourly = request.granularity === 'hour';
+  const limit = hourly ? maxHourlyBuckets : maxDailyBuckets;
+  const tooLong = invalid('date_to', `At most ${limit} ${hourly ? 'hours' : 'days'} per query`);
+  // A first bound on the span itself, so that an absurd range is refused before its buckets are listed.
+  if (to.getTime() - from.getTime() > (limit + 1) * (hourly ? 3_600_000 : 86_400_000)) throw tooLong;
+  const buckets = bucketsBetween(from, to, request.granularity);
+  if (buckets.length > limit) throw tooLong;
+  const firstDate = (buckets[0] as (typeof buckets)[number]).date;
+  const lastDate = (buckets.at(-1) as (typeof buckets)[number]).date;
+
+  // The account's own rows (one partition) serve the totals and the `all` series; a grouped query
+  // reads its dimension's rows too, except by domain, whose rows add up to the account's (each
+  // message has exactly one sending domain).
+  const kinds: DimensionKind[] =
+    request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
+  // Hourly: the day rows of the range's days; daily: the month rows of its months.
+  const results = await Promise.all(
+    kinds.map((kind) =>
+      hourly
+        ? queryCounterRows(accountId, kind, 'day', firstDate, lastDate)
+        : queryCounterRows(accountId, kind, 'month', firstDate.slice(0, 7), lastDate.slice(0, 7)),
+    ),
+  );
+  const tallies = new Map(
+    kinds.map((kind, index) => [kind, tally((results[index] as (typeof results)[number]).rows, hourly)]),
+  );
+
+  const countsOf = (byDate: Map<string, Map<number, Counts>> | undefined): Counts[] =>
+    buckets.map((bucket) => ({ ...(byDate?.get(bucket.date)?.get(bucket.hour ?? 0) ?? zeroCounts()) }));
+  const pointsOf = (counts: Counts[]) =>
+    counts.map((point, index) => ({
+      at: formatDate((buckets[index] as (typeof buckets)[number]).start),
+      ...point,
+    }));
+  const isEmpty = (counts: Counts[]) =>
+    counts.every((point) => statCounters.every((name) => point[name] === 0));
+
+  const seriesOf = (kind: DimensionKind) =>
+    new Map([...(tallies.get(kind) ?? new Map())].map(([key, byDate]) => [key, countsOf(byDate)] as const));
+  const grouped = request.group_by === undefined ? undefined : seriesOf(request.group_by);
+  const account =
+    request.group_by === 'domain'
+      ? buckets.map((_, index) => {
+          const counts = zeroCounts();
+          for (const series of (grouped as Map<string, Counts[]>).values())
+            addCounts(counts, series[index] as Counts);
+          return counts;
+        })
+      : countsOf(tallies.get('all')?.get(''));
+  const series =
+    grouped === undefined
+      ? [{ key: 'all', points: pointsOf(account) }]
+      : [...grouped.keys()]
+          .sort()
+          .filter((key) => !isEmpty(grouped.get(key) as Counts[]))
+          .map((key) => ({ key, points: pointsOf(grouped.get(key) as Counts[]) }));
+  const totals = account.reduce((sum, point) => addCounts(sum, point), zeroCounts());
+  return {
+    series,
+    totals: { ...totals, ...ratesOf(totals) },
+    rowsRead: results.reduce((sum, result) => sum + result.read, 0),
+  };
+}

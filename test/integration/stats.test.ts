@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, it } from 'vitest';
+import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
+import { handler as countBatch } from '../../functions/stats-counter/handler.ts';
+import { queryStats } from '../../shared/services/stats/query.ts';
+import {
+  addMessage,
+  putTestMessage,
+  type SendingDomain,
+  sendingDomain,
+  waitForStatus,
+} from '../support/delivery.ts';
+import { call, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
+import { receivingAccount, sendInbound, waitForInbound } from '../support/inbound.ts';
+import { statsOf, streamRecordsOf, streamRecordsWhere, waitForTotals } from '../support/stats.ts';
+import { waitForSuppression } from '../support/suppressions.ts';
+import { templateData } from '../support/templates.ts';
+
+/*
+ * POST /stats/query-1.0 after a known mix of messages: counters kept by the table stream's counting
+ * consumer (the host runs it as Lambda's tumbling-window mapping would), exact, and still exact
+ * when the consumer is made to do the same records again, whole or split differently.
+ */
+useHostEnvironment();
+
+let sending: SendingDomain;
+const uuids: string[] = [];
+const day = 86_400_000;
+const range = () => ({
+  date_from: new Date(Date.now() - day).toISOString(),
+  date_to: new Date(Date.now() + 3_600_000).toISOString(),
+});
+// accepted counts messages; the others count recipients (docs/stats.md).
+const expected = { accepted: 7, sent: 5, delivered: 5, bounced: 2, complained: 1, suppressed: 1, failed: 0 };
+
+/** A recorded SES event for one of this test's messages, happening now (counts go to the hour of the event). */
+function sesEvent(name: string, uuid: string) {
+  const text = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8');
+  const now = new Date().toISOString();
+  const event = JSON.parse(text.replace(/"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"/g, `"${now}"`));
+  event.detail.mail.tags.message_uuid = [uuid];
+  return event;
+}
+
+beforeAll(async () => {
+  sending = await sendingDomain('rsa-sha256');
+  const suppressed = `listed-${Date.now()}@stats.test`;
+  const added = await call('POST', '/suppression/add-1.0', {
+    token: sending.token,
+    body: { emails: [suppressed] },
+  });
+  assert.equal(added.status, 200, added.text);
+  await waitForSuppression(sending, suppressed);
+  const send = async (to: string[], mode = 'immediate') =>
+    (
+      await addMessage(sending.token, {
+        message_sender: `shop@${sending.domain}`,
+        to,
+        content: { kind: 'text_only', text: 'counted' },
+        scheduling: { mode },
+      })
+    ).uuid;
+  const sent = [
+    await send(['a1@stats.test', 'a2@stats.test']), // 2 sent, 2 delivered
+    await send(['a3@stats.test']), // 1 sent, 1 delivered
+    await send(['bounce-1@stats.test']), // refused at RCPT: 1 bounced, not sent
+    await send([suppressed]), // 1 suppressed, not sent
+    await send(['a4@stats.test', 'bounce-2@stats.test']), // 1 sent, 1 delivered, 1 bounced
+  ];
+  const held = await send(['a5@stats.test'], 'manual-wait'); // accepted only
+  for (const uuid of sent) await waitForStatus(sending.token, uuid, ['delivered', 'bounced', 'suppressed']);
+  // Through SES (the events a configuration set publishes): 1 sent, 1 delivered, 1 complaint.
+  const viaSes = await putTestMessage({
+    account: sending.account,
+    domain: sending.domain,
+    to: ['recipient@example.com'],
+    status: 'sent',
+  });
+  assert.deepEqual(await deliveryEvents(sesEvent('delivered.json', viaSes)), { result: 'recorded' });
+  assert.deepEqual(await deliveryEvents(sesEvent('complaint.json', viaSes)), { result: 'recorded' });
+  uuids.push(...sent, held, viaSes);
+});
+
+describe('POST /stats/query-1.0', () => {
+  it('counts a known mix of delivered, bounced, suppressed and complained mail exactly', async () => {
+    const data = await waitForTotals(sending.token, { ...range(), granularity: 'day' }, expected);
+    assert.deepEqual(data.totals, { ...expected, bounce_rate: 2 / 5, complaint_rate: 1 / 5 });
+    // One series, `all`, whose points add up to the totals.
+    assert.deepEqual(
+      data.series.map((series: { key: string }) => series.key),
+      ['all'],
+    );
+    const summed = { ...expected };
+    for (const name of Object.keys(summed) as Array<keyof typeof expected>)
+      summed[name] = data.series[0].points.reduce(
+        (sum: number, point: Record<string, number>) => sum + (point[name] ?? 0),
+        0,
+      );
+    assert.deepEqual(summed, expected);
+    for (const point of data.series[0].points) assert.match(point.at, /T00:00:00\.000[+-]\d{2}:\d{2}$/);
+
+    // Hourly, and by sending domain: the same figures.
+    const hourly = await statsOf(sending.token, { ...range(), granularity: 'hour', group_by: 'domain' });
+    assert.deepEqual(hourly.totals, data.totals);
+    assert.deepEqual(
+      hourly.series.map((series: { key: string }) => series.key),
+      [sending.domain],
+    );
+    assert.equal(hourly.series[0].points.length, 26);
+    assert.equal(
+      hourly.series[0].points.reduce((sum: number, point: { delivered: number }) => sum + point.delivered, 0),
+      expected.delivered,
+    );
+  });
+
+  it('stays exact when the consumer does its batches again, whole or split another way', async () => {
+    await waitForTotals(sending.token, { ...range(), granularity: 'day' }, expected);
+    const byShard = await streamRecordsOf(uuids);
+    assert.ok(byShard.size > 0, 'the stream has the records');
+    for (const [shardId, records] of byShard) {
+      // The whole batch again (a redelivery), then halves in another order, then one record at a time.
+      const half = Math.ceil(records.length / 2);
+      for (const batch of [
+        records,
+        records.slice(half),
+        records.slice(0, half),
+        ...records.map((r) => [r]),
+      ]) {
+        const answer = await countBatch({ Records: batch, shardId } as never);
+        assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+      }
+    }
+    const again = await statsOf(sending.token, { ...range(), granularity: 'day' });
+    assert.deepEqual(again.totals, { ...expected, bounce_rate: 2 / 5, complaint_rate: 1 / 5 });
+  });
+
+  it('a record that cannot be read is left out, not retried for ever (it would hold the shard back)', async () => {
+    const uuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
+    const corrupt = {
+      eventName: 'INSERT',
+      dynamodb: {
+        SequenceNumber: '1',
+        NewImage: {
+          pk: { S: `MESSAGE#${uuid}` },
+          sk: { S: 'MESSAGE' },
+          message_uuid: { S: uuid },
+          account_id: { S: sending.account },
+          st: { B: Buffer.from('not brotli').toString('base64') },
+        },
+      },
+    };
+    const answer = await countBatch({ Records: [corrupt], shardId: 'shardId-corrupt-record' } as never);
+    assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+  });
+
+  it('items that are not messages (inbound mail, templates) count nothing', async () => {
+    const who = await receivingAccount('stats-other');
+    const sent = await sendInbound({
+      from: 'Grace <grace@sender.test>',
+      to: `support@${who.domain}`,
+      subject: 'Not a message of ours',
+      text: 'inbound',
+    });
+    assert.ok(sent.ok, sent.response);
+    await waitForInbound(who, `support@${who.domain}`);
+    await templateData(who, 'add', {
+      alias: 'counted-not',
+      name: 'Not counted',
+      subject: 'Hi {{name}}',
+      text: 'Hi',
+    });
+    await templateData(who, 'publish', { alias: 'counted-not' });
+    const byShard = await streamRecordsWhere(
+      (record) => record.dynamodb?.NewImage?.account_id?.S === who.account,
+    );
+    const keys = [...byShard.values()].flat().map((record) => String(record.dynamodb?.Keys?.pk?.S));
+    assert.ok(
+      keys.some((pk) => pk.startsWith('INBOUND#')),
+      `inbound item in the stream: ${keys.join(', ')}`,
+    );
+    assert.ok(
+      keys.some((pk) => pk.startsWith('TEMPLATE#')),
+      `template version in the stream: ${keys.join(', ')}`,
+    );
+    for (const [shardId, records] of byShard) {
+      const answer = await countBatch({ Records: records, shardId: `${shardId}-again` } as never);
+      assert.deepEqual(answer, { batchItemFailures: [], state: {} });
+    }
+    const data = await statsOf(who.token, { ...range(), granularity: 'day', group_by: 'domain' });
+    assert.deepEqual(data.series, []);
+    assert.equal(data.totals.accepted, 0);
+  });
+
+  it('reads counter rows only: a few per day, however many messages', async () => {
+    // At most 2 days × the stream shards that counted (DynamoDB Local: one or two), for the account
+    // and for its one domain: no message is read.
+    for (const group_by of [undefined, 'domain'] as const) {
+      const answer = await queryStats(sending.account, {
+        ...range(),
+        granularity: 'day',
+        ...(group_by ? { group_by } : {}),
+      });
+      assert.ok(answer.rowsRead > 0 && answer.rowsRead <= 2 * 2, `read ${answer.rowsRead} rows`);
+    }
+  });
+
+  it('another account sees none of it; bad ranges are 107', async () => {
+    const stranger = await mintToken({ account: uniqueAccount('stats') });
+    const data = await statsOf(stranger, { ...range(), granularity: 'day' });
+    assert.equal(data.totals.accepted, 0);
+    assert.equal(data.totals.bounce_rate, 0);
+    for (const body of [
+      { date_from: range().date_to, date_to: range().date_from, granularity: 'day' },
+      { date_from: '2026-01-01T00:00:00Z', date_to: '2026-03-01T00:00:00Z', granularity: 'hour' },
+      { ...range(), granularity: 'week' },
+      { ...range(), granularity: 'day', group_by: 'account' },
+      { ...range(), granularity: 'day', tenant: 'x' },
+    ]) {
+      const response = await call('POST', '/stats/query-1.0', { token: sending.token, body });
+      assert.equal(response.status, 406, JSON.stringify(body));
+      assert.equal(response.body.error.code, 107);
+    }
+  });
+});
