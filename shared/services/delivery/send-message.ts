@@ -29,6 +29,7 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
+import { recordSesMessageId } from './ses-message-ids.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
@@ -110,6 +111,8 @@ export async function sendQueuedMessage(
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
+  // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
+  await recordSesMessageId(claimed, transport, outcome, now());
   return recordRelayResult(
     { ...claimed, recipients: checked.recipients },
     outcome,
