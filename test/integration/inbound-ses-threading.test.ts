@@ -41,7 +41,11 @@ async function sender(prefix: string, receiving: boolean): Promise<Sender> {
 }
 
 /** Sends one message through the host (SES transport) and waits until SES accepted it. */
-async function sendThroughSes(from: Sender, subject: string): Promise<{ uuid: string; ses: SesSentMessage }> {
+async function sendThroughSes(
+  from: Sender,
+  subject: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ uuid: string; ses: SesSentMessage }> {
   const added = await call('POST', '/message/add-1.0', {
     baseUrl: host.url,
     token: from.token,
@@ -50,6 +54,7 @@ async function sendThroughSes(from: Sender, subject: string): Promise<{ uuid: st
       to: ['Ada <ada@customer.test>'],
       subject,
       content: { kind: 'text_only', text: 'Your order is ready.' },
+      ...extra,
     },
   });
   assert.equal(added.status, 200, added.text);
@@ -150,11 +155,47 @@ describe('threading replies to mail sent through SES', () => {
     assert.equal(received.in_reply_to, sent.ses.messageIdHeader);
   });
 
-  it('writes no record for mail from a domain that does not receive', async () => {
+  it('writes no record for mail no reply can come back to here', async () => {
     const quiet = await sender('ses-quiet', false);
     const sent = await sendThroughSes(quiet, 'Receipt');
     assert.equal((await getDeliveryMessage(sent.uuid))?.relay?.message_id, sent.ses.sesMessageId);
     assert.equal((await getSesMessageIds([sent.ses.sesMessageId])).size, 0);
+    // A Reply-To at another account's receiving domain does not count either.
+    const stranger = await sender('ses-stranger', true);
+    const elsewhere = await sendThroughSes(quiet, 'Receipt', { reply_to: [`help@${stranger.domain}`] });
+    assert.equal((await getSesMessageIds([elsewhere.ses.sesMessageId])).size, 0);
+  });
+
+  it('records mail sent from a non-receiving domain with Reply-To at a receiving one, and threads the reply', async () => {
+    const account = uniqueAccount('ses-split');
+    const mailDomain = uniqueDomain('ses-mail');
+    const repliesDomain = uniqueDomain('ses-replies');
+    await registerDomain(mailDomain, account);
+    await registerDomain(repliesDomain, account);
+    await setReceiving(repliesDomain, true);
+    const who = {
+      account,
+      domain: mailDomain,
+      token: await mintToken({ account, signer: { ...host, issuer: host.env.AUTH_ISSUER ?? host.issuer } }),
+    };
+    const support = `support@${repliesDomain}`;
+    const sent = await sendThroughSes(who, 'Ticket 7', { reply_to: [support] });
+    assert.equal(
+      (await getSesMessageIds([sent.ses.sesMessageId])).get(sent.ses.sesMessageId)?.message_uuid,
+      sent.uuid,
+    );
+    const reply = await sendInbound(
+      {
+        from: 'Ada <ada@customer.test>',
+        to: support,
+        subject: 'Re: Ticket 7',
+        inReplyTo: sent.ses.messageIdHeader,
+        text: 'Thanks',
+      },
+      { port: inboundPort() },
+    );
+    assert.ok(reply.ok, reply.response);
+    assert.equal((await waitForReply(who, support)).reply_to_message_uuid, sent.uuid);
   });
 
   it('never links another account’s message, and goes on to the next candidate', async () => {

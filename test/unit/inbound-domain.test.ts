@@ -9,6 +9,7 @@ import {
 } from '../../shared/domain/inbound/inbound.ts';
 import { parseReceipt } from '../../shared/domain/inbound/receipt.ts';
 import { inboundIndexAttributes } from '../../shared/repositories/keys.ts';
+import { replyDomainsOf } from '../../shared/services/delivery/ses-message-ids.ts';
 
 const sent = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
 /** SES message ids as SES returns them (us-east-1, then another region's). */
@@ -117,6 +118,24 @@ describe('received message fields', () => {
     assert.equal(sesMessageIdOf('<CAF=x+y@email.amazonses.com>'), undefined);
     assert.equal(sesMessageIdOf(`<${'0-'.repeat(60)}0@email.amazonses.com>`), undefined);
     assert.equal(sesMessageIdOf('no id at all'), undefined);
+  });
+
+  it('the domains a reply may go to: the sending domain, then Reply-To (else From), each once, 5 at most', () => {
+    const address = (email: string) => ({ email });
+    assert.deepEqual(
+      replyDomainsOf({
+        tenant: 'mail.shop.test',
+        from: [address('news@other.shop.test')],
+        reply_to: [address('Support@Replies.Shop.test'), address('help@mail.shop.test')],
+      }),
+      ['mail.shop.test', 'replies.shop.test'],
+    );
+    assert.deepEqual(
+      replyDomainsOf({ tenant: 'mail.shop.test', from: [address('news@other.shop.test')], reply_to: [] }),
+      ['mail.shop.test', 'other.shop.test'],
+    );
+    const many = Array.from({ length: 9 }, (_, index) => address(`a@d${index}.test`));
+    assert.equal(replyDomainsOf({ tenant: 'mail.shop.test', from: [], reply_to: many }).length, 5);
   });
 
   it('thread candidates mix both forms in order, each once, 20 at most', () => {
