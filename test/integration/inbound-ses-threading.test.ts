@@ -28,6 +28,9 @@ interface Sender {
   token: string;
 }
 
+const tokenFor = (account: string) =>
+  mintToken({ account, signer: { ...host, issuer: host.env.AUTH_ISSUER ?? host.issuer } });
+
 async function sender(prefix: string, receiving: boolean): Promise<Sender> {
   const account = uniqueAccount(prefix);
   const domain = uniqueDomain(prefix);
@@ -83,6 +86,20 @@ async function waitForReply(who: Sender, recipient: string): Promise<InboundSumm
 
 const inboundPort = () => Number(new URL(host.env.INBOUND_SMTP_URL as string).port);
 
+/** A reply over real SMTP to the host's inbound mail server; its summary once stored. */
+async function reply(
+  who: Sender,
+  to: string,
+  headers: { inReplyTo: string; references?: string[] },
+): Promise<InboundSummary> {
+  const outcome = await sendInbound(
+    { from: 'Ada <ada@customer.test>', to, subject: 'Re: your message', text: 'Thanks', ...headers },
+    { port: inboundPort() },
+  );
+  assert.ok(outcome.ok, outcome.response);
+  return waitForReply(who, to);
+}
+
 beforeAll(async () => {
   ses = await startSesStandIn();
   host = await startSecondaryHost({
@@ -137,20 +154,10 @@ describe('threading replies to mail sent through SES', () => {
       sent.uuid,
     );
 
-    const to = `orders@${shop.domain}`;
-    const reply = await sendInbound(
-      {
-        from: 'Ada <ada@customer.test>',
-        to,
-        subject: 'Re: Your order 42',
-        inReplyTo: sent.ses.messageIdHeader,
-        references: [sent.ses.messageIdHeader],
-        text: 'Please ship it to the new address.',
-      },
-      { port: inboundPort() },
-    );
-    assert.ok(reply.ok, reply.response);
-    const received = await waitForReply(shop, to);
+    const received = await reply(shop, `orders@${shop.domain}`, {
+      inReplyTo: sent.ses.messageIdHeader,
+      references: [sent.ses.messageIdHeader],
+    });
     assert.equal(received.reply_to_message_uuid, sent.uuid);
     assert.equal(received.in_reply_to, sent.ses.messageIdHeader);
   });
@@ -173,29 +180,15 @@ describe('threading replies to mail sent through SES', () => {
     await registerDomain(mailDomain, account);
     await registerDomain(repliesDomain, account);
     await setReceiving(repliesDomain, true);
-    const who = {
-      account,
-      domain: mailDomain,
-      token: await mintToken({ account, signer: { ...host, issuer: host.env.AUTH_ISSUER ?? host.issuer } }),
-    };
+    const who = { account, domain: mailDomain, token: await tokenFor(account) };
     const support = `support@${repliesDomain}`;
     const sent = await sendThroughSes(who, 'Ticket 7', { reply_to: [support] });
     assert.equal(
       (await getSesMessageIds([sent.ses.sesMessageId])).get(sent.ses.sesMessageId)?.message_uuid,
       sent.uuid,
     );
-    const reply = await sendInbound(
-      {
-        from: 'Ada <ada@customer.test>',
-        to: support,
-        subject: 'Re: Ticket 7',
-        inReplyTo: sent.ses.messageIdHeader,
-        text: 'Thanks',
-      },
-      { port: inboundPort() },
-    );
-    assert.ok(reply.ok, reply.response);
-    assert.equal((await waitForReply(who, support)).reply_to_message_uuid, sent.uuid);
+    const received = await reply(who, support, { inReplyTo: sent.ses.messageIdHeader });
+    assert.equal(received.reply_to_message_uuid, sent.uuid);
   });
 
   it('never links another account’s message, and goes on to the next candidate', async () => {
@@ -205,35 +198,17 @@ describe('threading replies to mail sent through SES', () => {
     const otherSent = await sendThroughSes(other, 'Newsletter');
 
     // Only the first account's SES id, received by the other account: no link.
-    const lonely = `help@${other.domain}`;
-    const first = await sendInbound(
-      {
-        from: 'Eve <eve@customer.test>',
-        to: lonely,
-        subject: 'Re: Invoice',
-        inReplyTo: shopSent.ses.messageIdHeader,
-        references: [shopSent.ses.messageIdHeader],
-        text: 'Hi',
-      },
-      { port: inboundPort() },
-    );
-    assert.ok(first.ok, first.response);
-    assert.equal((await waitForReply(other, lonely)).reply_to_message_uuid, null);
+    const lonely = await reply(other, `help@${other.domain}`, {
+      inReplyTo: shopSent.ses.messageIdHeader,
+      references: [shopSent.ses.messageIdHeader],
+    });
+    assert.equal(lonely.reply_to_message_uuid, null);
 
     // The foreign id first (In-Reply-To), the account's own further back in References: its own.
-    const mixed = `news@${other.domain}`;
-    const second = await sendInbound(
-      {
-        from: 'Eve <eve@customer.test>',
-        to: mixed,
-        subject: 'Re: Newsletter',
-        inReplyTo: shopSent.ses.messageIdHeader,
-        references: [otherSent.ses.messageIdHeader, '<CAF=x1@mail.gmail.com>', shopSent.ses.messageIdHeader],
-        text: 'Hi again',
-      },
-      { port: inboundPort() },
-    );
-    assert.ok(second.ok, second.response);
-    assert.equal((await waitForReply(other, mixed)).reply_to_message_uuid, otherSent.uuid);
+    const mixed = await reply(other, `news@${other.domain}`, {
+      inReplyTo: shopSent.ses.messageIdHeader,
+      references: [otherSent.ses.messageIdHeader, '<CAF=x1@mail.gmail.com>', shopSent.ses.messageIdHeader],
+    });
+    assert.equal(mixed.reply_to_message_uuid, otherSent.uuid);
   });
 });
