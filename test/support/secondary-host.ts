@@ -87,7 +87,8 @@ export async function startSecondaryHost(
     await waitFor(
       () => existsSync(file),
       child,
-      90_000,
+      // Generous: on a loaded 2-core machine Java alone can take a minute; within the hook timeout.
+      240_000,
       () => output,
     );
   } catch (error) {
