@@ -1472,7 +1472,7 @@ export interface operations {
                         content: string;
                     }[];
                     /**
-                     * @description Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service)
+                     * @description Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service; trace and authentication headers — Received, Return-Path, Resent-*, Authentication-Results, ARC-*, DKIM-Signature, X-SES-* — are refused)
                      * @example {
                      *       "X-Campaign": "welcome"
                      *     }
@@ -3689,7 +3689,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -3720,16 +3720,38 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
                                 /** @description Your note, or null */
                                 description: string | null;
-                                /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
+                                /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
                                 enabled: boolean;
                                 /**
                                  * @description When the endpoint was added
                                  * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 created_at: string;
+                                /** @description How the endpoint is doing (docs/webhooks.md, "Failing endpoints") */
+                                health: {
+                                    /**
+                                     * @description healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled
+                                     * @enum {string}
+                                     */
+                                    state: "healthy" | "failing" | "paused" | "disabled";
+                                    /** @description Attempts without a 2xx since the last one with a 2xx */
+                                    consecutive_failures: number;
+                                    /**
+                                     * @description When the first of those failures happened, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    failing_since: string | null;
+                                    /**
+                                     * @description Until when deliveries wait, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    paused_until: string | null;
+                                };
+                                /** @description Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well */
+                                note: string | null;
                                 /**
                                  * @description The signing secret (whsec_ + base64 of 32 bytes). Shown only now; store it to verify signatures
                                  * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -3943,16 +3965,38 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
                                 /** @description Your note, or null */
                                 description: string | null;
-                                /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
+                                /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
                                 enabled: boolean;
                                 /**
                                  * @description When the endpoint was added
                                  * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 created_at: string;
+                                /** @description How the endpoint is doing (docs/webhooks.md, "Failing endpoints") */
+                                health: {
+                                    /**
+                                     * @description healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled
+                                     * @enum {string}
+                                     */
+                                    state: "healthy" | "failing" | "paused" | "disabled";
+                                    /** @description Attempts without a 2xx since the last one with a 2xx */
+                                    consecutive_failures: number;
+                                    /**
+                                     * @description When the first of those failures happened, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    failing_since: string | null;
+                                    /**
+                                     * @description Until when deliveries wait, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    paused_until: string | null;
+                                };
+                                /** @description Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well */
+                                note: string | null;
                             }[];
                             /** @description Number of endpoints */
                             count: number;
@@ -3966,16 +4010,38 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
                                 /** @description Your note, or null */
                                 description: string | null;
-                                /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
+                                /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
                                 enabled: boolean;
                                 /**
                                  * @description When the endpoint was added
                                  * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 created_at: string;
+                                /** @description How the endpoint is doing (docs/webhooks.md, "Failing endpoints") */
+                                health: {
+                                    /**
+                                     * @description healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled
+                                     * @enum {string}
+                                     */
+                                    state: "healthy" | "failing" | "paused" | "disabled";
+                                    /** @description Attempts without a 2xx since the last one with a 2xx */
+                                    consecutive_failures: number;
+                                    /**
+                                     * @description When the first of those failures happened, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    failing_since: string | null;
+                                    /**
+                                     * @description Until when deliveries wait, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    paused_until: string | null;
+                                };
+                                /** @description Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well */
+                                note: string | null;
                                 /** @description The latest 50 delivery attempts, newest first */
                                 deliveries: {
                                     /**
@@ -3987,7 +4053,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -4454,16 +4520,38 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
                                 /** @description Your note, or null */
                                 description: string | null;
-                                /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
+                                /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
                                 enabled: boolean;
                                 /**
                                  * @description When the endpoint was added
                                  * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 created_at: string;
+                                /** @description How the endpoint is doing (docs/webhooks.md, "Failing endpoints") */
+                                health: {
+                                    /**
+                                     * @description healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled
+                                     * @enum {string}
+                                     */
+                                    state: "healthy" | "failing" | "paused" | "disabled";
+                                    /** @description Attempts without a 2xx since the last one with a 2xx */
+                                    consecutive_failures: number;
+                                    /**
+                                     * @description When the first of those failures happened, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    failing_since: string | null;
+                                    /**
+                                     * @description Until when deliveries wait, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    paused_until: string | null;
+                                };
+                                /** @description Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well */
+                                note: string | null;
                                 /**
                                  * @description The signing secret (whsec_ + base64 of 32 bytes). Shown only now; store it to verify signatures
                                  * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw

@@ -65,6 +65,19 @@ export interface ServiceConfig {
   avatarTtlSeconds: number;
   /** Optional address subscribed to the alarm topic. */
   alarmEmail: string | undefined;
+  /**
+   * SES's account-level suppression list as a backstop behind the per-account lists (off by
+   * default): one list shared by every tenant, so one tenant's complaints stop another tenant's
+   * mail (docs/deliverability.md, "SES's own suppression list"). Turn it on for a deployment that
+   * serves one organisation.
+   */
+  sesAccountSuppression: boolean;
+  /**
+   * The most webhook-delivery invocations at once (the event source mapping's maximum concurrency):
+   * however many endpoints fail or answer slowly, webhooks never take more of the region's Lambda
+   * concurrency than this, so the API and the sender keep theirs (docs/webhooks.md).
+   */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +136,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
       return fallback;
     }
     return value;
+  };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const raw = context(key);
+    if (raw === undefined || raw === null || raw === '') return fallback;
+    if (raw === true || raw === 'true') return true;
+    if (raw === false || raw === 'false') return false;
+    problems.push(`${key} must be true or false, got ${JSON.stringify(raw)}`);
+    return fallback;
   };
   const url = (key: string, value: string, { https }: { https: boolean }): void => {
     if (value === '') return;
@@ -251,6 +272,12 @@ export function readConfig(context: ContextReader): ServiceConfig {
     problems.push(`alarmEmail must be an e-mail address, got "${alarmEmail}"`);
   }
 
+  const sesAccountSuppression = flag('sesAccountSuppression', false);
+  // Lambda's event source mapping accepts 2 to 1,000.
+  const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
+  if (webhookConcurrency > 1000)
+    problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     authIssuer,
@@ -279,6 +306,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
     gravatarBaseUrl,
     avatarTtlSeconds,
     alarmEmail,
+    sesAccountSuppression,
+    webhookConcurrency,
   };
 }
 

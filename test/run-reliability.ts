@@ -13,6 +13,8 @@ const fullSizes: Record<string, string> = {
   FAULT_MESSAGES: '150',
   RACE_ROUNDS: '20',
   ISOLATION_RUNS: '25',
+  FAIRNESS_EVENTS: '1000',
+  FAIRNESS_MESSAGES: '5000',
 };
 for (const [name, value] of Object.entries(fullSizes)) process.env[name] ??= value;
 process.env.RELIABILITY_SUMMARY ??= summaryFile();

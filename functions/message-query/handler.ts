@@ -12,8 +12,12 @@ export const handler = protectedHandler<MessageQueryRequest>(
     if (input.message_uuid !== undefined) {
       return dataResponse(await getMessageDetails(input.message_uuid, caller.account));
     }
-    const { scannedCount, ...page } = await listMessages(caller.account, input.filters ?? {}, input.cursor);
-    log('debug', 'message query', { requestId, returned: page.count, scannedCount });
+    const { scannedCount, budgetReached, ...page } = await listMessages(
+      caller.account,
+      input.filters ?? {},
+      input.cursor,
+    );
+    log('debug', 'message query', { requestId, returned: page.count, scannedCount, budgetReached });
     return dataResponse(page);
   },
 );

@@ -1,4 +1,4 @@
-import { inboundQueueDefinition } from '../resources/definitions.ts';
+import { inboundQueueDefinition, queueDefinition } from '../resources/definitions.ts';
 import { type EventSource, startEventSource } from './event-source.ts';
 import type { LocalWorker } from './workers.ts';
 
@@ -50,7 +50,14 @@ function queueWorker({
 }
 
 export const sendQueueWorker = (): LocalWorker =>
-  queueWorker({ name: 'send-queue → sender', queueVariable: 'QUEUE_URL', functionId: 'sender', pollers: 2 });
+  queueWorker({
+    name: 'send-queue → sender',
+    queueVariable: 'QUEUE_URL',
+    functionId: 'sender',
+    // One of the three is kept for accounts with nothing running (fair-dispatch.ts): an account
+    // alone still gets two at once.
+    pollers: queueDefinition.localConcurrency,
+  });
 
 export const deadLetterWorker = (): LocalWorker =>
   queueWorker({

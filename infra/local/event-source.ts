@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type Message,
@@ -8,14 +9,21 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { FairScheduler } from './fair-dispatch.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /**
- * What Lambda's SQS event source mapping does, for the local host: long-poll a queue, hand the
- * function real SQS event batches (messageId, receiptHandle, body, attributes with
- * ApproximateReceiveCount…), delete the records it did not report in `batchItemFailures`, and leave
- * the rest (or the whole batch, when the function throws) to the visibility timeout and, after
- * maxReceiveCount, the queue's redrive to its dead-letter queue.
+ * What Lambda's SQS event source mapping does, in front of an SQS fair queue, for the local host:
+ * receive from a queue, hand the function real SQS event batches (messageId, receiptHandle, body,
+ * attributes with ApproximateReceiveCount and MessageGroupId…), delete the records it did not report
+ * in `batchItemFailures`, and leave the rest (or the whole batch, when the function throws) to the
+ * visibility timeout and, after maxReceiveCount, the queue's redrive to its dead-letter queue.
+ *
+ * Fairness (docs/decisions.md, "Multi-tenant fairness"): SQS fair queues serve a quiet tenant's
+ * messages ahead of a noisy tenant's backlog; fauxqs serves arrival order. So this loop receives
+ * what the queue holds (up to `maxWaiting` messages, kept hidden on the queue while they wait) and a
+ * `FairScheduler` picks which tenant's messages run next: a tenant with invocations running never
+ * takes the last free one, and the tenant with the fewest running goes first.
  */
 export interface EventSourceOptions {
   queueUrl: string;
@@ -23,8 +31,12 @@ export interface EventSourceOptions {
   functionId?: string;
   handler?: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
   batchSize?: number;
-  /** Parallel pollers, like the mapping's concurrency. */
+  /** Invocations at once, like the mapping's maximum concurrency. */
   pollers?: number;
+  /** Invocations kept for tenants with none running (default 1 when `pollers` ≥ 2). */
+  reserve?: number;
+  /** Received messages waiting for an invocation, at most (the loop stops receiving beyond). */
+  maxWaiting?: number;
   waitTimeSeconds?: number;
   timeoutMs?: number;
   region?: string;
@@ -46,12 +58,38 @@ export async function loadFunction<T>(functionId: string): Promise<T> {
   return module.handler;
 }
 
+interface Received {
+  message: Message;
+  /** When the message becomes visible on the queue again unless it is kept hidden. */
+  visibleAt: number;
+}
+
+/** The tenant of a message: its MessageGroupId, or itself (SQS fair queues' rule for one without). */
+export function groupOf(message: Message): string {
+  return message.Attributes?.MessageGroupId ?? `message:${message.MessageId}`;
+}
+
 export function startEventSource(options: EventSourceOptions): EventSource {
   // fauxqs names queues by a host the SDK cannot parse; the configured endpoint is the right one.
   const client = new SQSClient({ useQueueUrlAsEndpoint: false });
   const abort = new AbortController();
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxWaiting = options.maxWaiting ?? 20_000;
+  const scheduler = new FairScheduler<Received>({
+    slots: options.pollers ?? 1,
+    batchSize: options.batchSize ?? 10,
+    ...(options.reserve === undefined ? {} : { reserve: options.reserve }),
+  });
+  const invocations = new Set<Promise<void>>();
   let running = true;
+  let wake: (() => void) | undefined;
+  const woken = () => new Promise<void>((resolve) => (wake = resolve));
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+
   let handler: Promise<(event: SQSEvent) => Promise<SQSBatchResponse | undefined>> | undefined;
   const getHandler = () => {
     handler ??= options.handler
@@ -61,36 +99,114 @@ export function startEventSource(options: EventSourceOptions): EventSource {
         );
     return handler;
   };
-  let queueArn: string | undefined;
 
-  const poll = async (): Promise<void> => {
+  let queue: { arn: string; visibilitySeconds: number } | undefined;
+  const describe = async () => {
+    if (queue !== undefined) return queue;
+    const attributes = (
+      await client.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: options.queueUrl,
+          AttributeNames: ['QueueArn', 'VisibilityTimeout'],
+        }),
+        { abortSignal: abort.signal },
+      )
+    ).Attributes;
+    queue = {
+      arn: attributes?.QueueArn ?? `arn:aws:sqs:${region}:000000000000:local`,
+      visibilitySeconds: Number(attributes?.VisibilityTimeout ?? 30),
+    };
+    return queue;
+  };
+
+  const changeVisibility = async (entries: Received[], seconds: number): Promise<void> => {
+    for (let start = 0; start < entries.length; start += 10) {
+      const slice = entries.slice(start, start + 10);
+      await client
+        .send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: options.queueUrl,
+            Entries: slice.map((entry, index) => ({
+              Id: String(index),
+              ReceiptHandle: entry.message.ReceiptHandle as string,
+              VisibilityTimeout: seconds,
+            })),
+          }),
+        )
+        .catch((error: unknown) => options.onError?.(error));
+      for (const entry of slice) entry.visibleAt = Date.now() + seconds * 1000;
+    }
+  };
+
+  const receive = async (): Promise<void> => {
     while (running) {
       try {
-        queueArn ??=
-          (
-            await client.send(
-              new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }),
-              { abortSignal: abort.signal },
-            )
-          ).Attributes?.QueueArn ?? `arn:aws:sqs:${region}:000000000000:local`;
+        const { arn, visibilitySeconds } = await describe();
+        if (scheduler.waiting >= maxWaiting) {
+          await woken();
+          continue;
+        }
         const received = await client.send(
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize ?? 10,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 5,
+            MaxNumberOfMessages: 10,
+            // While messages wait anyway, look for more without waiting; else long-poll.
+            WaitTimeSeconds: scheduler.waiting > 0 ? 0 : (options.waitTimeSeconds ?? 5),
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
           { abortSignal: abort.signal },
         );
         const messages = received.Messages ?? [];
-        if (messages.length === 0) continue;
-        await invoke(messages, queueArn);
+        const visibleAt = Date.now() + visibilitySeconds * 1000;
+        for (const message of messages) scheduler.add(groupOf(message), { message, visibleAt });
+        if (messages.length > 0) dispatch(arn, visibilitySeconds);
+        else if (scheduler.waiting > 0) await Promise.race([woken(), pause(200)]);
       } catch (error) {
         if (!running) return;
         options.onError?.(error);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await pause(500);
       }
+    }
+  };
+
+  /** Starts every invocation the scheduler allows now. */
+  const dispatch = (arn: string, visibilitySeconds: number): void => {
+    for (let batch = scheduler.next(); batch !== undefined; batch = scheduler.next()) {
+      const { group, items } = batch;
+      const invocation = (async () => {
+        // Lambda receives a batch and invokes at once: give it the full visibility timeout.
+        const stale = items.filter((item) => item.visibleAt - Date.now() < (visibilitySeconds * 1000) / 2);
+        if (stale.length > 0) await changeVisibility(stale, visibilitySeconds);
+        await invoke(
+          items.map((item) => item.message),
+          arn,
+        );
+      })()
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(() => {
+          scheduler.done(group);
+          invocations.delete(invocation);
+          if (running) dispatch(arn, visibilitySeconds);
+          signal();
+        });
+      invocations.add(invocation);
+    }
+  };
+
+  const aborted = new Promise<void>((resolve) =>
+    abort.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+
+  /** Keeps waiting messages hidden on the queue, as they would be in SQS until a consumer gets them. */
+  const keepHidden = async (): Promise<void> => {
+    while (running) {
+      await Promise.race([pause(250), aborted]);
+      if (!running || queue === undefined) continue;
+      const { visibilitySeconds } = queue;
+      const margin = Math.min(30_000, (visibilitySeconds * 1000) / 3);
+      const due = scheduler.waitingItems().filter((item) => item.visibleAt - Date.now() < margin);
+      if (due.length > 0) await changeVisibility(due, visibilitySeconds);
     }
   };
 
@@ -103,9 +219,9 @@ export function startEventSource(options: EventSourceOptions): EventSource {
       response = await withTimeout(
         (fn as unknown as (e: SQSEvent, c: unknown) => Promise<SQSBatchResponse | undefined>)(
           event,
-          lambdaContext(options.functionId ?? 'sqs-consumer', requestId, options.timeoutMs ?? 30_000),
+          lambdaContext(options.functionId ?? 'sqs-consumer', requestId, timeoutMs),
         ),
-        options.timeoutMs ?? 30_000,
+        timeoutMs,
       );
     } catch (error) {
       // The whole batch stays on the queue and comes back after the visibility timeout.
@@ -128,15 +244,21 @@ export function startEventSource(options: EventSourceOptions): EventSource {
     }
   };
 
-  const loops = Array.from({ length: options.pollers ?? 1 }, () => poll());
+  const loops = [receive(), keepHidden()];
   return {
     async stop() {
       running = false;
       abort.abort();
+      signal();
       await Promise.allSettled(loops);
+      await Promise.allSettled([...invocations]);
       client.destroy();
     },
   };
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function toRecord(message: Message, arn: string, region: string): SQSRecord {
@@ -150,6 +272,7 @@ function toRecord(message: Message, arn: string, region: string): SQSRecord {
       SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
       SenderId: attributes.SenderId ?? 'local',
       ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      ...(attributes.MessageGroupId === undefined ? {} : { MessageGroupId: attributes.MessageGroupId }),
     },
     messageAttributes: {},
     md5OfBody: message.MD5OfBody ?? '',

@@ -40,7 +40,9 @@ export const webhookQueueWorker = (): LocalWorker => {
       source = startEventSource({
         queueUrl: env.WEBHOOK_QUEUE_URL as string,
         functionId: 'webhook-delivery',
-        pollers: 2,
+        // Four at once, one of them kept for accounts with nothing running (fair-dispatch.ts), like
+        // the stack's capped concurrency of the delivery function.
+        pollers: webhookQueueDefinition.localConcurrency,
         waitTimeSeconds: 1,
         timeoutMs: webhookQueueDefinition.deliveryTimeoutSeconds * 1000,
         onError: report('webhook-delivery event source'),

@@ -45,6 +45,10 @@ export const queueDefinition = {
   retentionSeconds: 4 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 10,
+  /** The sender's event source mapping: at most this many invocations at once (SES's sending rate). */
+  maxConcurrency: 5,
+  /** The local event-source loop: invocations at once, one kept for accounts with none running. */
+  localConcurrency: 3,
 } as const;
 
 /** The webhook queue (one job per event and endpoint and attempt) and its dead-letter queue. */
@@ -58,6 +62,8 @@ export const webhookQueueDefinition = {
   retentionSeconds: 4 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 10,
+  /** The local event-source loop: invocations at once, one kept for accounts with none running. */
+  localConcurrency: 4,
 } as const;
 
 /** The table stream → webhook-fanout mapping (on AWS the Lambda event source mapping). */

@@ -11,6 +11,18 @@ export interface FirewallProps {
   readonly rateLimitRps: number;
 }
 
+/**
+ * The per-token rule's key is the Authorization header after these transformations, so the spellings
+ * a client (or an attacker) can vary without changing the token count as one: the scheme's case
+ * (`Bearer`, `bearer`, `BEARER`) and runs of blanks between scheme and token (`Bearer  <jwt>`,
+ * a tab; HTTP itself drops leading and trailing blanks of a header value). Lower-casing also folds the token itself, which can only merge two keys (count
+ * more strictly), never split one.
+ */
+export const tokenKeyTransformations: wafv2.CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'LOWERCASE' },
+  { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
+];
+
 /** WAF's evaluation window for the rate rules, and its smallest allowed limit. */
 export const rateWindowSeconds = 60;
 const minimumRateLimit = 10;
@@ -18,7 +30,8 @@ const minimumRateLimit = 10;
 /**
  * AWS WAF in front of the stage, answering in the service's envelope:
  * 1. callers from a blocked network → 401, code 103 (IPv4 and IPv6 sets from `blockedCidrs`);
- * 2. more than `rateLimitRps` × 60 requests a minute with the same Authorization header → 429, code 115;
+ * 2. more than `rateLimitRps` × 60 requests a minute with the same Authorization header (normalised:
+ *    case and blanks folded, see `tokenKeyTransformations`) → 429, code 115;
  * 3. the same for every request of one source address, token or not (random tokens cannot sidestep it).
  * WAF counts across every function instance; the functions' own token bucket only sees one instance.
  */
@@ -95,7 +108,7 @@ export class Firewall extends Construct {
               evaluationWindowSec: rateWindowSeconds,
               aggregateKeyType: 'CUSTOM_KEYS',
               customKeys: [
-                { header: { name: 'authorization', textTransformations: [{ priority: 0, type: 'NONE' }] } },
+                { header: { name: 'authorization', textTransformations: tokenKeyTransformations } },
               ],
             },
           },

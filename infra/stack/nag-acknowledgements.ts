@@ -161,13 +161,16 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       );
     }
   }
-  // The custom resource that turns on SES's account-level suppression (infra/stack/reputation.ts).
-  acknowledge(
-    stack.reputation.accountSuppression,
-    'AwsSolutions-IAM5[Resource::*]',
-    'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
-      'only possible resource is "*"; the policy allows that single action and nothing else.',
-  );
+  // The custom resource that turns on SES's account-level suppression (infra/stack/reputation.ts),
+  // present only with context sesAccountSuppression=true.
+  if (stack.reputation.accountSuppression !== undefined) {
+    acknowledge(
+      stack.reputation.accountSuppression,
+      'AwsSolutions-IAM5[Resource::*]',
+      'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
+        'only possible resource is "*"; the policy allows that single action and nothing else.',
+    );
+  }
   // The custom resource that activates the inbound receipt rule set (infra/stack/inbound.ts).
   if (stack.inbound.activation !== undefined) {
     acknowledge(

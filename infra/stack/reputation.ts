@@ -22,11 +22,15 @@ export const accountSuppressedReasons = ['BOUNCE', 'COMPLAINT'] as const;
 export interface ReputationGuardProps {
   /** Where the alarms notify (the stack's alarm topic). */
   readonly topic: sns.ITopic;
+  /** Turn on SES's account-level suppression list (context `sesAccountSuppression`, off by default). */
+  readonly accountSuppression: boolean;
 }
 
 /**
  * SES-side guardrails behind the service's own suppression list:
- * - the account-level suppression list turned on for bounces and complaints. CloudFormation has no
+ * - with `accountSuppression` only: the account-level suppression list turned on for bounces and
+ *   complaints. It is one list for every tenant of the deployment (and every other workload of the
+ *   AWS account), so it is off by default for multi-tenant deployments. CloudFormation has no
  *   property for it, so a custom resource calls SESv2 `PutAccountSuppressionAttributes` on create and
  *   update (its role may call that one action, which has no resource-level permissions). Deleting the
  *   stack leaves the setting on: it is account-wide, and turning it off would weaken every sender of
@@ -37,7 +41,7 @@ export interface ReputationGuardProps {
  * configuration set itself (service-stack.ts).
  */
 export class ReputationGuard extends Construct {
-  readonly accountSuppression: cr.AwsCustomResource;
+  readonly accountSuppression: cr.AwsCustomResource | undefined;
   readonly bounceRateAlarm: cloudwatch.Alarm;
   readonly complaintRateAlarm: cloudwatch.Alarm;
 
@@ -49,22 +53,24 @@ export class ReputationGuard extends Construct {
       parameters: { SuppressedReasons: [...accountSuppressedReasons] },
       physicalResourceId: cr.PhysicalResourceId.of('ses-account-suppression-bounce-complaint'),
     };
-    this.accountSuppression = new cr.AwsCustomResource(this, 'AccountSuppression', {
-      resourceType: 'Custom::SesAccountSuppression',
-      onCreate: call,
-      onUpdate: call,
-      // The SDK in the Lambda runtime has this call; no download at deploy time.
-      installLatestAwsSdk: false,
-      policy: cr.AwsCustomResourcePolicy.fromStatements([
-        new iam.PolicyStatement({
-          sid: 'TurnOnSesAccountSuppression',
-          actions: ['ses:PutAccountSuppressionAttributes'],
-          // The action supports no resource-level permissions (Service Authorization Reference).
-          resources: ['*'],
-        }),
-      ]),
-      timeout: Duration.minutes(2),
-    });
+    this.accountSuppression = !props.accountSuppression
+      ? undefined
+      : new cr.AwsCustomResource(this, 'AccountSuppression', {
+          resourceType: 'Custom::SesAccountSuppression',
+          onCreate: call,
+          onUpdate: call,
+          // The SDK in the Lambda runtime has this call; no download at deploy time.
+          installLatestAwsSdk: false,
+          policy: cr.AwsCustomResourcePolicy.fromStatements([
+            new iam.PolicyStatement({
+              sid: 'TurnOnSesAccountSuppression',
+              actions: ['ses:PutAccountSuppressionAttributes'],
+              // The action supports no resource-level permissions (Service Authorization Reference).
+              resources: ['*'],
+            }),
+          ]),
+          timeout: Duration.minutes(2),
+        });
 
     const rate = (metricName: string) =>
       new cloudwatch.Metric({

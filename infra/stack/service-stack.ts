@@ -110,9 +110,12 @@ export class MailServiceStack extends Stack {
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
       reputationMetrics: true,
-      // SES's own suppression list for everything sent with this set, whatever the account-level
-      // setting (the backstop behind the service's per-account list; docs/deliverability.md).
-      suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+      // SES's own suppression list is one list for every tenant: with `sesAccountSuppression` it is
+      // the backstop behind the per-account lists; without (the default), this set's mail is never
+      // suppressed by it, whatever the AWS account's setting (docs/deliverability.md).
+      ...(config.sesAccountSuppression
+        ? { suppressionReasons: ses.SuppressionReasons.BOUNCES_AND_COMPLAINTS }
+        : { disableSuppressionList: true }),
     });
     this.configurationSet.addEventDestination('ToEventBridge', {
       destination: ses.EventDestination.eventBus(
@@ -199,7 +202,7 @@ export class MailServiceStack extends Stack {
       });
       this.grant(fn, functionAccess[worker.id as FunctionId], config);
       this.functions.set(worker.id as FunctionId, fn);
-      this.connectTrigger(worker, fn);
+      this.connectTrigger(worker, fn, config);
     }
     this.inbound = new InboundReceiving(this, 'Inbound', {
       bucket: this.storage.bucket,
@@ -255,7 +258,10 @@ export class MailServiceStack extends Stack {
       ],
     });
 
-    this.reputation = new ReputationGuard(this, 'Reputation', { topic: this.alarms.topic });
+    this.reputation = new ReputationGuard(this, 'Reputation', {
+      topic: this.alarms.topic,
+      accountSuppression: config.sesAccountSuppression,
+    });
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       name: this.stackName,
       metrics: this.serviceMetrics,
@@ -339,7 +345,7 @@ export class MailServiceStack extends Stack {
     });
   }
 
-  private connectTrigger(worker: Worker, fn: ServiceFunction): void {
+  private connectTrigger(worker: Worker, fn: ServiceFunction, config: ServiceConfig): void {
     const { queue, deadLetterQueue } = this.storage;
     switch (worker.trigger) {
       case 'send-queue':
@@ -349,7 +355,7 @@ export class MailServiceStack extends Stack {
             batchSize: queueDefinition.batchSize,
             reportBatchItemFailures: true,
             // Bounds the sending rate toward SES; raise with your SES sending quota.
-            maxConcurrency: 5,
+            maxConcurrency: queueDefinition.maxConcurrency,
           }),
         );
         return;
@@ -387,6 +393,10 @@ export class MailServiceStack extends Stack {
           new SqsEventSource(this.storage.webhookQueue, {
             batchSize: webhookQueueDefinition.batchSize,
             reportBatchItemFailures: true,
+            // The cap on webhook work: slow or failing receivers of one account cannot take the
+            // region's Lambda concurrency from the API and the sender. A cap, not a reservation, so
+            // nothing is taken from the account's unreserved pool (docs/webhooks.md, "On AWS").
+            maxConcurrency: config.webhookConcurrency,
           }),
         );
         return;

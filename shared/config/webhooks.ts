@@ -1,4 +1,5 @@
-import { parseRetrySchedule } from '../domain/webhooks/delivery.ts';
+import { parseRetrySchedule, parseSeconds } from '../domain/webhooks/delivery.ts';
+import { pauseSeconds } from '../domain/webhooks/endpoint-health.ts';
 import type { TargetPolicy } from '../domain/webhooks/targets.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
@@ -26,6 +27,19 @@ export function retrySchedule(): readonly number[] {
   const raw = envString('WEBHOOK_RETRY_SCHEDULE');
   if (schedule === undefined || schedule.raw !== raw) schedule = { raw, value: parseRetrySchedule(raw) };
   return schedule.value;
+}
+
+let pauses: { raw: string | undefined; value: readonly number[] } | undefined;
+
+/**
+ * WEBHOOK_PAUSE_SCHEDULE (comma-separated seconds, for tests), or the default pauses of a failing
+ * endpoint: 1 min, 5 min, 15 min, 30 min, then 1 h (docs/webhooks.md, "Failing endpoints").
+ */
+export function pauseSchedule(): readonly number[] {
+  const raw = envString('WEBHOOK_PAUSE_SCHEDULE');
+  if (pauses === undefined || pauses.raw !== raw)
+    pauses = { raw, value: raw === undefined ? pauseSeconds : parseSeconds('WEBHOOK_PAUSE_SCHEDULE', raw) };
+  return pauses.value;
 }
 
 /**

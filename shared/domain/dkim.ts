@@ -35,6 +35,57 @@ export function isExpiredKey(key: { status: DkimKeyStatus; expiresAt?: number },
 }
 
 /**
+ * Bounds on one domain's keys (docs/dkim.md, "Bounds"), so no caller can grow its DKIM answers
+ * without limit: at most `maxNewKeysPerDay` new keys in any 24 hours (an Ed25519 key's RSA companion
+ * is part of its key, not counted apart), and at most `maxRetiredKeySets` retired keys (with their
+ * companions) kept: a rotation past that retires the oldest ones for good at once.
+ */
+export const maxNewKeysPerDay = 10;
+export const maxRetiredKeySets = 10;
+const dayMs = 24 * 60 * 60 * 1000;
+
+interface KeyTimes {
+  selector: string;
+  status: DkimKeyStatus;
+  createdAt: string;
+  retiredAt?: string;
+  companionOf?: string;
+  companionSelector?: string;
+  expiresAt?: number;
+}
+
+/**
+ * When the domain may get its next key: undefined when now, else the moment the oldest key of the
+ * last 24 hours leaves the window.
+ */
+export function nextKeyAllowedAt(keys: readonly KeyTimes[], nowMs: number): number | undefined {
+  const recent = keys
+    .filter((key) => key.companionOf === undefined)
+    .map((key) => Date.parse(key.createdAt))
+    .filter((created) => Number.isFinite(created) && created > nowMs - dayMs)
+    .sort((a, b) => a - b);
+  if (recent.length < maxNewKeysPerDay) return undefined;
+  return (recent[recent.length - maxNewKeysPerDay] as number) + dayMs;
+}
+
+/**
+ * The retired keys to retire for good now: every retired key set beyond the newest
+ * `maxRetiredKeySets` (by retirement time), with its companion. Keys already expired are not counted.
+ */
+export function retiredKeysBeyondLimit(keys: readonly KeyTimes[], nowMs: number): string[] {
+  const kept = keys.filter((key) => key.status === 'retired' && !isExpiredKey(key, nowMs));
+  const sets = kept
+    .filter((key) => key.companionOf === undefined)
+    .sort((a, b) => (b.retiredAt ?? b.createdAt).localeCompare(a.retiredAt ?? a.createdAt));
+  const dropped = new Set(sets.slice(maxRetiredKeySets).map((key) => key.selector));
+  return kept
+    .filter(
+      (key) => dropped.has(key.selector) || (key.companionOf !== undefined && dropped.has(key.companionOf)),
+    )
+    .map((key) => key.selector);
+}
+
+/**
  * The DNS status of a domain from the status of each active record: every record must be
  * published for all its signatures to verify, so the worst one counts
  * (unreachable, then mismatch, then pending, then verified).

@@ -1,5 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { reservedHeaders } from '../domain/messages/headers.ts';
+import { isTraceHeader, refusedHeaderReason } from '../domain/messages/headers.ts';
 import { textFromHtml } from './text-from-html.ts';
 
 /**
@@ -99,7 +99,7 @@ export async function composeMime(input: ComposeInput): Promise<Buffer> {
   const senderInFrom = from.some((address) => address.email.toLowerCase() === input.sender.toLowerCase());
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {})) {
-    if (!reservedHeaders.has(name.toLowerCase()) && !/[\r\n]/.test(value)) headers[name] = value;
+    if (refusedHeaderReason(name) === undefined && !/[\r\n]/.test(value)) headers[name] = value;
   }
   if (input.feedbackId !== undefined) {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'feedback-id') delete headers[name];
@@ -159,8 +159,14 @@ export const maxDateSkewMs = 60 * 60 * 1000;
 export interface PrepareEmlOptions {
   /** The time of sending (Date when missing or more than an hour off). */
   now?: Date;
-  /** `Feedback-ID` added when the EML has none. */
+  /** The service's `Feedback-ID`, replacing the EML's own. */
   feedbackId?: string;
+}
+
+/** The name of a raw header field (`Name: value…`), or '' for a line without a colon. */
+function fieldName(field: string): string {
+  const colon = field.indexOf(':');
+  return colon === -1 ? '' : field.slice(0, colon);
 }
 
 /**
@@ -172,7 +178,9 @@ export interface PrepareEmlOptions {
  * - a Date is added when it has none (RFC 5322 requires one), and a Date that cannot be read or is
  *   more than an hour away from the time of sending is replaced by the time of sending (spam
  *   filters score a date in the past or the future);
- * - a Feedback-ID is added when it has none.
+ * - its Feedback-ID, if any, is replaced by the service's;
+ * - trace and authentication fields (`Received`, `Return-Path`, `Resent-*`, `Authentication-Results`,
+ *   `ARC-*`, `DKIM-Signature`, `X-SES-*`) are removed: they are for servers and verifiers to write.
  * Every other header field stays byte for byte as given. The DKIM signature then covers it.
  */
 export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOptions = {}): Buffer {
@@ -189,7 +197,14 @@ export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOp
     else fields.push(line);
   }
   const named = (name: string) => (field: string) => new RegExp(`^${name}[ \\t]*:`, 'i').test(field);
-  const kept = fields.filter((field) => !named('bcc')(field));
+  // Bcc never leaves; trace and authentication fields (Received, ARC-*, DKIM-Signature, …) are the
+  // servers' and verifiers' to write, never the sender's (shared/domain/messages/headers.ts).
+  // The service's Feedback-ID replaces the EML's own: on a shared platform a tenant must not file
+  // its complaints under another tenant's tag (docs/deliverability.md, "Feedback-ID").
+  const replaced = (field: string) => options.feedbackId !== undefined && named('feedback-id')(field);
+  const kept = fields.filter(
+    (field) => !named('bcc')(field) && !isTraceHeader(fieldName(field)) && !replaced(field),
+  );
   const added: string[] = [];
   const dateIndex = kept.findIndex(named('date'));
   const dateField = dateIndex === -1 ? undefined : kept[dateIndex];
@@ -208,9 +223,7 @@ export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOp
     }
   }
   if (!kept.some(named('message-id'))) added.push(`Message-ID: ${messageId}`);
-  if (options.feedbackId !== undefined && !kept.some(named('feedback-id'))) {
-    added.push(`Feedback-ID: ${options.feedbackId}`);
-  }
+  if (options.feedbackId !== undefined) added.push(`Feedback-ID: ${options.feedbackId}`);
   if (added.length === 0 && kept.length === fields.length && kept[dateIndex] === dateField) return eml;
   // The block before `end` never ends in a line break (the blank line follows), even when the
   // dropped field was the last one.

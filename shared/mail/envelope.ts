@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { envString } from '../config/env.ts';
 
 /**
@@ -8,8 +9,10 @@ import { envString } from '../config/env.ts';
  *   and on a subdomain of the sending domain, so SPF of that subdomain aligns with the From domain
  *   under DMARC's relaxed alignment. With SES, SES writes the envelope sender itself from the
  *   identity's custom MAIL FROM domain (docs/deploy.md).
- * - `Feedback-ID: <message_uuid>:<account>:<tenant>:svc`, the header Gmail's feedback loop (and
- *   others) aggregate complaints by; the last field identifies this service as the sender.
+ * - `Feedback-ID: <message_uuid>:<account tag>:<tenant>:svc`, the header Gmail's feedback loop (and
+ *   others) aggregate complaints by; the last field identifies this service as the sender. The
+ *   account appears only as an opaque, stable tag (a keyed hash, `accountTag`): every recipient sees
+ *   the header, and an account id may be an e-mail address or an identity provider's user id.
  */
 const labelPattern = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
@@ -41,7 +44,24 @@ export function bounceAddress(
 /** A Feedback-ID field: colons separate the fields, so none may contain one (nor space or control). */
 const field = (value: string) => value.replace(/[:\s\p{Cc}]+/gu, '-');
 
-/** `<message_uuid>:<account>:<tenant>:svc`. */
-export function feedbackId(messageUuid: string, accountId: string, tenant: string): string {
-  return `${field(messageUuid)}:${field(accountId)}:${field(tenant.toLowerCase())}:svc`;
+/**
+ * The account's Feedback-ID tag: `a` + 20 base32 characters (100 bits) of HMAC-SHA256(key, account).
+ * Stable for an account as long as the key is (the deployment's, shared/repositories/service-keys.ts);
+ * without the key nobody can tell which account it stands for or test a guess.
+ */
+export function accountTag(key: Buffer, accountId: string): string {
+  const digest = createHmac('sha256', key).update(`feedback-id\u0000${accountId}`).digest();
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  let tag = 'a';
+  for (let bit = 0; bit < 100; bit += 5) {
+    const byte = bit >> 3;
+    const value = (((digest[byte] ?? 0) << 8) | (digest[byte + 1] ?? 0)) >> (11 - (bit & 7));
+    tag += alphabet[value & 31];
+  }
+  return tag;
+}
+
+/** `<message_uuid>:<account tag>:<tenant>:svc`. */
+export function feedbackId(messageUuid: string, accountTagValue: string, tenant: string): string {
+  return `${field(messageUuid)}:${field(accountTagValue)}:${field(tenant.toLowerCase())}:svc`;
 }

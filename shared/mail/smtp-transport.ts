@@ -7,6 +7,7 @@ import { TransportError } from './transport.ts';
  * SMTP through nodemailer to the relay at SMTP_URL (`smtp://user:pass@host:587`, `smtps://…`).
  * Per-recipient results come from the RCPT replies (nodemailer's accepted / rejected /
  * rejectedErrors). The message uuid travels as the DSN envelope id (ENVID) when the relay offers DSN.
+ * Credentials only ever travel encrypted: see `relayTlsOptions`.
  */
 interface SmtpError extends Error {
   code?: string;
@@ -28,6 +29,29 @@ const transientCodes = new Set([
   'ECONNRESET',
 ]);
 
+/**
+ * Whenever the relay gets credentials (in SMTP_URL or from SMTP_SECRET_ARN), the connection must be
+ * encrypted before AUTH: `smtps://` is TLS from the first byte, and on `smtp://` nodemailer's
+ * `requireTLS` issues STARTTLS and fails the send when the relay does not offer it, instead of
+ * sending the password in clear. SMTP_ALLOW_CLEARTEXT_AUTH=true lifts the rule for a relay on a
+ * trusted network (docs/delivery.md, "Relay").
+ */
+export function relayTlsOptions(
+  url: string,
+  hasSecretCredentials: boolean,
+  allowCleartext: boolean,
+): { requireTLS?: true } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return {};
+  }
+  const credentials = hasSecretCredentials || parsed.username !== '' || parsed.password !== '';
+  if (!credentials || allowCleartext || parsed.protocol === 'smtps:') return {};
+  return { requireTLS: true };
+}
+
 export async function createSmtpTransport(): Promise<MailTransport> {
   const url = envString('SMTP_URL');
   if (url === undefined) throw new Error('SMTP_URL is not set');
@@ -39,9 +63,15 @@ export async function createSmtpTransport(): Promise<MailTransport> {
     secretArn === undefined
       ? undefined
       : await (await import('../aws/secrets.ts')).smtpCredentials(secretArn);
+  const tls = relayTlsOptions(
+    url,
+    auth !== undefined,
+    envString('SMTP_ALLOW_CLEARTEXT_AUTH', 'false')?.toLowerCase() === 'true',
+  );
   const transporter = nodemailer.createTransport({
     url,
     ...(auth === undefined ? {} : { auth }),
+    ...tls,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
@@ -83,6 +113,14 @@ export async function createSmtpTransport(): Promise<MailTransport> {
           throw new TransportError(`Relay refused every recipient for now: ${short(failure)}`, false, {
             cause: error,
           });
+        }
+        if (tls.requireTLS === true && failure.code === 'ETLS') {
+          // Retried like any TLS failure (a broken certificate may be mended); never sent in clear.
+          throw new TransportError(
+            `Relay refused: credentials are sent only over TLS and the relay offered no STARTTLS (${short(failure)}); set SMTP_ALLOW_CLEARTEXT_AUTH=true only for a relay on a trusted network`,
+            false,
+            { cause: error },
+          );
         }
         const code = failure.responseCode;
         const permanent = code !== undefined ? code >= 500 : !transientCodes.has(failure.code ?? '');

@@ -4,6 +4,7 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
@@ -185,6 +186,34 @@ export async function activateDkimKey({
     if (selector !== undefined) items.push(retireKeyItem(table, key.domain, selector, at, retiredExpiresAt));
   }
   await guarded('database', () => dynamo().send(new TransactWriteCommand({ TransactItems: items })));
+}
+
+/**
+ * Ends a retired key's retention now (only while it is still retired): the status endpoint stops
+ * listing it at once, the table's TTL removes it (and, outside Lambda, the next prune). An update,
+ * so set-algorithm needs no DeleteItem permission.
+ */
+export async function expireRetiredDkimKey(
+  domain: string,
+  selector: string,
+  nowSeconds: number,
+): Promise<void> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.dkimKey(domain, selector),
+          UpdateExpression: 'SET expires_at = :now',
+          ConditionExpression: '#status = :retired',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':retired': 'retired', ':now': nowSeconds },
+        }),
+      ),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }
 
 /**

@@ -42,6 +42,8 @@ export const inFlightShardOf = (accountId: string, accountShard: number): number
 
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  /** A random key of the deployment, created on first use (e.g. `feedback-id`, docs/deliverability.md). */
+  serviceKey: (name: string) => ({ pk: `SERVICE_KEY#${name}`, sk: 'KEY' }),
   domain: (domain: string) => ({ pk: `DOMAIN#${domain}`, sk: 'DOMAIN' }),
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),

@@ -1,9 +1,7 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
-import { sqs } from '../aws/sqs.ts';
-import { queueUrl, tableName } from '../config/storage.ts';
+import { tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
 import {
@@ -467,19 +465,6 @@ export async function queryWork(
     }
   }
   return { items, nextKey: result.LastEvaluatedKey };
-}
-
-/** Puts `{"message_uuid"}` on the send queue, optionally delayed (0–900 s). */
-export async function enqueueSend(messageUuid: string, delaySeconds = 0): Promise<void> {
-  await guarded('queue', () =>
-    sqs().send(
-      new SendMessageCommand({
-        QueueUrl: queueUrl(),
-        MessageBody: JSON.stringify({ message_uuid: messageUuid }),
-        DelaySeconds: Math.max(0, Math.min(900, Math.round(delaySeconds))),
-      }),
-    ),
-  );
 }
 
 /**

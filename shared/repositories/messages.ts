@@ -1,4 +1,3 @@
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
   DeleteCommand,
   GetCommand,
@@ -9,8 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
-import { sqs } from '../aws/sqs.ts';
-import { queueUrl, tableName } from '../config/storage.ts';
+import { tableName } from '../config/storage.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { batchGetItems } from './batch-get.ts';
@@ -476,16 +474,3 @@ export interface StoredObject {
 
 /** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */
 export { deleteObjects, putObjects } from './message-objects.ts';
-
-/** The sender's queue message: `{"message_uuid": "<uuid>"}`. */
-export async function enqueueForSending(uuid: string, delaySeconds = 0): Promise<void> {
-  await guarded('queue', () =>
-    sqs().send(
-      new SendMessageCommand({
-        QueueUrl: queueUrl(),
-        MessageBody: JSON.stringify({ message_uuid: uuid }),
-        DelaySeconds: delaySeconds,
-      }),
-    ),
-  );
-}

@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
   DeleteCommand,
@@ -7,11 +8,15 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
+import { messageGroupOf } from '../aws/fair-queue.ts';
 import { guarded } from '../aws/faults.ts';
 import { sqs } from '../aws/sqs.ts';
 import { tableName } from '../config/storage.ts';
 import { webhookDeadLetterQueueUrl, webhookQueueUrl } from '../config/webhooks.ts';
+import type { EndpointSnapshot } from '../domain/webhooks/endpoint-events.ts';
+import type { EndpointHealth } from '../domain/webhooks/endpoint-health.ts';
 import { stableHash } from './keys.ts';
 
 /**
@@ -56,6 +61,17 @@ export interface StoredEndpoint {
   previousSecretUntil?: string;
   disabledAt?: string;
   disabledReason?: string;
+  /** Failures in a row and pause (docs/webhooks.md, "Failing endpoints"). */
+  health: EndpointHealth;
+}
+
+function healthOf(item: Record<string, unknown>): EndpointHealth {
+  const health: EndpointHealth = {
+    consecutiveFailures: typeof item.consecutive_failures === 'number' ? item.consecutive_failures : 0,
+  };
+  if (typeof item.failing_since === 'string') health.failingSince = item.failing_since;
+  if (typeof item.paused_until === 'string') health.pausedUntil = item.paused_until;
+  return health;
 }
 
 function toEndpoint(item: Record<string, unknown>): StoredEndpoint {
@@ -69,6 +85,7 @@ function toEndpoint(item: Record<string, unknown>): StoredEndpoint {
     createdAt: String(item.created_at),
     updatedAt: String(item.updated_at ?? item.created_at),
     secretCiphertext: String(item.secret_ciphertext),
+    health: healthOf(item),
   };
   if (typeof item.previous_secret_ciphertext === 'string')
     endpoint.previousSecretCiphertext = item.previous_secret_ciphertext;
@@ -88,7 +105,10 @@ const cancelledReasons = (error: unknown): Array<{ Code?: string }> | undefined 
  * Creates an endpoint unless the account already has `max`: the counter update (conditional on
  * the limit) and the endpoint put are one transaction, so concurrent adds cannot pass the limit.
  */
-export async function createEndpoint(endpoint: StoredEndpoint, max: number): Promise<'created' | 'limit'> {
+export async function createEndpoint(
+  endpoint: Omit<StoredEndpoint, 'health'>,
+  max: number,
+): Promise<'created' | 'limit'> {
   const table = tableName();
   try {
     await guarded('database', async () => {
@@ -266,29 +286,151 @@ export async function rotateEndpointSecret(
   }
 }
 
-/** A receiver answered 410: the endpoint stops receiving until it is added again. */
+/**
+ * One conditional update of an endpoint item: the new attributes, or undefined when the condition
+ * did not hold (the endpoint is gone, or its state moved on).
+ */
+async function updateEndpointIf(
+  accountId: string,
+  webhookId: string,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: webhookKeys.endpoint(accountId, webhookId),
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return result.Attributes ?? {};
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** The endpoint stops receiving until it is added again (a 410, or days of failures). */
 export async function disableEndpoint(
   accountId: string,
   webhookId: string,
   reason: string,
   at: string,
 ): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression:
-            'SET enabled = :false, disabled_at = :at, disabled_reason = :reason, updated_at = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':false': false, ':at': at, ':reason': reason },
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET enabled = :false, disabled_at = :at, disabled_reason = :reason, updated_at = :at',
+    'attribute_exists(pk)',
+    { ':false': false, ':at': at, ':reason': reason },
+  );
+}
+
+/**
+ * An endpoint item of a table stream image (DynamoDB JSON), for the `webhook.disabled` event; the
+ * one place besides `toEndpoint` that reads the endpoint layout. Undefined for any other item.
+ */
+export function endpointSnapshotOf(
+  image: Record<string, AttributeValue> | undefined,
+): EndpointSnapshot | undefined {
+  if (image === undefined) return undefined;
+  const item = unmarshall(image) as Record<string, unknown>;
+  if (typeof item.sk !== 'string' || !item.sk.startsWith(webhookKeys.endpointPrefix)) return undefined;
+  if (typeof item.account_id !== 'string' || typeof item.webhook_id !== 'string') return undefined;
+  const snapshot: EndpointSnapshot = {
+    accountId: item.account_id,
+    webhookId: item.webhook_id,
+    url: String(item.url ?? ''),
+    enabled: item.enabled !== false,
+  };
+  if (typeof item.disabled_at === 'string') snapshot.disabledAt = item.disabled_at;
+  if (typeof item.disabled_reason === 'string') snapshot.disabledReason = item.disabled_reason;
+  return snapshot;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Endpoint health: written only when an attempt fails, when a failing endpoint succeeds, and when
+// one trial attempt is claimed, never on the attempts of a healthy endpoint.
+
+/** Counts a failed attempt; answers the streak as stored with it (undefined: the endpoint is gone). */
+export async function recordEndpointFailure(
+  accountId: string,
+  webhookId: string,
+  at: string,
+): Promise<{ consecutiveFailures: number; failingSince: string } | undefined> {
+  const stored = await updateEndpointIf(
+    accountId,
+    webhookId,
+    'ADD consecutive_failures :one SET failing_since = if_not_exists(failing_since, :at), last_failure_at = :at',
+    'attribute_exists(pk)',
+    { ':one': 1, ':at': at },
+  );
+  if (stored === undefined) return undefined;
+  const health = healthOf(stored);
+  return { consecutiveFailures: health.consecutiveFailures, failingSince: health.failingSince ?? at };
+}
+
+/**
+ * Pauses the endpoint's jobs until `until`, unless the streak moved meanwhile (a success reset it, or
+ * a later failure already set its own pause).
+ */
+export async function pauseEndpoint(
+  accountId: string,
+  webhookId: string,
+  failures: number,
+  until: string,
+): Promise<void> {
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET paused_until = :until',
+    'consecutive_failures = :failures',
+    {
+      ':until': until,
+      ':failures': failures,
+    },
+  );
+}
+
+/** A 2xx: the streak and any pause end (only written when there was one). */
+export async function recordEndpointSuccess(accountId: string, webhookId: string): Promise<void> {
+  await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET consecutive_failures = :zero REMOVE failing_since, paused_until, last_failure_at',
+    'attribute_exists(pk) AND consecutive_failures > :zero',
+    { ':zero': 0 },
+  );
+}
+
+/**
+ * Claims the one trial attempt of a paused endpoint whose pause is over: moves the pause to `until`
+ * (the trial's window) if it is still `seen`. False when another job claimed it first.
+ */
+export async function claimEndpointTrial(
+  accountId: string,
+  webhookId: string,
+  seen: string,
+  until: string,
+): Promise<boolean> {
+  const claimed = await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET paused_until = :until',
+    'paused_until = :seen',
+    {
+      ':until': until,
+      ':seen': seen,
+    },
+  );
+  return claimed !== undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -470,6 +612,8 @@ export async function enqueueDeliveries(jobs: readonly DeliveryJob[], delaySecon
           Entries: slice.map((job, index) => ({
             Id: String(index),
             MessageBody: JSON.stringify(job),
+            // The account is the job's fair-queue group (shared/aws/fair-queue.ts).
+            MessageGroupId: messageGroupOf(job.account_id),
             DelaySeconds: delaySeconds,
           })),
         }),
@@ -487,6 +631,7 @@ export async function enqueueDelivery(job: DeliveryJob, delaySeconds: number): P
       new SendMessageCommand({
         QueueUrl: webhookQueueUrl(),
         MessageBody: JSON.stringify(job),
+        MessageGroupId: messageGroupOf(job.account_id),
         DelaySeconds: delaySeconds,
       }),
     ),

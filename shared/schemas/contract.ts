@@ -326,7 +326,8 @@ export const contract: Record<RouteId, RouteContract> = {
     request: dkimSetAlgorithmRequest,
     requestIn: 'body',
     response: dkimSetAlgorithmResponse,
-    // 112: unknown domain; 5: the key switch is one transaction.
+    // 112: unknown domain; 5: the key switch is one transaction. (115, which every route can answer,
+    // also when the domain got 10 new keys in 24 hours: docs/dkim.md, "Bounds".)
     errors: [Code.CommitFailed, Code.NotFound],
     examples: {
       request: {
@@ -535,6 +536,8 @@ export const contract: Record<RouteId, RouteContract> = {
               description: null,
               enabled: true,
               created_at: at,
+              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
+              note: null,
               secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwQ0Cu6nD1vGs=',
             },
           },
@@ -564,6 +567,9 @@ export const contract: Record<RouteId, RouteContract> = {
               description: null,
               enabled: true,
               created_at: at,
+              // The latest attempt succeeded: the failure before it is forgotten.
+              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
+              note: null,
               deliveries: [
                 {
                   event_id: eventExampleId,
@@ -619,6 +625,8 @@ export const contract: Record<RouteId, RouteContract> = {
               description: null,
               enabled: true,
               created_at: at,
+              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
+              note: null,
               secret: 'whsec_3q2+7w8bY1bQ0dVHc5N6x9o4mR7sT2uV8wXyZaBcDeE=',
             },
           },

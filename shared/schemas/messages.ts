@@ -5,7 +5,7 @@ import {
   maxCustomHeaderBytes,
   maxCustomHeaders,
   maxSubjectLength,
-  reservedHeaders,
+  refusedHeaderReason,
 } from '../domain/messages/headers.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
@@ -134,18 +134,15 @@ export const headers = describe(
       for (const name of names) {
         if (!headerName.test(name)) {
           context.addIssue({ code: 'custom', message: 'Not a valid header name', path: [name], input: name });
-        } else if (reservedHeaders.has(name.toLowerCase())) {
-          context.addIssue({
-            code: 'custom',
-            message: 'This header is set by the service',
-            path: [name],
-            input: name,
-          });
+        } else {
+          const refused = refusedHeaderReason(name);
+          if (refused !== undefined)
+            context.addIssue({ code: 'custom', message: refused, path: [name], input: name });
         }
       }
     }),
   ),
-  'Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service)',
+  'Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service; trace and authentication headers — Received, Return-Path, Resent-*, Authentication-Results, ARC-*, DKIM-Signature, X-SES-* — are refused)',
   { 'X-Campaign': 'welcome' },
 );
 

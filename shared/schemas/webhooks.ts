@@ -77,9 +77,25 @@ const endpointFields = {
   description: describe(z.nullable(z.string()), 'Your note, or null'),
   enabled: describe(
     z.boolean(),
-    'false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again)',
+    'false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again)',
   ),
   created_at: serverDate('When the endpoint was added'),
+  health: describe(
+    z.object({
+      state: describe(
+        z.enum(['healthy', 'failing', 'paused', 'disabled']),
+        'healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled',
+      ),
+      consecutive_failures: describe(z.number(), 'Attempts without a 2xx since the last one with a 2xx'),
+      failing_since: z.nullable(serverDate('When the first of those failures happened, or null')),
+      paused_until: z.nullable(serverDate('Until when deliveries wait, or null')),
+    }),
+    'How the endpoint is doing (docs/webhooks.md, "Failing endpoints")',
+  ),
+  note: describe(
+    z.nullable(z.string()),
+    'Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well',
+  ),
 };
 
 export const webhookView = z.object(endpointFields);

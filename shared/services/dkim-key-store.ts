@@ -10,11 +10,13 @@ import {
   isExpiredKey,
   newSelector,
   retiredKeyExpiry,
+  retiredKeysBeyondLimit,
 } from '../domain/dkim.ts';
 import { describeError, log } from '../observability/log.ts';
 import {
   activateDkimKey,
   deleteRetiredDkimKey,
+  expireRetiredDkimKey,
   getDkimKey,
   listDkimKeys,
   type NewStoredKey,
@@ -95,10 +97,26 @@ export async function createActiveDkimKey(
     companion_selector: companion?.selector,
     previousSelector,
   });
+  await retireKeysBeyondLimit(domain, now.getTime());
   // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
   // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
   if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
   return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
+}
+
+/**
+ * Keeps at most `maxRetiredKeySets` retired keys (docs/dkim.md, "Bounds"): older ones end their
+ * retention now. A failure is logged; the next rotation tries again.
+ */
+async function retireKeysBeyondLimit(domain: string, nowMs: number): Promise<void> {
+  try {
+    const beyond = retiredKeysBeyondLimit(await listDkimKeys(domain), nowMs);
+    for (const selector of beyond) await expireRetiredDkimKey(domain, selector, Math.floor(nowMs / 1000));
+    if (beyond.length > 0)
+      log('info', 'retired dkim keys beyond the limit expired', { domain, keys: beyond.length });
+  } catch (error) {
+    log('warn', 'expiring retired dkim keys beyond the limit failed', { domain, ...describeError(error) });
+  }
 }
 
 /**

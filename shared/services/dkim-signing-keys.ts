@@ -5,7 +5,7 @@ import { openPrivateKey } from './dkim-key-store.ts';
 
 /**
  * What the delivery pipeline signs with: the domain's active DKIM key, decrypted. Undefined when the
- * domain is not registered or has no active key (then the message goes out unsigned).
+ * domain is not registered or has no active key (then the sender refuses to send).
  */
 export interface SigningKey {
   domain: string;
@@ -53,11 +53,13 @@ export async function getActiveSigningKey(domain: string): Promise<SigningKey | 
 /**
  * Every key that signs the domain's mail, decrypted: the active key, then its RSA companion when
  * the active key is Ed25519 (two DKIM-Signature headers, RFC 8463 section 4). Empty when the domain
- * has no active key.
+ * has no active key, or when `owner` is given and the domain (as read now) is not `owner`'s: a
+ * message of the domain's previous owner is never signed with the new owner's key.
  */
-export async function getActiveSigningKeys(domain: string): Promise<SigningKey[]> {
+export async function getActiveSigningKeys(domain: string, owner?: string): Promise<SigningKey[]> {
   const record = await getDomain(normaliseDomain(domain));
   if (record?.activeSelector === undefined) return [];
+  if (owner !== undefined && record.accountId !== owner) return [];
   const key = await getDkimKey(record.domain, record.activeSelector);
   if (key === undefined || key.status !== 'active') return [];
   const companion =

@@ -6,6 +6,8 @@ import {
   dkimDnsName,
   isExpiredKey,
   keyView,
+  maxNewKeysPerDay,
+  nextKeyAllowedAt,
 } from '../domain/dkim.ts';
 import { Code } from '../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../errors/service-error.ts';
@@ -43,7 +45,8 @@ export interface DkimAlgorithmChange {
 }
 
 async function keyViews(domain: string): Promise<DkimKeyView[]> {
-  const keys = await listDkimKeys(domain);
+  const now = Date.now();
+  const keys = (await listDkimKeys(domain)).filter((key) => !isExpiredKey(key, now));
   return keys.map((key) =>
     keyView(
       key,
@@ -100,6 +103,25 @@ export async function getDkimStatus(domain: string, accountId: string): Promise<
 }
 
 /**
+ * The rotation rate (docs/dkim.md, "Bounds"): at most `maxNewKeysPerDay` new keys per domain in any
+ * 24 hours, else 115 with the time the next one is allowed (and Retry-After).
+ */
+async function assertRotationAllowed(domain: string): Promise<void> {
+  const now = Date.now();
+  const next = nextKeyAllowedAt(await listDkimKeys(domain), now);
+  if (next === undefined) return;
+  throw new ServiceError(Code.TooManyRequests, 'Too many DKIM key rotations for this domain', {
+    details: [
+      {
+        field: 'domain',
+        message: `At most ${maxNewKeysPerDay} new DKIM keys per domain in 24 hours; the next is allowed at ${formatDate(new Date(next).toISOString())}`,
+      },
+    ],
+    headers: { 'retry-after': String(Math.max(1, Math.ceil((next - now) / 1000))) },
+  });
+}
+
+/**
  * Rotates the domain to a new key pair of the algorithm (also when it is the current algorithm: a
  * plain key rotation), with a new RSA companion for Ed25519. The new keys sign from now on; the
  * previous ones stay listed as retired until their retention passes.
@@ -116,6 +138,8 @@ export async function setDkimAlgorithm(
   let record: DomainRecord;
   for (let attempt = 1; ; attempt++) {
     record = await ownedDomain(domain, accountId);
+    // Checked on every attempt: a rotation that won a race meanwhile counts.
+    await assertRotationAllowed(record.domain);
     if (dryRun) break;
     try {
       await createActiveDkimKey(record.domain, accountId, algorithm, record.activeSelector);

@@ -5,6 +5,8 @@ import { reputationThresholds } from '../../infra/stack/reputation.ts';
 import { resourcesOfType, synthService } from '../support/infra.ts';
 
 const { stack, template } = synthService();
+/** A deployment serving one organisation, which opts into SES's shared suppression list. */
+const { template: backstop } = synthService({ context: { sesAccountSuppression: 'true' } });
 
 const alarmFor = (metricName: string) => {
   const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).filter(
@@ -15,14 +17,23 @@ const alarmFor = (metricName: string) => {
 };
 
 describe('SES reputation guardrails', () => {
-  it('the configuration set publishes reputation metrics and suppresses bounces and complaints', () => {
+  it('by default (multi-tenant) SES’s shared suppression list never suppresses this set’s mail', () => {
     template.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      ReputationOptions: { ReputationMetricsEnabled: true },
+      SuppressionOptions: { SuppressedReasons: [] },
+    });
+    assert.deepEqual(resourcesOfType(template, 'Custom::SesAccountSuppression'), {});
+  });
+
+  it('with sesAccountSuppression the configuration set suppresses bounces and complaints', () => {
+    backstop.hasResourceProperties('AWS::SES::ConfigurationSet', {
       ReputationOptions: { ReputationMetricsEnabled: true },
       SuppressionOptions: { SuppressedReasons: ['BOUNCE', 'COMPLAINT'] },
     });
   });
 
-  it('a custom resource turns on account-level suppression (bounce, complaint) with one allowed action', () => {
+  it('with sesAccountSuppression a custom resource turns on account-level suppression with one allowed action', () => {
+    const template = backstop;
     const resources = Object.entries(resourcesOfType(template, 'Custom::SesAccountSuppression'));
     assert.equal(resources.length, 1);
     const [, resource] = resources[0] as [string, { Properties: Record<string, any> }];

@@ -214,6 +214,21 @@ describe('bucket and key', () => {
   });
 });
 
+/**
+ * What WAF does with a key's text transformations, as its developer guide describes the two used
+ * here (applied in priority order): LOWERCASE; COMPRESS_WHITE_SPACE turns \f \t \n \r \v and
+ * non-breaking spaces into spaces and runs of spaces into one.
+ */
+function wafTransform(value: string, transformations: Array<{ Priority: number; Type: string }>): string {
+  let text = value;
+  for (const { Type } of [...transformations].sort((a, b) => a.Priority - b.Priority)) {
+    if (Type === 'LOWERCASE') text = text.toLowerCase();
+    else if (Type === 'COMPRESS_WHITE_SPACE') text = text.replace(/[\f\t\n\r\v\u00a0 ]+/g, ' ');
+    else throw new Error(`transformation ${Type} is not modelled here`);
+  }
+  return text;
+}
+
 describe('firewall', () => {
   const { template: blocked } = synthService({
     context: { blockedCidrs: '203.0.113.0/24, 2001:db8::/32', rateLimitRps: '2' },
@@ -244,9 +259,25 @@ describe('firewall', () => {
     const [acl] = Object.values(resourcesOfType(blocked, 'AWS::WAFv2::WebACL'));
     const rules = acl?.Properties.Rules as Array<Record<string, any>>;
     const perToken = rules.find((r) => r.Name === 'rate-per-token');
-    assert.deepEqual(perToken?.Statement.RateBasedStatement.CustomKeys, [
-      { Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+    // The key is the header lower-cased with its blanks compressed, so spellings count as one.
+    const customKeys = perToken?.Statement.RateBasedStatement.CustomKeys;
+    assert.deepEqual(customKeys, [
+      {
+        Header: {
+          Name: 'authorization',
+          TextTransformations: [
+            { Priority: 0, Type: 'LOWERCASE' },
+            { Priority: 1, Type: 'COMPRESS_WHITE_SPACE' },
+          ],
+        },
+      },
     ]);
+    const transformations = customKeys?.[0]?.Header.TextTransformations ?? [];
+    const keyOf = (header: string) => wafTransform(header, transformations);
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln';
+    const variants = [`Bearer ${token}`, `bearer  ${token}`, `BEARER ${token}`, `Bearer\t${token}`];
+    assert.equal(new Set(variants.map(keyOf)).size, 1, 'every spelling of one token is one key');
+    assert.notEqual(keyOf(`Bearer ${token}x`), keyOf(`Bearer ${token}`));
     assert.equal(perToken?.Statement.RateBasedStatement.Limit, 120);
     const perAddress = rules.find((r) => r.Name === 'rate-per-address');
     assert.equal(perAddress?.Statement.RateBasedStatement.AggregateKeyType, 'IP');

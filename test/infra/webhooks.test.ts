@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import {
+  queueDefinition,
   tableDefinition,
   tableStreamDefinition,
   webhookQueueDefinition,
@@ -67,6 +68,25 @@ describe('webhook pipeline', () => {
     // Lambda's rule: visibility ≥ 6 × the consumer's timeout.
     assert.ok(webhookQueue.Properties.VisibilityTimeout >= 6 * deliveryFn.Properties.Timeout);
     assert.equal(deliveryFn.Properties.Timeout, webhookQueueDefinition.deliveryTimeoutSeconds);
+  });
+
+  it('caps webhook work: the delivery mapping runs at most webhookConcurrency invocations, the sender at most 5', () => {
+    assert.deepEqual(mappingOf('webhook-delivery').Properties.ScalingConfig, { MaximumConcurrency: 10 });
+    assert.deepEqual(mappingOf('sender').Properties.ScalingConfig, {
+      MaximumConcurrency: queueDefinition.maxConcurrency,
+    });
+    const { template: wider } = synthService({ context: { webhookConcurrency: '25' } });
+    const widerMappings = Object.values(resourcesOfType(wider, 'AWS::Lambda::EventSourceMapping'));
+    const delivery = widerMappings.find(
+      (mapping) =>
+        JSON.stringify(mapping.Properties.FunctionName) ===
+        JSON.stringify({ Ref: functionLogicalId(wider, 'webhook-delivery') }),
+    );
+    assert.deepEqual(delivery?.Properties.ScalingConfig, { MaximumConcurrency: 25 });
+    assert.throws(
+      () => synthService({ context: { webhookConcurrency: '1' } }),
+      /webhookConcurrency must be an integer >= 2/,
+    );
   });
 
   it('no webhook function is told to allow private targets', () => {

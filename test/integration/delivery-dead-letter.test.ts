@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { test } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
+import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { putTestMessage, queryMessage, smtpTransactions, waitForMessage } from '../support/delivery.ts';
 import { mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
@@ -53,6 +54,8 @@ test('a message that keeps failing lands in the dead-letter queue and becomes fa
   try {
     const account = uniqueAccount('dlq');
     const domain = uniqueDomain('dlq');
+    // The sender checks at send time that the domain is the account's (docs/delivery.md).
+    await registerDomain(domain, account);
     const uuid = await putTestMessage({ account, domain, to: ['unlucky@example.net'] });
     await sqs.send(
       new SendMessageCommand({

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { handler as sender } from '../../functions/sender/handler.ts';
-import { claimMessage, enqueueSend, getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
+import { claimMessage, getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
+import { enqueueSend } from '../../shared/repositories/send-queue.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import {
   isSettled,
@@ -43,10 +44,10 @@ describe('delivery under faults', () => {
     // Its redelivery, and two more copies through the real queue, change nothing.
     const again = await sender({ Records: [sqsRecord(uuid, { messageId, receiveCount: 2 })] });
     assert.deepEqual(again.batchItemFailures, []);
-    await enqueueSend(uuid);
-    await enqueueSend(uuid);
+    await enqueueSend(uuid, account);
+    await enqueueSend(uuid, account);
     const marker = await putTestMessage({ account, domain, to: ['marker@example.net'] });
-    await enqueueSend(marker);
+    await enqueueSend(marker, account);
     await waitForMessage(marker, isSettled);
     assert.equal(smtpTransactions(uuid).length, 1);
     assert.equal((await getDeliveryMessage(uuid))?.attempts, 1);
@@ -123,7 +124,7 @@ describe('delivery under faults', () => {
   test('a message whose stored content is gone fails for good with the reason', async () => {
     const { account, domain } = await arrange();
     const uuid = await putTestMessage({ account, domain, to: ['x@example.net'], withoutParts: true });
-    await enqueueSend(uuid);
+    await enqueueSend(uuid, account);
     const message = await waitForMessage(uuid, isSettled);
     assert.equal(message.status, 'failed');
     assert.match(message.history.at(-1)?.detail ?? '', /Stored content is missing/);

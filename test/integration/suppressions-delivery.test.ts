@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
 import { addMessage, putTestMessage, smtpTransactions, waitForStatus } from '../support/delivery.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
-import { lookup, smtpRefusals, suppressionCall, waitForSuppression } from '../support/suppressions.ts';
+import {
+  lookup,
+  sesEvent,
+  smtpRefusals,
+  suppressionCall,
+  waitForSuppression,
+} from '../support/suppressions.ts';
 
 useHostEnvironment();
 
@@ -30,17 +33,6 @@ const recipientStatus = (message: Record<string, any>, email: string) =>
   (message.recipients as Array<{ email: string; status: string; detail?: string }>).find(
     (recipient) => recipient.email.toLowerCase() === email.toLowerCase(),
   );
-
-/** A recorded SES event (test/fixtures/ses) re-addressed to a message and to `email`. */
-function sesEvent(name: string, uuid: string, email: string): EventBridgeEvent<string, unknown> {
-  const event = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
-  event.detail.mail.tags.message_uuid = [uuid];
-  event.detail.mail.destination = [email];
-  if (event.detail.bounce !== undefined) event.detail.bounce.bouncedRecipients[0].emailAddress = email;
-  if (event.detail.complaint !== undefined)
-    event.detail.complaint.complainedRecipients[0].emailAddress = email;
-  return event;
-}
 
 describe('automatic suppression through the local SMTP relay', () => {
   it('a hard bounce suppresses the address for that account only; deleting it lets mail go out again', async () => {

@@ -9,11 +9,11 @@ import {
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
-import { type DeliveryJob, putEvent } from '../../shared/repositories/webhooks.ts';
 import { processWebhookBatch } from '../../shared/services/webhooks/delivery.ts';
 import { postTo } from '../../shared/services/webhooks/http-target.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
+import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
 import { startWebhookReceiver, verifiesByHand, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -55,28 +55,7 @@ async function hookAndEvents(url: string, count: number) {
   const added = await call('POST', '/webhook/add-1.0', { token: who.token, body: { url } });
   assert.equal(added.status, 200, added.text);
   const { webhook_id: webhookId, secret } = added.body.data.webhook as { webhook_id: string; secret: string };
-  const jobs: DeliveryJob[] = [];
-  for (let index = 0; index < count; index++) {
-    const eventId = `evt_${randomUUID().replaceAll('-', '')}`;
-    await putEvent(
-      {
-        eventId,
-        accountId: who.account,
-        type: 'message.delivered',
-        messageUuid: randomUUID(),
-        body: JSON.stringify({ type: 'message.delivered', n: index }),
-        createdAt: new Date().toISOString(),
-      },
-      Math.floor(Date.now() / 1000) + 3600,
-    );
-    jobs.push({
-      account_id: who.account,
-      webhook_id: webhookId,
-      event_id: eventId,
-      attempt: 1,
-      due_at: Date.now(),
-    });
-  }
+  const jobs = jobsFor(who.account, await storeTestEvents(who.account, count), [webhookId]);
   return { webhookId, secret, jobs };
 }
 

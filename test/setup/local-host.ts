@@ -32,6 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env.GRAVATAR_TIMEOUT_MS = '3000';
   // Webhook retries after 1 s, 1 s, 1 s (4 attempts), so retry and dead-letter tests take seconds.
   process.env.WEBHOOK_RETRY_SCHEDULE ??= '1,1,1';
+  // A failing endpoint pauses for 2 s, then 4 s (instead of 1 min, 5 min, …), so pause tests take seconds.
+  process.env.WEBHOOK_PAUSE_SCHEDULE ??= '2,4';
   const host = await startLocalHost({
     port: 0,
     idpPort: 0,

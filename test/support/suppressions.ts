@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EventBridgeEvent } from 'aws-lambda';
 import { type CallOptions, call, hostInfo } from './host.ts';
 import type { TestAccount } from './messages.ts';
 
@@ -60,4 +61,15 @@ export function smtpRecipientsByMessage(dataDir: string): Map<string, string[]> 
     recipients.set(entry.message_uuid, list);
   }
   return recipients;
+}
+
+/** A recorded SES event (test/fixtures/ses/<name>) re-addressed to a message and to `email`. */
+export function sesEvent(name: string, uuid: string, email: string): EventBridgeEvent<string, unknown> {
+  const event = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
+  event.detail.mail.tags.message_uuid = [uuid];
+  event.detail.mail.destination = [email];
+  if (event.detail.bounce !== undefined) event.detail.bounce.bouncedRecipients[0].emailAddress = email;
+  if (event.detail.complaint !== undefined)
+    event.detail.complaint.complainedRecipients[0].emailAddress = email;
+  return event;
 }

@@ -8,8 +8,12 @@ import {
   dkimDnsName,
   dkimDnsValue,
   isValidSelector,
+  maxNewKeysPerDay,
+  maxRetiredKeySets,
   newSelector,
+  nextKeyAllowedAt,
   parseTagList,
+  retiredKeysBeyondLimit,
 } from '../../shared/domain/dkim.ts';
 import { createDnsChecker } from '../../shared/services/dkim-dns-check.ts';
 
@@ -128,5 +132,64 @@ describe('DKIM DNS check cache', () => {
     assert.equal(names.length, 1);
     assert.equal(await check('s._domainkey.c.test', 'ed25519-sha256', edKey), 'mismatch');
     assert.equal(names.length, 2);
+  });
+});
+
+describe('DKIM key bounds', () => {
+  const now = Date.parse('2026-11-24T12:00:00Z');
+  const hoursAgo = (hours: number) => new Date(now - hours * 3600_000).toISOString();
+
+  it('allows a new key until the 24-hour window holds the limit, then names when the oldest leaves it', () => {
+    const keys = Array.from({ length: maxNewKeysPerDay - 1 }, (_, index) => ({
+      selector: `k${index}`,
+      status: 'retired' as const,
+      createdAt: hoursAgo(20 - index),
+    }));
+    assert.equal(nextKeyAllowedAt(keys, now), undefined);
+    // Companions are part of their key, and keys older than a day do not count.
+    const companions = keys.map((key) => ({
+      ...key,
+      selector: `${key.selector}c`,
+      companionOf: key.selector,
+    }));
+    const old = { selector: 'old', status: 'retired' as const, createdAt: hoursAgo(30) };
+    assert.equal(nextKeyAllowedAt([...keys, ...companions, old], now), undefined);
+    const full = [...keys, { selector: 'new', status: 'active' as const, createdAt: hoursAgo(0) }];
+    assert.equal(nextKeyAllowedAt(full, now), Date.parse(hoursAgo(20)) + 24 * 3600_000);
+  });
+
+  it('keeps the newest retired sets with their companions, and ignores keys already expired', () => {
+    const sets = Array.from({ length: maxRetiredKeySets + 3 }, (_, index) => [
+      {
+        selector: `e${index}`,
+        status: 'retired' as const,
+        createdAt: hoursAgo(100 - index),
+        retiredAt: hoursAgo(99 - index),
+      },
+      {
+        selector: `e${index}c`,
+        status: 'retired' as const,
+        createdAt: hoursAgo(100 - index),
+        retiredAt: hoursAgo(99 - index),
+        companionOf: `e${index}`,
+      },
+    ]).flat();
+    const expired = {
+      selector: 'gone',
+      status: 'retired' as const,
+      createdAt: hoursAgo(200),
+      retiredAt: hoursAgo(199),
+      expiresAt: Math.floor(now / 1000) - 1,
+    };
+    const active = { selector: 'live', status: 'active' as const, createdAt: hoursAgo(1) };
+    assert.deepEqual(retiredKeysBeyondLimit([...sets, expired, active], now).sort(), [
+      'e0',
+      'e0c',
+      'e1',
+      'e1c',
+      'e2',
+      'e2c',
+    ]);
+    assert.deepEqual(retiredKeysBeyondLimit(sets.slice(0, 2 * maxRetiredKeySets), now), []);
   });
 });

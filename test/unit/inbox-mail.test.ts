@@ -17,6 +17,7 @@ import {
 } from '../../shared/mail/compose.ts';
 import { signedFieldNames, signMessage } from '../../shared/mail/dkim.ts';
 import {
+  accountTag,
   bounceAddress,
   feedbackId,
   mailFromDomain,
@@ -247,11 +248,11 @@ describe('EML pass-through', () => {
     const keep = ['Mon, 23 Nov 2026 09:01:00 +0000', 'Mon, 23 Nov 2026 11:59:00 +0200'];
     for (const date of keep) {
       const eml = withDate(date);
-      assert.equal(prepareEml(eml, '<m@x>', { now, feedbackId: 'f' }), eml, date);
+      assert.equal(prepareEml(eml, '<m@x>', { now }), eml, date);
     }
     for (const date of ['Mon, 23 Nov 2026 08:59:00 +0000', 'Tue, 24 Nov 2026 10:00:00 +0000', 'someday']) {
       assert.equal(
-        prepareEml(withDate(date), '<m@x>', { now, feedbackId: 'f' }).toString(),
+        prepareEml(withDate(date), '<m@x>', { now }).toString(),
         `From: a@shop.test\r\n${fresh}\r\nMessage-ID: <own@x>\r\nFeedback-ID: own:1:2:x\r\n\r\nb`,
         date,
       );
@@ -260,6 +261,39 @@ describe('EML pass-through', () => {
     assert.equal(
       prepareEml(folded, '<m@x>', { now }).toString(),
       `Message-ID: <m@x>\r\n${fresh}\r\nFrom: a@x\r\n\r\nb`,
+    );
+  });
+
+  test('the service’s Feedback-ID replaces the EML’s own (no tenant files complaints under another’s tag)', () => {
+    const eml = Buffer.from('From: a@shop.test\r\nFeedback-ID: u:aOTHERTENANT:shop.test:svc\r\n\r\nb');
+    const prepared = prepareEml(eml, '<m@x>', { now, feedbackId: 'u:amine:shop.test:svc' }).toString();
+    assert.equal(prepared.match(/^feedback-id:/gim)?.length, 1);
+    assert.match(prepared, /^Feedback-ID: u:amine:shop\.test:svc\r$/m);
+  });
+
+  test('trace and authentication fields are removed before signing; everything else stays', () => {
+    const eml = Buffer.from(
+      `${[
+        'Received: from mx.victim.example by relay; Mon, 23 Nov 2026 09:00:00 +0000',
+        'Return-Path: <ceo@victim.example>',
+        'Authentication-Results: mx.google.com; dkim=pass header.d=bank.example',
+        'ARC-Seal: i=1; a=rsa-sha256; cv=none; d=google.com; s=arc; b=AAAA',
+        'ARC-Authentication-Results: i=1; mx.google.com; spf=pass',
+        'DKIM-Signature: v=1; a=rsa-sha256; d=bank.example; s=x; h=from; bh=AAA=;',
+        '  b=BBBB',
+        'Resent-From: boss@bank.example',
+        'X-SES-Outgoing: 2026.11.23-1.2.3.4',
+        'From: a@shop.test',
+        'X-Received-Note: kept (not a trace field)',
+        `Date: ${rfc5322Date(now)}`,
+        'Message-ID: <own@x>',
+        'Subject: hi',
+      ].join('\r\n')}\r\n\r\nbody\r\n`,
+    );
+    const prepared = prepareEml(eml, '<m@x>', { now }).toString();
+    assert.equal(
+      prepared,
+      `From: a@shop.test\r\nX-Received-Note: kept (not a trace field)\r\n${fresh}\r\nMessage-ID: <own@x>\r\nSubject: hi\r\n\r\nbody\r\n`,
     );
   });
 
@@ -284,9 +318,19 @@ describe('envelope and feedback', () => {
       assert.throws(() => parseMailFromSubdomain(bad), /MAIL_FROM/);
   });
 
-  test('Feedback-ID has four colon-separated fields, whatever the account id holds', () => {
+  test('Feedback-ID has four colon-separated fields, whatever the tag holds', () => {
     assert.equal(feedbackId('u-1', 'acct-9', 'Shop.Test'), 'u-1:acct-9:shop.test:svc');
     assert.equal(feedbackId('u-1', 'auth0|a:b c\r\n', 'shop.test'), 'u-1:auth0|a-b-c-:shop.test:svc');
+  });
+
+  test('the account appears as an opaque, stable tag: a keyed hash that hides the account id', () => {
+    const key = Buffer.alloc(32, 7);
+    const tag = accountTag(key, 'alice@example.com');
+    assert.match(tag, /^a[a-z2-7]{20}$/);
+    assert.equal(accountTag(key, 'alice@example.com'), tag, 'stable for the account');
+    assert.notEqual(accountTag(key, 'bob@example.com'), tag, 'distinct between accounts');
+    assert.notEqual(accountTag(Buffer.alloc(32, 8), 'alice@example.com'), tag, 'unguessable without the key');
+    assert.doesNotMatch(feedbackId('u-1', tag, 'shop.test'), /alice|example\.com/);
   });
 });
 

@@ -110,6 +110,34 @@ describe('paging cursor', () => {
   });
 });
 
+/**
+ * One read of a fake index stream over `values` (newest first): the next `size` entries after the
+ * cursor `after`, of which those `keep` selects are returned, as an index query with a filter does.
+ */
+function readPage(
+  values: number[],
+  after: string | undefined,
+  size: number,
+  keep: (value: number) => boolean,
+) {
+  const rest = after === undefined ? values : values.filter((value) => key(value) < after);
+  const read = rest.slice(0, size);
+  const last = read[read.length - 1];
+  return {
+    keys: read.filter(keep).map(key),
+    more: rest.length > size,
+    evaluated: read.length,
+    ...(last === undefined ? {} : { last: key(last) }),
+  };
+}
+
+/** Every stream at its start. */
+const startOf = (keyStreams: KeyStream[]) =>
+  Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
+    string,
+    { after?: string; done: boolean }
+  >;
+
 describe('mergeStreams', () => {
   it('takes a key once when two streams return it (a message read before and after it moved)', async () => {
     const streamOf = (id: string, keys: string[]): KeyStream => ({
@@ -167,10 +195,7 @@ describe('mergeStreams', () => {
               };
             },
           }));
-          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
-            string,
-            { after?: string; done: boolean }
-          >;
+          let positions = startOf(keyStreams);
           const seen: string[] = [];
           let move = 0;
           for (let guard = 0; guard < 500 && !Object.values(positions).every((p) => p.done); guard++) {
@@ -212,23 +237,9 @@ describe('mergeStreams', () => {
           const dropped = (stream: number, value: number) => filtering && stream === 0 && value % 2 === 1;
           const keyStreams: KeyStream[] = streams.map((all, index) => ({
             id: `s${index}`,
-            fetch: async (after, size) => {
-              const rest = after === undefined ? all : all.filter((value) => key(value) < after);
-              const read = rest.slice(0, size);
-              const kept = read.filter((value) => !dropped(index, value)).map(key);
-              const last = read[read.length - 1];
-              return {
-                keys: kept,
-                more: rest.length > size,
-                evaluated: read.length,
-                ...(last === undefined ? {} : { last: key(last) }),
-              };
-            },
+            fetch: async (after, size) => readPage(all, after, size, (value) => !dropped(index, value)),
           }));
-          let positions = Object.fromEntries(keyStreams.map((s) => [s.id, { done: false }])) as Record<
-            string,
-            { after?: string; done: boolean }
-          >;
+          let positions = startOf(keyStreams);
           const seen: string[] = [];
           for (let guard = 0; guard < 1000 && !Object.values(positions).every((p) => p.done); guard++) {
             const merged = await mergeStreams(keyStreams, positions, limit);
@@ -250,5 +261,90 @@ describe('mergeStreams', () => {
         },
       ),
     );
+  });
+  it('with a work budget: pages may end short (even empty) with a cursor, and still show every kept key once, in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uniqueArray(fc.nat({ max: 2000 }), { maxLength: 300 }), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 2, max: 10 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 100 }),
+        async (streamsRaw, limit, budget, keepOneIn, moves) => {
+          // Every stream filters: it keeps one value in `keepOneIn` and evaluates (and drops) the rest,
+          // as the in-flight stream does with a large backlog of another status. Messages may move
+          // between streams between two pages.
+          const home = new Map<number, number>();
+          streamsRaw.forEach((values, stream) => {
+            for (const value of values) if (!home.has(value)) home.set(value, stream);
+          });
+          const kept = (value: number) => value % keepOneIn === 0;
+          const keyStreams: KeyStream[] = streamsRaw.map((_, index) => ({
+            id: `s${index}`,
+            fetch: async (after, size) => {
+              const all = [...home]
+                .filter(([, stream]) => stream === index)
+                .map(([value]) => value)
+                .sort((a, b) => b - a);
+              return readPage(all, after, size, kept);
+            },
+          }));
+          let positions = startOf(keyStreams);
+          const seen: string[] = [];
+          let move = 0;
+          for (let guard = 0; guard < 5000 && !Object.values(positions).every((p) => p.done); guard++) {
+            const merged = await mergeStreams(keyStreams, positions, limit, budget);
+            assert.ok(merged.taken.length <= limit);
+            assert.ok(
+              merged.evaluated <= budget + keyStreams.length * chunkSize(limit, keyStreams.length),
+              `evaluated ${merged.evaluated} with a budget of ${budget}`,
+            );
+            seen.push(...merged.taken.map((entry) => entry.key));
+            positions = merged.positions;
+            for (const [which, to] of moves.slice(move, move + 2)) {
+              const values = [...home.keys()];
+              home.set(values[which % values.length] as number, to % keyStreams.length);
+            }
+            move += 2;
+          }
+          assert.ok(
+            Object.values(positions).every((p) => p.done),
+            'the pages come to an end',
+          );
+          const expected = [...home.keys()]
+            .filter(kept)
+            .sort((a, b) => b - a)
+            .map(key);
+          assert.deepEqual(seen, expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a long run of dropped entries ends the page at the budget, reading in growing chunks', async () => {
+    // 5,000 entries of another status, then the one that is asked for.
+    const values = Array.from({ length: 5001 }, (_, index) => 5001 - index);
+    const reads: number[] = [];
+    const stream: KeyStream = {
+      id: 'inflight',
+      fetch: async (after, size) => {
+        reads.push(size);
+        return readPage(values, after, size, (value) => value === 1);
+      },
+    };
+    const first = await mergeStreams([stream], {}, 10, 1_000);
+    assert.deepEqual(first.taken, []);
+    assert.equal(first.budgetReached, true);
+    assert.ok(first.evaluated >= 1_000 && first.evaluated <= 1_000 + 10, `evaluated ${first.evaluated}`);
+    assert.ok(reads.length <= 10, `${reads.length} reads: ${reads.join(',')}`);
+    let positions = first.positions;
+    const seen: string[] = [];
+    for (let page = 0; page < 10 && !Object.values(positions).every((p) => p.done); page++) {
+      const next = await mergeStreams([stream], positions, 10, 1_000);
+      seen.push(...next.taken.map((entry) => entry.key));
+      positions = next.positions;
+    }
+    assert.deepEqual(seen, [key(1)]);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'vitest';
-import { interpretSesEvent } from '../../shared/domain/delivery/ses-events.ts';
+import { interpretSesEvent, platformSuppressionDetail } from '../../shared/domain/delivery/ses-events.ts';
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
@@ -27,6 +27,20 @@ describe('SES events from EventBridge', () => {
         detail: 'Permanent/General: smtp; 550 5.1.1 user unknown',
       },
     ]);
+  });
+
+  test('an OnAccountSuppressionList bounce or complaint is recorded as suppressed by the shared list, never copied into the account’s list', () => {
+    const bounce = interpretSesEvent(fixture('bounced-account-suppression.json'));
+    assert.deepEqual(bounce?.updates, [
+      { email: 'bounce@example.com', status: 'suppressed', detail: platformSuppressionDetail },
+    ]);
+    assert.deepEqual(bounce?.suppress, []);
+    const event = fixture('complaint.json') as { detail: { complaint: Record<string, unknown> } };
+    event.detail.complaint.complaintSubType = 'OnAccountSuppressionList';
+    const complaint = interpretSesEvent(event);
+    assert.equal(complaint?.updates[0]?.status, 'suppressed');
+    assert.deepEqual(complaint?.notes, [], 'nobody complained about this message');
+    assert.deepEqual(complaint?.suppress, []);
   });
 
   test('a complaint and a delivery delay are history notes, not status changes', () => {

@@ -61,6 +61,28 @@ function clip(text: string): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
+/**
+ * The subtype SES gives a Bounce (and a Complaint) when it did not send to an address because the
+ * address is on the AWS account's suppression list. That list is shared by every tenant of the
+ * deployment (and every other workload of the AWS account): the entry may come from another
+ * tenant's bounce or complaint, so it is recorded as what it is, never copied into the sending
+ * account's own list as a hard bounce or complaint (docs/suppressions.md).
+ */
+export const onAccountSuppressionList = 'OnAccountSuppressionList';
+
+export const platformSuppressionDetail =
+  'Not sent: the address is on the SES account-level suppression list, which every account of this deployment shares (not on your own list)';
+
+/** Recipients SES skipped because of its account-level list: `suppressed`, with what it means. */
+function platformSuppressed(entries: unknown[]): RecipientUpdate[] {
+  return entries.flatMap((entry) => {
+    const email = asString(asObject(entry).emailAddress);
+    return email === undefined
+      ? []
+      : [{ email, status: 'suppressed' as const, detail: platformSuppressionDetail }];
+  });
+}
+
 /** Undefined when the event names no message of ours or is of a kind that changes nothing. */
 export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
   const record = sesRecord(event);
@@ -81,6 +103,11 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
     case 'Bounce': {
       const bounce = asObject(record.bounce);
       const kind = [asString(bounce.bounceType), asString(bounce.bounceSubType)].filter(Boolean).join('/');
+      if (asString(bounce.bounceSubType) === onAccountSuppressionList) {
+        // Not a bounce: SES did not try, because the address is on the AWS account's list.
+        const updates = platformSuppressed(asArray(bounce.bouncedRecipients));
+        return { messageUuid, eventType, updates, notes: [], suppress: [], at: timestampOf(record, bounce) };
+      }
       const updates = asArray(bounce.bouncedRecipients).flatMap((entry) => {
         const recipient = asObject(entry);
         const email = asString(recipient.emailAddress);
@@ -101,6 +128,11 @@ export function interpretSesEvent(event: unknown): SesEventEffect | undefined {
     case 'Complaint': {
       const complaint = asObject(record.complaint);
       const at = timestampOf(record, complaint);
+      if (asString(complaint.complaintSubType) === onAccountSuppressionList) {
+        // Nobody complained about this message: SES did not send it (the address complained before).
+        const updates = platformSuppressed(asArray(complaint.complainedRecipients));
+        return { messageUuid, eventType, updates, notes: [], suppress: [], at };
+      }
       const feedback = asString(complaint.complaintFeedbackType) ?? 'complaint';
       const notes = asArray(complaint.complainedRecipients).flatMap((entry) => {
         const email = asString(asObject(entry).emailAddress);

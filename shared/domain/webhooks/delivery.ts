@@ -17,9 +17,14 @@ export const attemptTimeoutMs = 15_000;
 /** Parses WEBHOOK_RETRY_SCHEDULE: comma-separated non-negative seconds (at least one). */
 export function parseRetrySchedule(raw: string | undefined): readonly number[] {
   if (raw === undefined || raw.trim() === '') return defaultRetrySchedule;
+  return parseSeconds('WEBHOOK_RETRY_SCHEDULE', raw);
+}
+
+/** Comma-separated non-negative seconds (at least one), or an error naming the variable. */
+export function parseSeconds(name: string, raw: string): readonly number[] {
   const values = raw.split(',').map((part) => Number(part.trim()));
   if (values.length === 0 || values.some((value) => !Number.isFinite(value) || value < 0)) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds (>= 0), got "${raw}"`);
+    throw new Error(`${name} must be comma-separated seconds (>= 0), got "${raw}"`);
   }
   return values;
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
  * stream consumer gives it the message as it was before and after one write (both read through
  * `messageSnapshotOf`, the one place that knows the stored layout) and gets the events back.
  */
-export const webhookEventTypes = [
+export const messageEventTypes = [
   'message.sent',
   'message.delivered',
   'message.bounced',
@@ -14,8 +14,15 @@ export const webhookEventTypes = [
   'message.failed',
   'message.suppressed',
   'message.cancelled',
-  'inbound.received',
 ] as const;
+
+export type MessageEventType = (typeof messageEventTypes)[number];
+
+/**
+ * Every event type an endpoint may subscribe to: the message events, `inbound.received`
+ * (shared/domain/inbound/event.ts) and `webhook.disabled` (./endpoint-events.ts).
+ */
+export const webhookEventTypes = [...messageEventTypes, 'inbound.received', 'webhook.disabled'] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -52,7 +59,7 @@ export interface MessageSnapshot {
 export interface WebhookEvent {
   /** Deterministic: the same change always yields the same id (the `webhook-id` header). */
   id: string;
-  type: WebhookEventType;
+  type: MessageEventType;
   accountId: string;
   messageUuid: string;
   /** When the change happened (UTC ISO 8601). */
@@ -63,7 +70,7 @@ export interface WebhookEvent {
 }
 
 /** Recipient statuses that are events of their own when a recipient reaches them. */
-const recipientStatusEvents: Record<string, WebhookEventType> = {
+const recipientStatusEvents: Record<string, MessageEventType> = {
   delivered: 'message.delivered',
   bounced: 'message.bounced',
   failed: 'message.failed',
@@ -71,14 +78,14 @@ const recipientStatusEvents: Record<string, WebhookEventType> = {
 };
 
 /** History entries about one recipient that are events without a status change. */
-const recipientNoteEvents: Record<string, WebhookEventType> = {
+const recipientNoteEvents: Record<string, MessageEventType> = {
   complaint: 'message.complained',
   complained: 'message.complained',
   delayed: 'message.delayed',
 };
 
 /** The status a recipient is reported with in each event's `recipient.status`. */
-const reportedStatus: Record<WebhookEventType, string> = {
+const reportedStatus: Record<MessageEventType, string> = {
   'message.sent': 'sent',
   'message.delivered': 'delivered',
   'message.bounced': 'bounced',
@@ -87,7 +94,6 @@ const reportedStatus: Record<WebhookEventType, string> = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
-  'inbound.received': 'received',
 };
 
 /**
@@ -112,7 +118,7 @@ export function deriveEvents(before: MessageSnapshot | undefined, after: Message
   for (const recipient of before?.recipients ?? []) previous.set(lower(recipient.email), recipient);
 
   const make = (
-    type: WebhookEventType,
+    type: MessageEventType,
     at: string,
     recipient: RecipientSnapshot | undefined,
     idParts: readonly string[],

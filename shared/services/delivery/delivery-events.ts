@@ -94,7 +94,10 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
       status: result.status,
       event: effect.eventType,
     });
-    const counted = countedEvents[effect.eventType];
+    // SES's account-level list kept the mail from leaving: counted as suppressed, not bounced.
+    const platformSuppressed =
+      effect.updates.length > 0 && effect.updates.every((update) => update.status === 'suppressed');
+    const counted = platformSuppressed ? 'suppressed' : countedEvents[effect.eventType];
     if (counted !== undefined) countMessages(counted);
   }
   return result === 'unchanged' ? 'ignored' : 'recorded';

@@ -9,12 +9,12 @@ import { shardCount } from '../../repositories/keys.ts';
 import {
   type DeliveryMessage,
   dueAtOf,
-  enqueueSend,
   markFailed,
   postponeDue,
   queryWork,
   releaseScheduled,
 } from '../../repositories/message-delivery.ts';
+import { enqueueSend } from '../../repositories/send-queue.ts';
 import { deliverySettings } from './settings.ts';
 
 /**
@@ -119,7 +119,7 @@ async function apply(
         detail: `released by the scheduler for ${new Date(sendAtMs).toISOString()}`,
       });
       if (released === undefined) return;
-      await enqueueSend(uuid, action.delaySeconds);
+      await enqueueSend(uuid, message.account_id, action.delaySeconds);
       report.released += 1;
       log('info', 'message state change', {
         message_uuid: uuid,
@@ -143,7 +143,7 @@ async function apply(
             : 'queued again: the lease of the previous attempt expired',
       });
       if (moved === undefined) return;
-      await enqueueSend(uuid);
+      await enqueueSend(uuid, message.account_id);
       if (action.action === 're-enqueue-queued') report.requeued += 1;
       else report.takenOver += 1;
       log('info', 'message re-enqueued', { message_uuid: uuid, status: message.status });

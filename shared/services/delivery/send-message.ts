@@ -29,6 +29,8 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
+import { feedbackTagOf } from './feedback-id.ts';
+import { authorizeSend, SendRefused } from './send-authorization.ts';
 import { recordSesMessageId } from './ses-message-ids.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
@@ -44,7 +46,10 @@ export type SendResult = { result: 'done'; status: string } | { result: 'retry';
 
 export interface SendDependencies {
   transport?: () => Promise<MailTransport>;
-  signingKeys?: (domain: string) => Promise<SigningKey[]>;
+  /** The domain's signing keys, only if `owner` owns the domain (default: the DKIM key store). */
+  signingKeys?: (domain: string, owner: string) => Promise<SigningKey[]>;
+  /** The send-time authorization (default: account active, domain still the account's). */
+  authorize?: (message: DeliveryMessage, nowMs: number) => Promise<void>;
   now?: () => number;
   leaseMs?: number;
   /** The pre-send check: which recipients the account suppresses (default: the suppression list). */
@@ -88,9 +93,10 @@ export async function sendQueuedMessage(
 
   let transport: MailTransport;
   let outcome: TransportResult;
-  let signed: boolean;
   let checked: ReturnType<typeof applySuppressions>;
   try {
+    // The account and the domain may have changed since the message was accepted.
+    await (deps.authorize ?? authorizeSend)(claimed, now());
     // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
     const recipients = recipientsOf(claimed);
     const listed = await (deps.suppressions ?? suppressedRecipients)(
@@ -100,26 +106,19 @@ export async function sendQueuedMessage(
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
-    const built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
-    signed = built.signed;
+    const raw = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
     outcome = await transport.send({
       messageUuid,
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
       sender: claimed.message_sender,
-      raw: built.raw,
+      raw,
     });
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
   // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
   await recordSesMessageId(claimed, transport, outcome, now());
-  return recordRelayResult(
-    { ...claimed, recipients: checked.recipients },
-    outcome,
-    signed,
-    now(),
-    checked.history,
-  );
+  return recordRelayResult({ ...claimed, recipients: checked.recipients }, outcome, now(), checked.history);
 }
 
 /** Every recipient is suppressed: the message ends `suppressed` and nothing reaches the relay. */
@@ -159,11 +158,11 @@ function recipientsOf(message: DeliveryMessage): Recipient[] {
 async function buildSignedMessage(
   message: DeliveryMessage,
   transport: MailTransport,
-  signingKeys: (domain: string) => Promise<SigningKey[]>,
+  signingKeys: (domain: string, owner: string) => Promise<SigningKey[]>,
   nowMs: number,
-): Promise<{ raw: Buffer; signed: boolean }> {
+): Promise<Buffer> {
   const messageId = messageIdFor(message.message_uuid, message.tenant);
-  const feedback = feedbackId(message.message_uuid, message.account_id, message.tenant);
+  const feedback = feedbackId(message.message_uuid, await feedbackTagOf(message.account_id), message.tenant);
   const date = new Date(nowMs);
   let raw: Buffer;
   const content = await readMessageContent(message);
@@ -196,19 +195,20 @@ async function buildSignedMessage(
       feedbackId: feedback,
     });
   }
-  const keys = await signingKeys(message.tenant);
+  // Never unsigned, and never with a key of another account: only the keys of a domain that the
+  // message's account owns on this very read.
+  const keys = await signingKeys(message.tenant, message.account_id);
   if (keys.length === 0) {
-    log('warn', 'sending unsigned: the domain has no active DKIM key', {
-      message_uuid: message.message_uuid,
-      tenant: message.tenant,
-    });
-    return { raw, signed: false };
+    throw new SendRefused(
+      `Not sent: the sending domain ${message.tenant} has no active DKIM key of this account (mail is never sent unsigned)`,
+    );
   }
-  return { raw: await signMessage(raw, keys, transport.rewrittenHeaders), signed: true };
+  return signMessage(raw, keys, transport.rewrittenHeaders);
 }
 
 function isPermanent(error: unknown): boolean {
-  if (error instanceof MissingObjectError || error instanceof SigningError) return true;
+  if (error instanceof MissingObjectError || error instanceof SigningError || error instanceof SendRefused)
+    return true;
   if (error instanceof TransportError) return error.permanent;
   return false;
 }
@@ -217,7 +217,8 @@ function reasonOf(error: unknown): string {
   if (
     error instanceof MissingObjectError ||
     error instanceof SigningError ||
-    error instanceof TransportError
+    error instanceof TransportError ||
+    error instanceof SendRefused
   ) {
     return error.message;
   }
@@ -267,7 +268,6 @@ export function outcomeFromRelay(
   message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at'>,
   result: TransportResult,
   at: string,
-  signed: boolean,
 ): {
   status: ReturnType<typeof messageStatusFromRecipients>;
   recipients: Recipient[];
@@ -292,8 +292,7 @@ export function outcomeFromRelay(
   );
   const history: HistoryEntry[] = [];
   if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
-    const notes = [result.response, signed ? undefined : 'unsigned: no active DKIM key'].filter(Boolean);
-    history.push({ status: 'sent', at, detail: notes.join('; ') || 'accepted by the relay' });
+    history.push({ status: 'sent', at, detail: result.response || 'accepted by the relay' });
   }
   for (const update of applied) {
     history.push({
@@ -311,12 +310,11 @@ export function outcomeFromRelay(
 async function recordRelayResult(
   message: DeliveryMessage,
   result: TransportResult,
-  signed: boolean,
   nowMs: number,
   suppressionHistory: readonly HistoryEntry[] = [],
 ): Promise<SendResult> {
   const at = new Date(nowMs).toISOString();
-  const relayOutcome = outcomeFromRelay(message, result, at, signed);
+  const relayOutcome = outcomeFromRelay(message, result, at);
   const outcome = { ...relayOutcome, history: [...suppressionHistory, ...relayOutcome.history] };
   // Hard bounces (5xx) join the account's suppression list before the outcome is recorded, so a
   // retry of this step (or of the whole send, should the record fail) finds them listed.

@@ -4,8 +4,9 @@ import { getActiveSigningKeys } from '../dkim-signing-keys.ts';
 /**
  * The domain's active DKIM keys from the DKIM area's key store (decrypted there, cached per
  * selector): its active key, and the RSA companion of an Ed25519 key. Empty when the domain has no
- * active key: the message then goes out unsigned, and its history says so.
+ * active key or is not `owner`'s: the sender then refuses to send (never unsigned, never with a key
+ * of another account).
  */
-export function activeSigningKeys(domain: string): Promise<SigningKey[]> {
-  return getActiveSigningKeys(domain);
+export function activeSigningKeys(domain: string, owner: string): Promise<SigningKey[]> {
+  return getActiveSigningKeys(domain, owner);
 }

@@ -19,7 +19,6 @@ import {
   createMessage,
   deleteContentItems,
   deleteObjects,
-  enqueueForSending,
   getIdempotencyRecord,
   getMessage,
   type IdempotencyClaim,
@@ -28,6 +27,7 @@ import {
   type StoredObject,
   transitionMessage,
 } from '../../repositories/messages.ts';
+import { enqueueSend } from '../../repositories/send-queue.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import { deliverySettings } from '../delivery/settings.ts';
@@ -76,9 +76,9 @@ function sameMailboxes(a: readonly Address[], b: readonly Address[]): boolean {
 }
 
 /** Enqueues a queued message; a failure is logged, and the dispatcher re-enqueues it from the due index. */
-async function enqueue(uuid: string): Promise<void> {
+async function enqueue(uuid: string, account: string): Promise<void> {
   try {
-    await enqueueForSending(uuid);
+    await enqueueSend(uuid, account);
   } catch (error) {
     log('warn', 'enqueue failed; the dispatcher will re-enqueue from the due index', {
       message_uuid: uuid,
@@ -172,7 +172,7 @@ async function actOnMessage(
   if (result.outcome === 'wrong-state') throw wrongState(result.status);
   if (result.outcome === 'replay' && claim !== undefined) return replayOf(result.stored, claim);
   log('info', 'message state', { message_uuid: uuid, account: options.account, status: to, event: mode });
-  if (to === 'queued') await enqueue(uuid);
+  if (to === 'queued') await enqueue(uuid, options.account);
   return { message_uuid: uuid, status: to };
 }
 
@@ -368,6 +368,6 @@ async function createNewMessage(
   }
   log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });
   countMessages('accepted');
-  if (status === 'queued') await enqueue(uuid);
+  if (status === 'queued') await enqueue(uuid, options.account);
   return { message_uuid: uuid, status };
 }

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor, type Positions } from '../../domain/messages/cursor.ts';
-import { type KeyStream, mergeStreams } from '../../domain/messages/merge.ts';
+import { type KeyStream, mergeStreams, workBudget } from '../../domain/messages/merge.ts';
 import { detailsView, type MessageItem, summaryView } from '../../domain/messages/message.ts';
 import { messageStatuses } from '../../domain/messages/statuses.ts';
 import { Code } from '../../errors/catalogue.ts';
@@ -110,14 +110,17 @@ const uuidOf = (sortKey: string) => sortKey.slice(sortKey.indexOf('#') + 1);
  * A page of the caller's messages, newest first: an exact merge of the index shards the filters
  * name (see `streamsFor` and `mergeStreams`), then one BatchGetItem for the page's items. Dates
  * bound the index sort keys, so DynamoDB evaluates the page plus at most one read-ahead chunk per
- * shard, whatever the table holds. `scannedCount` (index entries DynamoDB evaluated) is for tests
- * and the debug log, not the response.
+ * shard, whatever the table holds. Streams that drop what they read (the in-flight one, and any
+ * filter that reads entries it may not keep) are held to the page's work budget (`workBudget`): past
+ * it the page ends early, possibly short or empty, with a cursor that continues where the reading
+ * stopped. `scannedCount` (index entries DynamoDB evaluated) and `budgetReached` are for tests and
+ * the debug log, not the response.
  */
 export async function listMessages(
   account: string,
   filters: NonNullable<MessageQueryRequest['filters']>,
   cursor: string | undefined,
-): Promise<MessagePage & { scannedCount: number }> {
+): Promise<MessagePage & { scannedCount: number; budgetReached: boolean }> {
   const statuses: string[] =
     filters.status === undefined
       ? [allStatuses]
@@ -156,7 +159,7 @@ export async function listMessages(
     positions = decoded.positions;
   }
 
-  const merged = await mergeStreams(streams, positions, limit);
+  const merged = await mergeStreams(streams, positions, limit, workBudget(limit, streams.length));
   const missing = merged.taken.filter((entry) => !cache.has(entry.key)).map((entry) => uuidOf(entry.key));
   const read = missing.length === 0 ? new Map<string, MessageItem>() : await getMessages(missing);
   const items = merged.taken
@@ -167,5 +170,6 @@ export async function listMessages(
     count: items.length,
     next_cursor: encodeCursor(account, fingerprint, merged.positions),
     scannedCount: merged.evaluated,
+    budgetReached: merged.budgetReached,
   };
 }

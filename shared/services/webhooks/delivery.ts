@@ -1,5 +1,10 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { deliveryRetentionSeconds, retrySchedule, targetPolicy } from '../../config/webhooks.ts';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import {
+  deliveryRetentionSeconds,
+  pauseSchedule,
+  retrySchedule,
+  targetPolicy,
+} from '../../config/webhooks.ts';
 import {
   attemptTimeoutMs,
   earlyToleranceMs,
@@ -7,20 +12,26 @@ import {
   queueDelaySeconds,
   verdictOf,
 } from '../../domain/webhooks/delivery.ts';
+import { afterFailure, decideJob, trialWindowMs } from '../../domain/webhooks/endpoint-health.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { countWebhookDelivery } from '../../observability/metrics.ts';
 import {
+  claimEndpointTrial,
   type DeliveryJob,
   disableEndpoint,
   enqueueDelivery,
   getEndpoint,
   getEvent,
   parseDeliveryJob,
+  pauseEndpoint,
   recordAttempt,
+  recordEndpointFailure,
+  recordEndpointSuccess,
   type StoredEndpoint,
   sendToDeadLetter,
 } from '../../repositories/webhooks.ts';
-import { postTo, type Resolver, resolveTarget, systemResolver, TargetRefused } from './http-target.ts';
+import { formatDate } from '../../time/format.ts';
+import { attemptPost, type postTo, type Resolver, systemResolver } from './http-target.ts';
 import { openWebhookSecret } from './secrets.ts';
 import { deliveryHeaders } from './signing.ts';
 
@@ -31,31 +42,69 @@ import { deliveryHeaders } from './signing.ts';
  * after the last one the job goes to the dead-letter queue. Every attempt is recorded. A job whose
  * processing fails (a store down) is reported in `batchItemFailures` and comes back, so a crash
  * loses nothing; delivery is at least once.
+ *
+ * No endpoint holds more than its share of the workers (docs/webhooks.md, "Failing endpoints"):
+ * - one attempt per endpoint at a time in an invocation: a batch's jobs for one endpoint go one
+ *   after the other (different endpoints in parallel), and a job that could not finish before the
+ *   invocation's end waits for a later one instead of starting;
+ * - an endpoint that keeps failing is paused: its jobs wait without an attempt until the pause ends,
+ *   then a single trial attempt decides; after 5 days of failures it is disabled.
+ * Waiting jobs go back to the queue with a delay; they are not attempts and use none of the retry
+ * schedule.
  */
 export interface DeliveryDependencies {
   now?: () => number;
   resolve?: Resolver;
   /** The HTTP call (tests inject faults here). */
   post?: typeof postTo;
+  /** Epoch ms by which the invocation must have answered (Lambda's remaining time). */
+  deadline?: number;
 }
+
+/** Time kept free at the end of an invocation, beyond one attempt's deadline. */
+const invocationMarginMs = 2_000;
 
 export async function processWebhookBatch(
   event: SQSEvent,
   deps: DeliveryDependencies = {},
 ): Promise<SQSBatchResponse> {
-  const results = await Promise.allSettled(event.Records.map((record) => handleJob(record.body, deps)));
+  // One queue of jobs per endpoint: its jobs run one after another, the endpoints side by side.
+  const perEndpoint = new Map<string, SQSRecord[]>();
+  for (const record of event.Records) {
+    const key = parseDeliveryJob(record.body)?.webhook_id ?? `malformed:${record.messageId}`;
+    perEndpoint.set(key, [...(perEndpoint.get(key) ?? []), record]);
+  }
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  results.forEach((result, index) => {
-    if (result.status === 'rejected') {
-      const record = event.Records[index];
-      log('warn', 'webhook job failed; it will be retried', {
-        message_id: record?.messageId,
-        ...describeError(result.reason),
-      });
-      if (record !== undefined) batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  });
+  await Promise.all(
+    [...perEndpoint.values()].map(async (records) => {
+      for (const record of records) {
+        try {
+          await handleJob(record.body, deps);
+        } catch (error) {
+          log('warn', 'webhook job failed; it will be retried', {
+            message_id: record.messageId,
+            ...describeError(error),
+          });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+      }
+    }),
+  );
   return { batchItemFailures };
+}
+
+/** Back to the queue until `untilMs` (plus a little jitter, so waiting jobs do not return at once). */
+async function wait(job: DeliveryJob, untilMs: number, nowMs: number, reason: string): Promise<void> {
+  const jitter = Math.floor(Math.random() * Math.min(30_000, Math.max(1_000, (untilMs - nowMs) / 10)));
+  const due = Math.max(untilMs, nowMs) + jitter;
+  await enqueueDelivery({ ...job, due_at: due }, queueDelaySeconds(due, nowMs));
+  log('info', 'webhook job waits', {
+    webhook_id: job.webhook_id,
+    event_id: job.event_id,
+    attempt: job.attempt,
+    until: new Date(due).toISOString(),
+    reason,
+  });
 }
 
 async function handleJob(body: string, deps: DeliveryDependencies): Promise<void> {
@@ -79,6 +128,28 @@ async function handleJob(body: string, deps: DeliveryDependencies): Promise<void
     });
     return;
   }
+  const decision = decideJob(endpoint.health, now());
+  if (decision.action === 'wait') {
+    await wait(job, decision.untilMs, now(), 'endpoint paused after failures in a row');
+    return;
+  }
+  if (deps.deadline !== undefined && deps.deadline - now() < attemptTimeoutMs + invocationMarginMs) {
+    await wait(job, now(), now(), 'no time left in this invocation for a whole attempt');
+    return;
+  }
+  if (decision.trial) {
+    const trialEnd = now() + trialWindowMs;
+    const claimed = await claimEndpointTrial(
+      endpoint.accountId,
+      endpoint.webhookId,
+      endpoint.health.pausedUntil as string,
+      new Date(trialEnd).toISOString(),
+    );
+    if (!claimed) {
+      await wait(job, trialEnd, now(), 'another job makes the trial attempt');
+      return;
+    }
+  }
   const stored = await getEvent(job.event_id, Math.floor(now() / 1000));
   if (stored === undefined || stored.accountId !== job.account_id) {
     log('warn', 'webhook job dropped: the event is no longer stored', {
@@ -87,15 +158,7 @@ async function handleJob(body: string, deps: DeliveryDependencies): Promise<void
     });
     return;
   }
-  await attempt(
-    job,
-    endpoint,
-    stored.type,
-    stored.body,
-    now,
-    deps.resolve ?? systemResolver,
-    deps.post ?? postTo,
-  );
+  await attempt(job, endpoint, stored.type, stored.body, now, deps);
 }
 
 async function secretsOf(endpoint: StoredEndpoint, nowMs: number): Promise<string[]> {
@@ -116,30 +179,25 @@ async function attempt(
   type: string,
   body: string,
   now: () => number,
-  resolve: Resolver,
-  post: typeof postTo,
+  deps: DeliveryDependencies,
 ): Promise<void> {
   const secrets = await secretsOf(endpoint, now());
-  const url = new URL(endpoint.url);
-  let statusCode: number | undefined;
-  let error: string | undefined;
-  const started = now();
-  try {
-    const address = await resolveTarget(url, targetPolicy(), resolve);
-    const sentAt = new Date(now());
-    const result = await post(
-      url,
-      address,
-      deliveryHeaders(secrets, job.event_id, sentAt, body),
-      body,
-      attemptTimeoutMs,
-    );
-    statusCode = result.statusCode;
-    error = result.error;
-  } catch (caught) {
-    if (!(caught instanceof TargetRefused)) throw caught;
-    error = caught.message;
-  }
+  // The attempt is recorded at its start, and the next one is timed from it: neither shows how long
+  // the target took to answer or to refuse (which would tell a port's state).
+  const at = new Date(now());
+  const result = await attemptPost(
+    new URL(endpoint.url),
+    deliveryHeaders(secrets, job.event_id, at, body),
+    body,
+    {
+      policy: targetPolicy(),
+      resolve: deps.resolve ?? systemResolver,
+      timeoutMs: attemptTimeoutMs,
+      ...(deps.post === undefined ? {} : { post: deps.post }),
+    },
+  );
+  const { statusCode } = result;
+  let error = result.error;
   const verdict = verdictOf(statusCode);
   if (verdict === 'retry' && error === undefined) {
     error =
@@ -147,16 +205,12 @@ async function attempt(
         ? `Redirect (${statusCode}) not followed`
         : `Receiver answered ${statusCode}`;
   }
-  const at = new Date(now());
   const next = verdict === 'retry' ? nextAttemptAt(job.attempt, at.getTime(), retrySchedule()) : undefined;
 
   // The next attempt is queued before this one is recorded: a crash in between repeats an
   // attempt (at least once), never loses one.
   if (verdict === 'retry' && next !== undefined) {
-    await enqueueDelivery(
-      { ...job, attempt: job.attempt + 1, due_at: next },
-      queueDelaySeconds(next, at.getTime()),
-    );
+    await enqueueDelivery({ ...job, attempt: job.attempt + 1, due_at: next }, queueDelaySeconds(next, now()));
   } else if (verdict === 'retry') {
     await sendToDeadLetter(job, error ?? 'failed');
   }
@@ -180,6 +234,11 @@ async function attempt(
       'The receiver answered 410 Gone',
       at.toISOString(),
     );
+  } else if (verdict === 'delivered') {
+    if (endpoint.health.consecutiveFailures > 0)
+      await recordEndpointSuccess(endpoint.accountId, endpoint.webhookId);
+  } else {
+    await recordFailure(endpoint, now());
   }
   const failed = verdict !== 'delivered';
   log(failed ? 'warn' : 'info', 'webhook attempt', {
@@ -189,10 +248,39 @@ async function attempt(
     attempt: job.attempt,
     status_code: statusCode,
     error,
+    cause: result.cause,
     verdict,
-    latency_ms: now() - started,
+    latency_ms: now() - at.getTime(),
     dead_lettered: verdict === 'retry' && next === undefined,
   });
   // Metrics (shared/observability/metrics.ts): the stack's dashboard and alarms read these.
   countWebhookDelivery(!failed, verdict === 'retry' && next === undefined);
+}
+
+/** One more failure in a row: pause the endpoint's jobs from the 5th on, disable it after 5 days. */
+async function recordFailure(endpoint: StoredEndpoint, nowMs: number): Promise<void> {
+  const at = new Date(nowMs).toISOString();
+  const streak = await recordEndpointFailure(endpoint.accountId, endpoint.webhookId, at);
+  if (streak === undefined) return;
+  const outcome = afterFailure(streak, nowMs, formatDate, pauseSchedule());
+  if (outcome.disable !== undefined) {
+    await disableEndpoint(endpoint.accountId, endpoint.webhookId, outcome.disable, at);
+    log('warn', 'webhook endpoint disabled', {
+      webhook_id: endpoint.webhookId,
+      consecutive_failures: streak.consecutiveFailures,
+      failing_since: streak.failingSince,
+    });
+  } else if (outcome.pausedUntil !== undefined) {
+    await pauseEndpoint(
+      endpoint.accountId,
+      endpoint.webhookId,
+      streak.consecutiveFailures,
+      outcome.pausedUntil,
+    );
+    log('warn', 'webhook endpoint paused', {
+      webhook_id: endpoint.webhookId,
+      consecutive_failures: streak.consecutiveFailures,
+      paused_until: outcome.pausedUntil,
+    });
+  }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { maxWebhooksPerAccount, previousSecretSeconds, targetPolicy } from '../../config/webhooks.ts';
+import { healthNote, healthy, stateOf } from '../../domain/webhooks/endpoint-health.ts';
 import { webhookEventTypes } from '../../domain/webhooks/events.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
@@ -27,7 +28,8 @@ import { newWebhookSecret, sealWebhookSecret } from './secrets.ts';
  */
 const notFound = () => new ServiceError(Code.NotFound, 'No such webhook');
 
-function view(endpoint: StoredEndpoint) {
+function view(endpoint: StoredEndpoint, nowMs = Date.now()) {
+  const { health } = endpoint;
   return {
     webhook_id: endpoint.webhookId,
     url: endpoint.url,
@@ -35,6 +37,16 @@ function view(endpoint: StoredEndpoint) {
     description: endpoint.description,
     enabled: endpoint.enabled,
     created_at: formatDate(endpoint.createdAt),
+    health: {
+      state: stateOf(health, endpoint.enabled, nowMs),
+      consecutive_failures: health.consecutiveFailures,
+      failing_since: health.failingSince === undefined ? null : formatDate(health.failingSince),
+      paused_until:
+        health.pausedUntil === undefined || Date.parse(health.pausedUntil) <= nowMs
+          ? null
+          : formatDate(health.pausedUntil),
+    },
+    note: healthNote(health, endpoint, nowMs, formatDate),
   };
 }
 
@@ -78,6 +90,7 @@ export async function addWebhook(input: WebhookAddRequest, accountId: string, no
   const secret = newWebhookSecret();
   const at = now.toISOString();
   const endpoint: StoredEndpoint = {
+    health: healthy,
     webhookId,
     accountId,
     url: input.url,

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventRetentionSeconds } from '../../config/webhooks.ts';
 import { inboundReceivedEvent, inboundReceivedType } from '../../domain/inbound/event.ts';
+import { deriveEndpointEvents, endpointEventBody } from '../../domain/webhooks/endpoint-events.ts';
 import {
   deriveEvents,
   eventBody,
@@ -14,6 +15,7 @@ import { inboundItemOf } from '../../repositories/inbound.ts';
 import { messageSnapshotOf } from '../../repositories/message-stream.ts';
 import {
   type DeliveryJob,
+  endpointSnapshotOf,
   enqueueDeliveries,
   listEndpoints,
   putEvent,
@@ -23,8 +25,10 @@ import { formatDate } from '../../time/format.ts';
 
 /**
  * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
- * item is diffed into events, and every received message's new item is an `inbound.received`; each event is stored (7 days, for replays) and fanned out as one
- * queue job per enabled endpoint of the account that subscribed to its type. The stream is the
+ * item is diffed into events, every received message's new item is an `inbound.received`, and an
+ * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
+ * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
+ * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
  * outbox: nothing that was written can be missed, and a failed record is reported in
  * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
  * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
@@ -59,13 +63,14 @@ interface OutgoingEvent {
   id: string;
   type: WebhookEventType;
   body: string;
-  /** What the event is about: a sent message or a received one. */
-  about: { messageUuid: string } | { inboundUuid: string };
+  /** What the event is about: a sent message or a received one (nothing for an endpoint's own event). */
+  about: { messageUuid: string } | { inboundUuid: string } | Record<string, never>;
 }
 
 /**
- * The events one committed change produced: a message item's status changes (diffed), or the
- * creation of a received message's item (`inbound.received`, once: later writes are no events).
+ * The events one committed change produced: a message item's status changes (diffed), the
+ * creation of a received message's item (`inbound.received`, once: later writes are no events), or
+ * an endpoint's change from enabled to disabled (`webhook.disabled`).
  */
 function eventsOf(
   record: DynamoDBRecord,
@@ -86,6 +91,20 @@ function eventsOf(
           about: { inboundUuid: inbound.inbound_uuid },
         },
       ],
+    };
+  }
+  const endpoint = endpointSnapshotOf(newImage);
+  if (endpoint !== undefined) {
+    const before = endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+    return {
+      accountId: endpoint.accountId,
+      logFields: { webhook_id: endpoint.webhookId },
+      events: deriveEndpointEvents(before, endpoint).map((event) => ({
+        id: event.id,
+        type: event.type,
+        body: endpointEventBody(event, formatDate),
+        about: {},
+      })),
     };
   }
   const after = messageSnapshotOf(newImage);
