@@ -212,7 +212,9 @@ export class MailServiceStack extends Stack {
       deadLetterQueue: this.storage.inboundDeadLetterQueue,
       receivingDomains: config.receivingDomains,
     });
-    this.functionById('inbound').addEnvironment('RETENTION_DAYS', String(config.retentionDays));
+    // Received mail, and the sender's SES id records that thread replies, live `retentionDays`.
+    for (const id of ['inbound', 'sender'] as const)
+      this.functionById(id).addEnvironment('RETENTION_DAYS', String(config.retentionDays));
     for (const scheduled of scheduledRoutes) {
       this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
     }

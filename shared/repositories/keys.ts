@@ -121,6 +121,11 @@ export const keys = {
   /** gsi3: an account's received mail from one sender address, per account shard. */
   inboundFromSender: (accountId: string, sender: string, shard: number) =>
     `INBOUND_FROM#${accountId}#${sender}#${shard}`,
+  /**
+   * The id Amazon SES gave a message it sent (its Message-ID is `<id@…amazonses.com>`), naming the
+   * account and message uuid, so a reply referencing SES's id is threaded (docs/inbound.md).
+   */
+  sesMessageId: (sesMessageId: string) => ({ pk: `SES_MESSAGE#${sesMessageId}`, sk: 'SES_MESSAGE' }),
 } as const;
 
 /**

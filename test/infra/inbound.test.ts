@@ -99,6 +99,9 @@ describe('inbound receiving on AWS', () => {
       inboundQueueDefinition.visibilityTimeoutSeconds >= 6 * inboundQueueDefinition.functionTimeoutSeconds,
     );
     assert.equal(fn?.Properties.Environment.Variables.RETENTION_DAYS, '35');
+    // The sender's SES id records (threading of replies to mail sent through SES) live as long.
+    const sender = resourcesOfType(template, 'AWS::Lambda::Function')[functionLogicalId(template, 'sender')];
+    assert.equal(sender?.Properties.Environment.Variables.RETENTION_DAYS, '35');
   });
 
   it('received mail expires with the retention, and an alarm watches the dead-letter queue', () => {

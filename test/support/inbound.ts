@@ -51,11 +51,12 @@ export interface SmtpOutcome {
 /** Sends one message to the inbound mail server, as another MTA would; the SMTP outcome. */
 export async function sendInbound(
   message: Mail.Options,
-  options: { dkim?: SenderDomain } = {},
+  /** `port`: another host's inbound mail server (default: this run's host). */
+  options: { dkim?: SenderDomain; port?: number } = {},
 ): Promise<SmtpOutcome> {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
-    port: inboundPort(),
+    port: options.port ?? inboundPort(),
     secure: false,
     ignoreTLS: true,
     name: 'mail.sender.test',

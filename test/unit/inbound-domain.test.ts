@@ -4,12 +4,17 @@ import {
   inboundSummaryView,
   inboundUuidOf,
   mailboxHashOf,
+  sesMessageIdOf,
   threadCandidates,
 } from '../../shared/domain/inbound/inbound.ts';
 import { parseReceipt } from '../../shared/domain/inbound/receipt.ts';
 import { inboundIndexAttributes } from '../../shared/repositories/keys.ts';
+import { replyDomainsOf } from '../../shared/services/delivery/ses-message-ids.ts';
 
 const sent = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
+/** SES message ids as SES returns them (us-east-1, then another region's). */
+const sesEast = '0100019356a1b2c3-4d5e6f70-8192-4a3b-bc4d-5e6f708192a3-000000';
+const sesWest = '0102019356a1b2c3-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d-000000';
 const older = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0f';
 
 /** An SES receipt notification of an S3 action, as SES publishes it (fields the function reads). */
@@ -86,16 +91,88 @@ describe('received message fields', () => {
         `<CAF=x@mail.gmail.com> <${older}@shop.example> <${sent}@shop.example>`,
       ),
       [
-        { messageUuid: sent, domain: 'shop.example' },
-        { messageUuid: older, domain: 'shop.example' },
+        { kind: 'message', messageUuid: sent, domain: 'shop.example' },
+        { kind: 'message', messageUuid: older, domain: 'shop.example' },
       ],
     );
+    // Not SES's id form (no dash-separated groups): nothing to look up.
     assert.deepEqual(threadCandidates(undefined, '<0100018c@email.amazonses.com>'), []);
     const long = Array.from(
       { length: 40 },
       (_, index) => `<${sent.slice(0, -2)}${String(index).padStart(2, '0')}@d.test>`,
     ).join(' ');
     assert.equal(threadCandidates(undefined, long).length, 20);
+  });
+
+  it('SES Message-IDs: email.amazonses.com (us-east-1) and <region>.amazonses.com, nothing else', () => {
+    assert.equal(sesMessageIdOf(`<${sesEast}@email.amazonses.com>`), sesEast);
+    assert.equal(sesMessageIdOf(`<${sesWest}@eu-west-1.amazonses.com>`), sesWest);
+    assert.equal(sesMessageIdOf(`<${sesWest}@us-gov-west-1.amazonses.com>`), sesWest);
+    assert.equal(sesMessageIdOf(`<${sesWest}@ap-southeast-2.AmazonSES.com>`), sesWest);
+    assert.equal(sesMessageIdOf(` ${sesEast.toUpperCase()}@email.amazonses.com `), sesEast);
+    // Not SES's: another domain, a look-alike domain, a sub-domain, a local part not an SES id.
+    assert.equal(sesMessageIdOf(`<${sesEast}@example.test>`), undefined);
+    assert.equal(sesMessageIdOf(`<${sesEast}@email.amazonses.com.evil.test>`), undefined);
+    assert.equal(sesMessageIdOf(`<${sesEast}@mail.email.amazonses.com>`), undefined);
+    assert.equal(sesMessageIdOf(`<${sesEast}@amazonses.com>`), undefined);
+    assert.equal(sesMessageIdOf('<CAF=x+y@email.amazonses.com>'), undefined);
+    assert.equal(sesMessageIdOf(`<${'0-'.repeat(60)}0@email.amazonses.com>`), undefined);
+    assert.equal(sesMessageIdOf('no id at all'), undefined);
+  });
+
+  it('the domains a reply may go to: the sending domain, then Reply-To (else From), each once, 5 at most', () => {
+    const address = (email: string) => ({ email });
+    assert.deepEqual(
+      replyDomainsOf({
+        tenant: 'mail.shop.test',
+        from: [address('news@other.shop.test')],
+        reply_to: [address('Support@Replies.Shop.test'), address('help@mail.shop.test')],
+      }),
+      ['mail.shop.test', 'replies.shop.test'],
+    );
+    assert.deepEqual(
+      replyDomainsOf({ tenant: 'mail.shop.test', from: [address('news@other.shop.test')], reply_to: [] }),
+      ['mail.shop.test', 'other.shop.test'],
+    );
+    const many = Array.from({ length: 9 }, (_, index) => address(`a@d${index}.test`));
+    assert.equal(replyDomainsOf({ tenant: 'mail.shop.test', from: [], reply_to: many }).length, 5);
+  });
+
+  it('thread candidates mix both forms in order, each once, 20 at most', () => {
+    assert.deepEqual(
+      threadCandidates(
+        `<${sesEast}@email.amazonses.com>`,
+        [
+          `<${older}@shop.example>`,
+          `<${sesWest}@eu-west-1.amazonses.com>`,
+          '<CAF=x@mail.gmail.com>',
+          `<${sesEast}@email.amazonses.com>`,
+        ].join(' '),
+      ),
+      [
+        { kind: 'ses', sesMessageId: sesEast },
+        { kind: 'ses', sesMessageId: sesWest },
+        { kind: 'message', messageUuid: older, domain: 'shop.example' },
+      ],
+    );
+    // A uuid-shaped local part at SES's domain is SES's id, never one of the service's uuids.
+    assert.deepEqual(threadCandidates(`<${sent}@email.amazonses.com>`, undefined), [
+      { kind: 'ses', sesMessageId: sent },
+    ]);
+    const mixed = Array.from({ length: 30 }, (_, index) =>
+      index % 2 === 0
+        ? `<${sesEast.slice(0, -2)}${String(index).padStart(2, '0')}@email.amazonses.com>`
+        : `<${sent.slice(0, -2)}${String(index).padStart(2, '0')}@d.test>`,
+    ).join(' ');
+    const candidates = threadCandidates(undefined, mixed);
+    assert.equal(candidates.length, 20);
+    // Nearest first: the last id of References leads.
+    assert.deepEqual(candidates[0], {
+      kind: 'message',
+      messageUuid: `${sent.slice(0, -2)}29`,
+      domain: 'd.test',
+    });
+    assert.deepEqual(candidates[1], { kind: 'ses', sesMessageId: `${sesEast.slice(0, -2)}28` });
   });
 
   it('the inbound uuid is fixed by the SES message id and the recipient, and is a UUID', () => {

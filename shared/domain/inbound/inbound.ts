@@ -128,15 +128,49 @@ const messageIdShape = /<([^<>@\s]+)@([^<>\s]+)>/g;
 const maxThreadCandidates = 20;
 
 /**
+ * The domain Amazon SES gives the Message-ID of what it sends: `email.amazonses.com` in us-east-1,
+ * `<region>.amazonses.com` in every other region (`eu-west-1.amazonses.com`, `us-gov-west-1…`).
+ */
+const sesMessageIdDomain = /^(?:email|[a-z]{2}(?:-[a-z]+)+-\d{1,2})\.amazonses\.com$/;
+/** SES's message ids: lower-case hex in dash-separated groups (`0100019356a1b2c3-…-000000`). */
+const sesMessageIdShape = /^[0-9a-f]+(?:-[0-9a-f]+){2,}$/;
+const sesMessageIdMaxLength = 100;
+
+/**
+ * SES's id in a Message-ID of the form SES writes, `<id@email.amazonses.com>` or
+ * `<id@<region>.amazonses.com>` (angle brackets optional, case-insensitive); undefined for any other.
+ */
+export function sesMessageIdOf(messageId: string): string | undefined {
+  const match = /^<?([^<>@\s]+)@([^<>@\s]+?)>?$/.exec(messageId.trim());
+  if (match === null) return undefined;
+  return sesMessageIdIn((match[1] as string).toLowerCase(), (match[2] as string).toLowerCase());
+}
+
+function sesMessageIdIn(local: string, domain: string): string | undefined {
+  if (!sesMessageIdDomain.test(domain)) return undefined;
+  if (local.length > sesMessageIdMaxLength || !sesMessageIdShape.test(local)) return undefined;
+  return local;
+}
+
+/**
+ * A message a reply may answer: one of this service's own ids, `<message_uuid@sending domain>`,
+ * or one of Amazon SES's, `<SES id@…amazonses.com>` (SES replaced the service's id when it sent).
+ */
+export type ThreadCandidate =
+  | { kind: 'message'; messageUuid: string; domain: string }
+  | { kind: 'ses'; sesMessageId: string };
+
+/**
  * The messages a reply may answer, nearest first: the ids of `In-Reply-To`, then `References`
- * from its end (the parent) back to the thread's start. Only ids in the form this service gives
- * its own mail, `<message_uuid@sending domain>`, can be ours; the caller checks each against the
- * account's messages (docs/inbound.md, "Threading").
+ * from its end (the parent) back to the thread's start, at most 20. Only ids in the forms the
+ * service's mail goes out with can be ours: `<message_uuid@sending domain>` (SMTP relay, local)
+ * and SES's `<id@…amazonses.com>`; the caller checks each against the account's messages
+ * (docs/inbound.md, "Threading").
  */
 export function threadCandidates(
   inReplyTo: string | undefined,
   references: string | undefined,
-): Array<{ messageUuid: string; domain: string }> {
+): ThreadCandidate[] {
   const idsOf = (text: string | undefined) =>
     [...(text ?? '').matchAll(messageIdShape)].map((match) => ({
       local: (match[1] as string).toLowerCase(),
@@ -144,11 +178,20 @@ export function threadCandidates(
     }));
   const ordered = [...idsOf(inReplyTo), ...idsOf(references).reverse()];
   const seen = new Set<string>();
-  const candidates: Array<{ messageUuid: string; domain: string }> = [];
+  const candidates: ThreadCandidate[] = [];
   for (const id of ordered) {
-    if (!uuidShape.test(id.local) || seen.has(id.local)) continue;
-    seen.add(id.local);
-    candidates.push({ messageUuid: id.local, domain: id.domain });
+    const sesMessageId = sesMessageIdIn(id.local, id.domain);
+    const candidate: ThreadCandidate | undefined =
+      sesMessageId !== undefined
+        ? { kind: 'ses', sesMessageId }
+        : uuidShape.test(id.local)
+          ? { kind: 'message', messageUuid: id.local, domain: id.domain }
+          : undefined;
+    if (candidate === undefined) continue;
+    const key = candidate.kind === 'ses' ? `ses ${candidate.sesMessageId}` : candidate.messageUuid;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    candidates.push(candidate);
     if (candidates.length === maxThreadCandidates) break;
   }
   return candidates;

@@ -33,6 +33,7 @@ import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts'
 import { composeSignedMessage } from './compose-message.ts';
 import { feedbackTagOf } from './feedback-id.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
+import { recordSesMessageId } from './ses-message-ids.ts';
 import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
@@ -119,6 +120,8 @@ export async function sendQueuedMessage(
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
+  // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
+  await recordSesMessageId(claimed, transport, outcome, now());
   return recordRelayResult(
     { ...claimed, recipients: checked.recipients },
     outcome,

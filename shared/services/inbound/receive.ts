@@ -16,6 +16,7 @@ import { putInbound } from '../../repositories/inbound.ts';
 import { inboundObjectKeys, openObject } from '../../repositories/inbound-objects.ts';
 import { putObject, uploadStream } from '../../repositories/inbound-uploads.ts';
 import { getMessages } from '../../repositories/messages.ts';
+import { getSesMessageIds } from '../../repositories/ses-message-ids.ts';
 import type { ParsedMessage } from './parse.ts';
 
 /**
@@ -153,13 +154,27 @@ async function receivingRecipients(
 
 /**
  * The account's own sent message this one answers: the first candidate of `In-Reply-To` and
- * `References` (nearest first) that is a message of this account sent from that domain.
+ * `References` (nearest first) that is a message of this account sent from that domain. A
+ * candidate in SES's form names the message through the record the sender wrote when SES accepted
+ * it (its account must be this one too); never another account's message.
  */
 async function threadOf(parsed: ParsedMessage, accountId: string): Promise<string | undefined> {
   const candidates = threadCandidates(parsed.inReplyTo, parsed.references);
   if (candidates.length === 0) return undefined;
-  const messages = await getMessages(candidates.map((candidate) => candidate.messageUuid));
-  return candidates.find((candidate) => {
+  const sesIds = candidates.flatMap((candidate) =>
+    candidate.kind === 'ses' ? [candidate.sesMessageId] : [],
+  );
+  const sent = await getSesMessageIds(sesIds);
+  // Every candidate as the message it names (SES ids through their record; unknown ones drop out).
+  const named = candidates.flatMap((candidate) => {
+    if (candidate.kind === 'message') return [candidate];
+    const record = sent.get(candidate.sesMessageId);
+    if (record === undefined || record.account_id !== accountId) return [];
+    return [{ messageUuid: record.message_uuid, domain: record.tenant }];
+  });
+  if (named.length === 0) return undefined;
+  const messages = await getMessages([...new Set(named.map((candidate) => candidate.messageUuid))]);
+  return named.find((candidate) => {
     const message = messages.get(candidate.messageUuid);
     return message?.account_id === accountId && message.tenant === candidate.domain;
   })?.messageUuid;
