@@ -68,9 +68,10 @@ writeFileSync(
 process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
 
+  Console         ${host.url}/console/   (sign in on the local identity provider's page)
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
-  Identity        ${host.env.AUTH_JWKS_URL}
+  Identity        ${host.idp.issuer}   (OpenID provider; keys at ${host.env.AUTH_JWKS_URL})
   Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
   State           ${
     host.state === 'persistent'
