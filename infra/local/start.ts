@@ -1,5 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensureConsoleBuilt } from '../../console/build.ts';
 import { envNumber, envString } from '../../shared/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
 import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
@@ -30,6 +31,8 @@ try {
       rmSync(resolve(dataDir, path), { recursive: true, force: true });
     process.stdout.write(`  --reset: removed the local state in ${dataDir}\n`);
   }
+  // The web console is built by npm ci; a checkout whose console sources changed since is rebuilt here.
+  await ensureConsoleBuilt((line) => process.stdout.write(`  ${line}\n`));
   host = await startLocalHost({
     host: bind,
     port,
