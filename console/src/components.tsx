@@ -126,12 +126,15 @@ export function Time({ value }: { value: string | null | undefined }) {
 /** A button that asks once more before it acts (no browser dialog). */
 export function ConfirmButton({
   label,
+  name,
   question,
   onConfirm,
   busy,
   danger,
 }: {
   label: string;
+  /** The accessible name when the label alone is ambiguous (a button per table row). */
+  name?: string;
   question: string;
   onConfirm: () => void;
   busy?: boolean;
@@ -140,7 +143,13 @@ export function ConfirmButton({
   const [asking, setAsking] = useState(false);
   if (!asking)
     return (
-      <button type="button" class={danger ? 'danger' : ''} disabled={busy} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        class={danger ? 'danger' : ''}
+        disabled={busy}
+        aria-label={name}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );

@@ -76,7 +76,12 @@ export function ActivityPage({ route }: { route: Route }) {
     <>
       <h1>Activity</h1>
       <FilterForm key={key} filters={filters} />
-      <ExportCsv filters={filters} />
+      <div class="toolbar">
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+        <ExportCsv filters={filters} />
+      </div>
       <AsyncView value={page} loading="Loading messages" onRetry={reload}>
         {(result) =>
           result.messages.length === 0 ? (
@@ -267,7 +272,7 @@ function ExportCsv({ filters }: { filters: ActivityFilters }) {
     }
   };
   return (
-    <div class="toolbar">
+    <>
       <button type="button" onClick={run} disabled={progress !== undefined && !progress.done}>
         Export CSV
       </button>
@@ -279,6 +284,6 @@ function ExportCsv({ filters }: { filters: ActivityFilters }) {
             : `Reading … ${plural(progress.count, 'message')}`}
       </span>
       {error === undefined ? null : <ErrorNotice error={error} onRetry={run} />}
-    </div>
+    </>
   );
 }

@@ -397,7 +397,8 @@ function SuppressionTable({
               </td>
               <td>
                 <ConfirmButton
-                  label={`Remove ${entry.email}`}
+                  label="Remove"
+                  name={`Remove ${entry.email}`}
                   question={`Send to ${entry.email} again?`}
                   onConfirm={() => remove(entry.email)}
                 />

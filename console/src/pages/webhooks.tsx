@@ -101,12 +101,23 @@ function WebhookListView() {
   );
 }
 
-function SecretNotice({ webhook, title }: { webhook: WebhookWithSecret; title: string }) {
+function SecretNotice({
+  webhook,
+  title,
+  rotated,
+}: {
+  webhook: WebhookWithSecret;
+  title: string;
+  rotated?: boolean;
+}) {
   return (
     <div class="notice" role="status">
       <p>
         <strong>{title}.</strong> Its signing secret is shown only now: store it where your receiver verifies
         signatures.
+        {rotated
+          ? ' For 24 hours every event is signed with the old and the new secret, so receivers can switch.'
+          : ''}
       </p>
       <p>
         <code class="value secret">{webhook.secret}</code>{' '}
@@ -260,7 +271,7 @@ function WebhookDetailView({ id }: { id: string }) {
             <div class="toolbar">
               <ConfirmButton
                 label="Rotate secret"
-                question="Replace the signing secret now? The old one stops working."
+                question="Make a new signing secret now? The old one keeps verifying for 24 hours."
                 onConfirm={rotate}
               />
               <ConfirmButton
@@ -273,7 +284,7 @@ function WebhookDetailView({ id }: { id: string }) {
                 Refresh attempts
               </button>
             </div>
-            {rotated === undefined ? null : <SecretNotice webhook={rotated} title="Secret rotated" />}
+            {rotated === undefined ? null : <SecretNotice webhook={rotated} title="Secret rotated" rotated />}
             {notice === undefined ? null : (
               <p class="notice" role="status">
                 {notice}
