@@ -74,8 +74,8 @@ export function handleConsoleRequest(
     });
     return true;
   }
-  const file = normalize(join(consoleDist, decodeURIComponent(relative)));
-  if (!file.startsWith(consoleDist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+  const file = inside(consoleDist, relative);
+  if (file === undefined || !existsSync(file) || !statSync(file).isFile()) {
     const missing = !existsSync(join(consoleDist, 'index.html'));
     const body = missing
       ? 'The console is not built: run npm ci (or npm run console:build).\n'
@@ -90,6 +90,18 @@ export function handleConsoleRequest(
     'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
   });
   return true;
+}
+
+/** The file a URL path names under `root`, or undefined when it is malformed or leaves `root`. */
+function inside(root: string, urlPath: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined;
+  }
+  const file = normalize(join(root, decoded));
+  return file.startsWith(root + sep) ? file : undefined;
 }
 
 function send(

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, dataOf } from '../api.ts';
 import { AsyncView, Empty, ErrorNotice, StatusBadge, Time } from '../components.tsx';
-import { download, toCsv } from '../csv.ts';
+import { toCsv } from '../csv.ts';
+import { download } from '../download.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { href, navigate, type Route } from '../router.ts';
 import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
