@@ -13,6 +13,7 @@ import { registerDomain } from '../shared/services/domain-registry.ts';
 import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
+import { consoleBench } from './console.ts';
 import { benchHost } from './host.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
@@ -644,6 +645,10 @@ for (const id of runs('memory') ? functionIds : []) {
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
 const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 
+// 8. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
+progress('8 web console');
+const consoleSection = only === undefined || only.has('console') ? await consoleBench(host, quick) : [];
+
 await host.stop();
 
 // ---------------------------------------------------------------------------------------------
@@ -704,6 +709,7 @@ for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(...consoleSection, '');
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

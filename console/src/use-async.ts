@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 /** What a page shows while it loads, once it has loaded, or when loading failed. */
 export type Async<T> =
@@ -17,7 +17,8 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): [
   const [round, setRound] = useState(0);
   const latest = useRef(0);
   const lastRound = useRef(round);
-  useEffect(() => {
+  // A layout effect: the request leaves as soon as the page is in the DOM, not a frame later.
+  useLayoutEffect(() => {
     const ticket = ++latest.current;
     const refresh = round !== lastRound.current;
     lastRound.current = round;

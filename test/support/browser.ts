@@ -1,27 +1,20 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
+
+export { type SignInChoice, signIn, waitForConsole } from './chromium.ts';
+
 import { hostInfo } from './host.ts';
 
 /**
- * Debian's Chromium (package `chromium`, never a downloaded browser) driven by playwright-core,
- * for the console's end-to-end tests: a fresh profile per browser, flags for a closed network,
- * the sign-in through the local identity provider's page, an axe-core check and screenshots.
+ * The console's end-to-end tests in Debian's Chromium (test/support/chromium.ts): a fresh profile
+ * per browser, the sign-in through the local identity provider's page, an axe-core check and
+ * screenshots.
  */
-export const chromiumPath = '/usr/bin/chromium';
-export const chromiumArgs = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Actions wait for the page this long: generous, for a loaded 2-core machine. */
 const actionTimeoutMs = 60_000;
 
@@ -34,67 +27,14 @@ export interface ConsoleBrowser {
 }
 
 export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
-  const profile = mkdtempSync(join(tmpdir(), 'svc-mail-chromium-'));
   const consoleUrl = new URL('/console/', hostInfo().url).href;
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    args: chromiumArgs,
-    acceptDownloads: true,
-    viewport: { width: 1280, height: 900 },
-    locale: 'en-GB',
-  });
+  const { context, close } = await launchChromium();
   context.setDefaultTimeout(actionTimeoutMs);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
     origin: new URL(consoleUrl).origin,
   });
   const page = context.pages()[0] ?? (await context.newPage());
-  return {
-    context,
-    page,
-    consoleUrl,
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
-
-export interface SignInChoice {
-  account: string;
-  /** Scopes to keep checked on the login page (default: all the console asks for). */
-  scopes?: readonly string[];
-  /** Session length in seconds, one of the page's choices (default: one hour). */
-  lifetime?: number;
-  /** Hash route to open, e.g. `#/activity` (default). */
-  route?: string;
-}
-
-/**
- * Opens the console without a session: it goes to the identity provider by itself; the login page
- * is filled in as a person would, and the console comes back on the route it was opened with.
- */
-export async function signIn(browser: ConsoleBrowser, choice: SignInChoice): Promise<void> {
-  const { page, consoleUrl } = browser;
-  await page.goto(`${consoleUrl}${choice.route ?? '#/activity'}`);
-  await page.waitForURL(/\/interaction\//);
-  await page.getByLabel('Account').fill(choice.account);
-  if (choice.scopes !== undefined) {
-    for (const box of await page.locator('input[name=scope]').all()) {
-      const scope = (await box.getAttribute('value')) as string;
-      await box.setChecked(choice.scopes.includes(scope));
-    }
-  }
-  if (choice.lifetime !== undefined)
-    await page.getByLabel('Session length').selectOption(String(choice.lifetime));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await waitForConsole(browser);
-}
-
-/** Waits until the console shows a page (signed in, the code gone from the address). */
-export async function waitForConsole({ page, consoleUrl }: ConsoleBrowser): Promise<void> {
-  await page.waitForURL((url) => url.href.startsWith(consoleUrl) && !url.searchParams.has('code'));
-  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  return { context, page, consoleUrl, close };
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
