@@ -117,21 +117,60 @@ ${scopes}
 </form>`;
 }
 
-/** The provider's error page (a bad authorization request, an unknown client), in the same style. */
-export function errorPage(
-  consoleOrigins: () => readonly string[],
-): NonNullable<Configuration['renderError']> {
-  return (ctx, out) => {
-    const error = String(out.error ?? 'error');
-    const description = out.error_description === undefined ? '' : String(out.error_description);
-    ctx.type = 'html';
-    ctx.set(
-      'content-security-policy',
-      `default-src 'none'; style-src 'sha256-${styleHash}'; form-action 'self' ${consoleOrigins().join(' ')}; frame-ancestors 'none'`,
-    );
-    ctx.body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>svc-mail local identity provider: error</title><style>${style}</style></head>
-<body><main><h1>Sign-in failed</h1><p class="error">${escapeHtml(error)}</p><p>${escapeHtml(description)}</p></main></body></html>`;
+type ProviderPage = { set(name: string, value: string): void; type: string; body: unknown };
+type Logout = NonNullable<NonNullable<Configuration['features']>['rpInitiatedLogout']>;
+
+/** One of the provider's own pages (error, sign-out), in the login page's style and policy. */
+function providerPage(
+  ctx: ProviderPage,
+  consoleOrigins: readonly string[],
+  title: string,
+  body: string,
+): void {
+  ctx.type = 'html';
+  ctx.set(
+    'content-security-policy',
+    `default-src 'none'; style-src 'sha256-${styleHash}'; form-action 'self' ${consoleOrigins.join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  ctx.body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>svc-mail local identity provider: ${escapeHtml(title)}</title><style>${style}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+/**
+ * The provider's error page (a bad authorization request, an unknown client) and its sign-out
+ * pages, in place of oidc-provider's defaults (which load a web font from a third-party origin).
+ */
+export function providerPages(consoleOrigins: () => readonly string[]): {
+  renderError: NonNullable<Configuration['renderError']>;
+  logoutSource: NonNullable<Logout['logoutSource']>;
+  postLogoutSuccessSource: NonNullable<Logout['postLogoutSuccessSource']>;
+} {
+  return {
+    renderError: (ctx, out) => {
+      const error = String(out.error ?? 'error');
+      const description = out.error_description === undefined ? '' : String(out.error_description);
+      providerPage(
+        ctx,
+        consoleOrigins(),
+        'error',
+        `<h1>Sign-in failed</h1><p class="error">${escapeHtml(error)}</p><p>${escapeHtml(description)}</p>`,
+      );
+    },
+    logoutSource: (ctx, form) => {
+      providerPage(
+        ctx,
+        consoleOrigins(),
+        'sign out',
+        `<h1>Sign out of the local identity provider?</h1>${form}
+<p><button type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm">No, stay signed in</button></p>`,
+      );
+    },
+    postLogoutSuccessSource: (ctx) => {
+      providerPage(ctx, consoleOrigins(), 'signed out', '<h1>Signed out</h1><p>You can close this page.</p>');
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import Provider, { type Configuration, errors } from 'oidc-provider';
 import { scopes as allScopes } from '../../shared/routes.ts';
-import { defaultLifetimeSeconds, errorPage, handleDevLogin } from './dev-login.ts';
+import { defaultLifetimeSeconds, handleDevLogin, providerPages } from './dev-login.ts';
 import { consoleClientId, localAudience, localResource } from './identity.ts';
 import { memoryAdapterFactory } from './oidc-memory-adapter.ts';
 
@@ -75,6 +75,7 @@ interface ProviderSettings {
  */
 function configuration(settings: ProviderSettings): Configuration {
   const serviceScopes = Object.keys(allScopes).join(' ');
+  const pages = providerPages(() => [...settings.consoleOrigins]);
   return {
     clients: [
       {
@@ -97,14 +98,18 @@ function configuration(settings: ProviderSettings): Configuration {
     scopes: ['openid'],
     pkce: { required: () => true },
     adapter: memoryAdapterFactory(),
-    renderError: errorPage(() => [...settings.consoleOrigins]),
+    renderError: pages.renderError,
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     clientBasedCORS: (_ctx, origin) => settings.consoleOrigins.has(origin),
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: pages.logoutSource,
+        postLogoutSuccessSource: pages.postLogoutSuccessSource,
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => localResource,

@@ -168,6 +168,17 @@ describe('console: sign-in and Activity', () => {
     assert.ok(filteredLines.slice(1).every((line) => line.includes(',waiting,')));
   });
 
+  it('signs out at the provider, after which opening the console asks to sign in again', async () => {
+    const { page } = browser;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign out of the local identity provider?' }).waitFor();
+    await expectAccessible(page, 'the identity provider sign-out page');
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    // Back on the console, which has no session: it starts the sign-in, and the provider asks.
+    await page.waitForURL(/\/interaction\//);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
   it('sends an expired session back through the provider to the same page, filters included', async () => {
     const short = await openConsoleBrowser();
     try {
