@@ -85,7 +85,7 @@ describe('console: sign-in and Activity', () => {
     await rows.first().waitFor();
     assert.equal(await rows.count(), 50, 'a page is 50 messages');
     assert.match((await rows.first().textContent()) ?? '', /HYPERLINK/, 'newest first');
-    await screenshot(page, 'activity');
+    await screenshot(page, 'activity', { fullPage: false });
     await expectAccessible(page, 'Activity (listed)');
 
     // Status filter, through the form: the address carries it.

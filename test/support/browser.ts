@@ -67,8 +67,8 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
  * writes them where docs/console.md shows them; otherwise they go to a temporary folder, so a
  * test run does not rewrite the documentation.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   const dir = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'svc-mail-console-screenshots');
   mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, animations: 'disabled' });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage, animations: 'disabled' });
 }

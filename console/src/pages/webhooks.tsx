@@ -150,6 +150,7 @@ function AddEndpoint({ onAdded }: { onAdded: (webhook: WebhookWithSecret) => voi
       );
       setUrl('');
       setDescription('');
+      setEvents(new Set(webhookEventTypes));
       onAdded(result.webhook);
     } catch (failure) {
       setError(failure);
