@@ -172,3 +172,28 @@ export function ConfirmButton({
     </span>
   );
 }
+
+/** The From and To inputs of a date filter (datetime-local, in the browser's time zone). */
+export function DateRange({
+  from,
+  to,
+  onFrom,
+  onTo,
+}: {
+  from: string;
+  to: string;
+  onFrom: (value: string) => void;
+  onTo: (value: string) => void;
+}) {
+  return (
+    <>
+      <label>
+        From{' '}
+        <input type="datetime-local" value={from} onInput={(event) => onFrom(event.currentTarget.value)} />
+      </label>
+      <label>
+        To <input type="datetime-local" value={to} onInput={(event) => onTo(event.currentTarget.value)} />
+      </label>
+    </>
+  );
+}

@@ -1,4 +1,5 @@
 import type { paths } from '../../clients/openapi.ts';
+import { messageStatuses as serviceStatuses } from '../../shared/domain/messages/statuses.ts';
 
 /**
  * The API's shapes the pages use, taken from the generated OpenAPI types (clients/openapi.ts), and
@@ -49,18 +50,8 @@ const exhaustive =
   <L extends readonly U[]>(list: L & ([Exclude<U, L[number]>] extends [never] ? unknown : never)) =>
     list;
 
-export const messageStatuses = exhaustive<MessageStatus>()([
-  'queued',
-  'scheduled',
-  'waiting',
-  'cancelled',
-  'processing',
-  'sent',
-  'delivered',
-  'bounced',
-  'failed',
-  'suppressed',
-] as const);
+/** The service's own list (pure data, shared with the functions), checked against the API's type. */
+export const messageStatuses = exhaustive<MessageStatus>()(serviceStatuses);
 
 export const dkimAlgorithms = exhaustive<DkimAlgorithm>()(['rsa-sha256', 'ed25519-sha256'] as const);
 

@@ -35,3 +35,32 @@ export function useAsync<T>(load: () => Promise<T>, deps: readonly unknown[]): [
   const reload = useCallback(() => setRound((value) => value + 1), []);
   return [result, reload];
 }
+
+/** An action a button starts (a release, an add, an import): whether it runs, and how it failed. */
+export interface Action {
+  busy: boolean;
+  error: unknown;
+  /** Runs `work` unless one is running; a failure is kept in `error` for the page to show. */
+  run(work: () => Promise<void>): Promise<void>;
+}
+
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const running = useRef(false);
+  const run = useCallback(async (work: () => Promise<void>) => {
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      running.current = false;
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run };
+}

@@ -1,13 +1,13 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { api, dataOf } from '../api.ts';
-import { AsyncView, Empty, ErrorNotice, StatusBadge, Time } from '../components.tsx';
+import { AsyncView, DateRange, Empty, ErrorNotice, StatusBadge, Time } from '../components.tsx';
 import { toCsv } from '../csv.ts';
 import { download } from '../download.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { href, navigate, type Route } from '../router.ts';
 import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
 import { messageStatuses } from '../types.ts';
-import { useAsync } from '../use-async.ts';
+import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * Activity: the account's messages, newest first, filtered by status and date (the filters live
@@ -152,13 +152,7 @@ function FilterForm({ filters }: { filters: ActivityFilters }) {
         </div>
       </fieldset>
       <div class="row">
-        <label>
-          From{' '}
-          <input type="datetime-local" value={from} onInput={(event) => setFrom(event.currentTarget.value)} />
-        </label>
-        <label>
-          To <input type="datetime-local" value={to} onInput={(event) => setTo(event.currentTarget.value)} />
-        </label>
+        <DateRange from={from} to={to} onFrom={setFrom} onTo={setTo} />
         <button type="submit" class="primary">
           Apply filters
         </button>
@@ -238,14 +232,11 @@ const csvHeader = [
 
 function ExportCsv({ filters }: { filters: ActivityFilters }) {
   const [progress, setProgress] = useState<{ count: number; done: boolean } | undefined>();
-  const [error, setError] = useState<unknown>();
-  const running = useRef(false);
-  const run = async () => {
-    if (running.current) return;
-    running.current = true;
-    setError(undefined);
-    const rows: Array<Array<string | number | undefined>> = [];
-    try {
+  const action = useAction();
+  const run = () =>
+    action.run(async () => {
+      const rows: Array<Array<string | number | undefined>> = [];
+      setProgress({ count: 0, done: false });
       let cursor: string | undefined;
       do {
         const result = await messagePage(apiFilters(filters, exportPageSize), cursor);
@@ -271,25 +262,20 @@ function ExportCsv({ filters }: { filters: ActivityFilters }) {
         toCsv(csvHeader, rows),
       );
       setProgress({ count: rows.length, done: true });
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      running.current = false;
-    }
-  };
+    });
   return (
     <>
-      <button type="button" onClick={run} disabled={progress !== undefined && !progress.done}>
+      <button type="button" onClick={run} disabled={action.busy}>
         Export CSV
       </button>
       <span role="status" class="muted">
-        {progress === undefined
-          ? 'Every message these filters match'
-          : progress.done
+        {action.busy
+          ? `Reading … ${plural(progress?.count ?? 0, 'message')}`
+          : progress?.done === true
             ? `Exported ${plural(progress.count, 'message')}${progress.count >= exportLimit ? ` (the first ${exportLimit})` : ''}`
-            : `Reading … ${plural(progress.count, 'message')}`}
+            : 'Every message these filters match'}
       </span>
-      {error === undefined ? null : <ErrorNotice error={error} onRetry={run} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} onRetry={run} />}
     </>
   );
 }

@@ -4,7 +4,7 @@ import { AsyncView, CopyButton, Empty, ErrorNotice, StatusBadge, Time } from '..
 import { href, navigate } from '../router.ts';
 import type { DkimAlgorithm, DkimKey, DkimStatus } from '../types.ts';
 import { dkimAlgorithms } from '../types.ts';
-import { useAsync } from '../use-async.ts';
+import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * Domains: a sending domain's DKIM records (with copy buttons, in the one-string and the chunked
@@ -220,13 +220,10 @@ function AlgorithmChange({
   const [algorithm, setAlgorithm] = useState<DkimAlgorithm>(current ?? 'rsa-sha256');
   const [preview, setPreview] = useState<Preview>();
   const [done, setDone] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const call = async (dryRun: boolean) => {
-    setBusy(true);
-    setError(undefined);
-    setDone(undefined);
-    try {
+  const action = useAction();
+  const call = (dryRun: boolean) =>
+    action.run(async () => {
+      setDone(undefined);
       const result = await dataOf(
         api().POST('/domain/dkim/set-algorithm-1.0', {
           params: { query: { dry_run: dryRun } },
@@ -245,12 +242,7 @@ function AlgorithmChange({
         );
         onChanged();
       }
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <section class="panel" aria-labelledby="change-algorithm">
       <h2 id="change-algorithm">Change the algorithm or rotate the key</h2>
@@ -277,7 +269,7 @@ function AlgorithmChange({
             ))}
           </select>
         </label>
-        <button type="button" disabled={busy} onClick={() => call(true)}>
+        <button type="button" disabled={action.busy} onClick={() => call(true)}>
           Preview (dry run)
         </button>
       </div>
@@ -292,7 +284,7 @@ function AlgorithmChange({
               : ''}
             .
           </p>
-          <button type="button" class="primary" disabled={busy} onClick={() => call(false)}>
+          <button type="button" class="primary" disabled={action.busy} onClick={() => call(false)}>
             Apply the change
           </button>
         </div>
@@ -302,7 +294,7 @@ function AlgorithmChange({
           {done}
         </p>
       )}
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </section>
   );
 }

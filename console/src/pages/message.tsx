@@ -12,7 +12,7 @@ import {
 import { plural } from '../format.ts';
 import { href } from '../router.ts';
 import type { MessageDetails } from '../types.ts';
-import { useAsync } from '../use-async.ts';
+import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * One message: who sent it to whom, each recipient's status with the receiving side's answer, the
@@ -170,15 +170,12 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
 
 /** Release (manual-send) or cancel (manual-cancel) a held message, through POST /message/add-1.0. */
 function HeldActions({ details, onChange }: { details: MessageDetails; onChange: () => void }) {
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [outcome, setOutcome] = useState<string>();
-  const [error, setError] = useState<unknown>();
   if (!releasable.has(details.status) && !cancellable.has(details.status))
     return outcome === undefined ? null : <p role="status">{outcome}</p>;
-  const act = async (mode: 'manual-send' | 'manual-cancel') => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const act = (mode: 'manual-send' | 'manual-cancel') =>
+    action.run(async () => {
       const result = await dataOf(
         api().POST('/message/add-1.0', {
           body: { scheduling: { mode, message_uuid: details.message_uuid } },
@@ -190,12 +187,7 @@ function HeldActions({ details, onChange }: { details: MessageDetails; onChange:
           : 'Cancelled: it will never be sent.',
       );
       onChange();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <section class="held" aria-label="Held message">
       <p>
@@ -206,19 +198,19 @@ function HeldActions({ details, onChange }: { details: MessageDetails; onChange:
             : 'This message is held until you release or cancel it.'}
       </p>
       {releasable.has(details.status) ? (
-        <button type="button" class="primary" disabled={busy} onClick={() => act('manual-send')}>
+        <button type="button" class="primary" disabled={action.busy} onClick={() => act('manual-send')}>
           Release now
         </button>
       ) : null}{' '}
       <ConfirmButton
         label="Cancel message"
         question="Cancel this message for good?"
-        busy={busy}
+        busy={action.busy}
         danger
         onConfirm={() => act('manual-cancel')}
       />
       {outcome === undefined ? null : <p role="status">{outcome}</p>}
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </section>
   );
 }

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, dataOf } from '../api.ts';
-import { AsyncView, ConfirmButton, Empty, ErrorNotice, Time } from '../components.tsx';
+import { AsyncView, ConfirmButton, DateRange, Empty, ErrorNotice, Time } from '../components.tsx';
 import { parseCsv } from '../csv.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { href, navigate, type Route } from '../router.ts';
 import type { SuppressionEntry, SuppressionPage, SuppressionReason } from '../types.ts';
 import { suppressionReasons } from '../types.ts';
-import { useAsync } from '../use-async.ts';
+import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * Suppressions: the addresses the account never sends to. Look one up, list them by reason and
@@ -122,19 +122,16 @@ export function SuppressionsPage({ route }: { route: Route }) {
 function Lookup() {
   const [email, setEmail] = useState('');
   const [result, setResult] = useState<{ email: string; entry: SuppressionEntry | null }>();
-  const [error, setError] = useState<unknown>();
-  const search = async (event: Event) => {
+  const action = useAction();
+  const search = (event: Event) => {
     event.preventDefault();
-    setError(undefined);
     setResult(undefined);
-    try {
+    void action.run(async () => {
       const data = await dataOf(api().POST('/suppression/query-1.0', { body: { email: email.trim() } }));
       if (!('suppression' in data))
         throw new Error('The API answered a page where one address was asked for');
       setResult({ email: email.trim(), entry: data.suppression });
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={search} aria-labelledby="lookup-title">
@@ -157,7 +154,7 @@ function Lookup() {
           </p>
         )}
       </div>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </form>
   );
 }
@@ -220,23 +217,16 @@ function describeOutcome(outcome: AddOutcome): string {
 function AddAddresses({ onAdded }: { onAdded: () => void }) {
   const [text, setText] = useState('');
   const [status, setStatus] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
+  const action = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
     setStatus(undefined);
-    try {
+    void action.run(async () => {
       const outcome = await addAll(splitAddresses(text), () => undefined);
       setStatus(describeOutcome(outcome));
       setText('');
       onAdded();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="add-title">
@@ -249,23 +239,20 @@ function AddAddresses({ onAdded }: { onAdded: () => void }) {
         value={text}
         onInput={(event) => setText(event.currentTarget.value)}
       />
-      <button type="submit" class="primary" disabled={busy}>
+      <button type="submit" class="primary" disabled={action.busy}>
         Suppress
       </button>
       <p role="status">{status}</p>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </form>
   );
 }
 
 function ImportCsv({ onImported }: { onImported: () => void }) {
   const [status, setStatus] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
-  const importFile = async (file: File) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const action = useAction();
+  const importFile = (file: File) =>
+    action.run(async () => {
       const rows = parseCsv(await file.text());
       // The first column holds the address; a first row without an @ is a header.
       const addresses = rows
@@ -280,12 +267,7 @@ function ImportCsv({ onImported }: { onImported: () => void }) {
       );
       setStatus(`${file.name}: ${describeOutcome(outcome)}`);
       onImported();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <section class="panel" aria-labelledby="import-title">
       <h2 id="import-title">Import a CSV file</h2>
@@ -294,7 +276,7 @@ function ImportCsv({ onImported }: { onImported: () => void }) {
         <input
           type="file"
           accept=".csv,.txt,text/csv,text/plain"
-          disabled={busy}
+          disabled={action.busy}
           onChange={(event) => {
             const file = event.currentTarget.files?.[0];
             if (file !== undefined) void importFile(file);
@@ -303,7 +285,7 @@ function ImportCsv({ onImported }: { onImported: () => void }) {
         />
       </label>
       <p role="status">{status}</p>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </section>
   );
 }
@@ -334,13 +316,7 @@ function ListFilterForm({ filters }: { filters: ListFilters }) {
           ))}
         </select>
       </label>
-      <label>
-        From{' '}
-        <input type="datetime-local" value={from} onInput={(event) => setFrom(event.currentTarget.value)} />
-      </label>
-      <label>
-        To <input type="datetime-local" value={to} onInput={(event) => setTo(event.currentTarget.value)} />
-      </label>
+      <DateRange from={from} to={to} onFrom={setFrom} onTo={setTo} />
       <button type="submit">Apply filters</button>
     </form>
   );
@@ -353,19 +329,15 @@ function SuppressionTable({
   entries: readonly SuppressionEntry[];
   onRemoved: () => void;
 }) {
-  const [error, setError] = useState<unknown>();
-  const remove = async (email: string) => {
-    setError(undefined);
-    try {
+  const action = useAction();
+  const remove = (email: string) =>
+    action.run(async () => {
       await dataOf(api().POST('/suppression/delete-1.0', { body: { emails: [email] } }));
       onRemoved();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    });
   return (
     <>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
       <table class="list">
         <thead>
           <tr>

@@ -18,7 +18,7 @@ import type {
   WebhookWithSecret,
 } from '../types.ts';
 import { webhookEventTypes } from '../types.ts';
-import { useAsync } from '../use-async.ts';
+import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * Webhooks: the account's endpoints, adding one (its signing secret is shown once), and for each
@@ -131,13 +131,10 @@ function AddEndpoint({ onAdded }: { onAdded: (webhook: WebhookWithSecret) => voi
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<Set<WebhookEventType>>(new Set(webhookEventTypes));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: Event) => {
+  const action = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void action.run(async () => {
       const chosen = webhookEventTypes.filter((type) => events.has(type));
       const result = await dataOf(
         api().POST('/webhook/add-1.0', {
@@ -152,11 +149,7 @@ function AddEndpoint({ onAdded }: { onAdded: (webhook: WebhookWithSecret) => voi
       setDescription('');
       setEvents(new Set(webhookEventTypes));
       onAdded(result.webhook);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="add-endpoint">
@@ -201,10 +194,10 @@ function AddEndpoint({ onAdded }: { onAdded: (webhook: WebhookWithSecret) => voi
           ))}
         </div>
       </fieldset>
-      <button type="submit" class="primary" disabled={busy || events.size === 0}>
+      <button type="submit" class="primary" disabled={action.busy || events.size === 0}>
         Add endpoint
       </button>
-      {error === undefined ? null : <ErrorNotice error={error} />}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </form>
   );
 }
@@ -213,16 +206,12 @@ function WebhookDetailView({ id }: { id: string }) {
   const [detail, reload] = useAsync(() => webhookDetail(id), [id]);
   const [rotated, setRotated] = useState<WebhookWithSecret>();
   const [notice, setNotice] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const act = async (action: () => Promise<void>) => {
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const action = useAction();
+  const act = (work: () => Promise<void>) =>
+    action.run(async () => {
+      setNotice(undefined);
+      await work();
+    });
   const rotate = () =>
     act(async () => {
       const result = await dataOf(api().POST('/webhook/rotate-secret-1.0', { body: { webhook_id: id } }));
@@ -291,7 +280,7 @@ function WebhookDetailView({ id }: { id: string }) {
                 {notice}
               </p>
             )}
-            {error === undefined ? null : <ErrorNotice error={error} />}
+            {action.error === undefined ? null : <ErrorNotice error={action.error} />}
             <h2>Delivery attempts</h2>
             {webhook.deliveries.length === 0 ? (
               <Empty title="No delivery attempts yet">
