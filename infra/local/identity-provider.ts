@@ -96,6 +96,8 @@ function configuration(settings: ProviderSettings): Configuration {
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     claims: { openid: ['sub'] },
     scopes: ['openid'],
+    // The authorization code flow only (no implicit or hybrid flow hands a token to the browser's address bar).
+    responseTypes: ['code'],
     pkce: { required: () => true },
     adapter: memoryAdapterFactory(),
     renderError: pages.renderError,

@@ -22,6 +22,7 @@ interface Discovery {
   jwks_uri: string;
   end_session_endpoint: string;
   code_challenge_methods_supported: string[];
+  response_types_supported: string[];
 }
 
 async function discovery(): Promise<Discovery> {
@@ -153,6 +154,7 @@ describe('local identity provider: OpenID discovery and keys', () => {
     assert.equal(document.jwks_uri, info.jwksUrl, 'the key set stays where AUTH_JWKS_URL points');
     assert.ok(document.end_session_endpoint);
     assert.deepEqual(document.code_challenge_methods_supported, ['S256']);
+    assert.deepEqual(document.response_types_supported, ['code'], 'no implicit or hybrid flow');
   });
 
   it('refuses key injection: POST /keys is not a route, the key set keeps its one key, and a token signed with the offered key is 110', async () => {
