@@ -10,7 +10,7 @@ import {
   signIn,
   waitForConsole,
 } from '../support/browser.ts';
-import { created, mapLimit, newAccount, type TestAccount } from '../support/messages.ts';
+import { created, mapLimit, newAccount, query, type TestAccount } from '../support/messages.ts';
 
 /*
  * The console in Debian's Chromium against the run's local host: sign-in through the local
@@ -166,6 +166,34 @@ describe('console: sign-in and Activity', () => {
       .split('\r\n');
     assert.equal(filteredLines.length, 1 + 52, 'only what the filters match');
     assert.ok(filteredLines.slice(1).every((line) => line.includes(',waiting,')));
+  });
+
+  it('releases and cancels held messages in bulk from the list', async () => {
+    const { page } = browser;
+    const bulk = await mapLimit([0, 1, 2, 3, 4], 2, (index) =>
+      created(who, { subject: `Bulk ${index}`, scheduling: { mode: 'manual-wait' } }),
+    );
+    await page.goto(`${browser.consoleUrl}#/activity?status=waiting`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    for (const index of [0, 1, 2]) await page.getByLabel(`Select Bulk ${index}`, { exact: true }).check();
+    await page.getByText('3 messages selected').waitFor();
+    await screenshot(page, 'activity-bulk', { fullPage: false });
+    await expectAccessible(page, 'Activity (bulk selection)');
+    await page.getByRole('button', { name: 'Release 3' }).click();
+    await page.getByText('Released 3 messages.').waitFor();
+    for (const index of [3, 4]) await page.getByLabel(`Select Bulk ${index}`, { exact: true }).check();
+    await page.getByRole('button', { name: 'Cancel 2' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel 2' }).click();
+    await page.getByText('Cancelled 2 messages.').waitFor();
+
+    const statuses = await Promise.all(
+      bulk.map(async (uuid) => (await query(who, { message_uuid: uuid })).body.data.status as string),
+    );
+    assert.ok(
+      statuses.slice(0, 3).every((status) => !['waiting', 'cancelled'].includes(status)),
+      `released: ${statuses.join(', ')}`,
+    );
+    assert.deepEqual(statuses.slice(3), ['cancelled', 'cancelled']);
   });
 
   it('signs out at the provider, after which opening the console asks to sign in again', async () => {

@@ -1,9 +1,18 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { api, dataOf } from '../api.ts';
-import { AsyncView, DateRange, Empty, ErrorNotice, StatusBadge, Time } from '../components.tsx';
+import {
+  AsyncView,
+  ConfirmButton,
+  DateRange,
+  Empty,
+  ErrorNotice,
+  StatusBadge,
+  Time,
+} from '../components.tsx';
 import { toCsv } from '../csv.ts';
 import { download } from '../download.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
+import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
 import { href, navigate, type Route } from '../router.ts';
 import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
 import { messageStatuses } from '../types.ts';
@@ -11,7 +20,8 @@ import { useAction, useAsync } from '../use-async.ts';
 
 /**
  * Activity: the account's messages, newest first, filtered by status and date (the filters live
- * in the address), a page at a time, and the filtered list as CSV.
+ * in the address), a page at a time, the filtered list as CSV, and held mail released or cancelled
+ * in bulk.
  */
 const pageSize = 50;
 /** CSV export reads pages of the API's largest size, up to this many messages. */
@@ -86,7 +96,7 @@ export function ActivityPage({ route }: { route: Route }) {
         <button type="button" onClick={reload}>
           Refresh
         </button>
-        <ExportCsv filters={filters} />
+        <ExportCsv key={key} filters={filters} />
       </div>
       <AsyncView value={page} loading="Loading messages" onRetry={reload}>
         {(result) =>
@@ -96,7 +106,7 @@ export function ActivityPage({ route }: { route: Route }) {
             />
           ) : (
             <>
-              <MessageTable messages={result.messages} />
+              <MessageList key={key} messages={result.messages} onChanged={reload} />
               <nav class="pager" aria-label="Pages">
                 {cursor === undefined ? null : (
                   <a href={href('activity', undefined, queryOf(filters))}>First page</a>
@@ -164,37 +174,118 @@ function FilterForm({ filters }: { filters: ActivityFilters }) {
   );
 }
 
-function MessageTable({ messages }: { messages: readonly MessageSummary[] }) {
+/**
+ * The page of messages, and bulk release or cancel of the held ones among them: held and queued
+ * rows have a checkbox; each selected message is released or cancelled in turn (the API has one
+ * call per message), and the outcome is counted.
+ */
+function MessageList({
+  messages,
+  onChanged,
+}: {
+  messages: readonly MessageSummary[];
+  onChanged: () => void;
+}) {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<string>();
+  const action = useAction();
+  const chosen = messages.filter((message) => selected.has(message.message_uuid));
+  const toRelease = chosen.filter((message) => canRelease(message.status));
+  const toggle = (uuid: string) => {
+    const next = new Set(selected);
+    if (next.has(uuid)) next.delete(uuid);
+    else next.add(uuid);
+    setSelected(next);
+  };
+  const apply = (mode: HeldAction, targets: readonly MessageSummary[]) =>
+    action.run(async () => {
+      setOutcome(undefined);
+      const failures: string[] = [];
+      for (const message of targets) {
+        try {
+          await actOnHeld(message.message_uuid, mode);
+        } catch (error) {
+          failures.push(
+            `${message.subject || message.message_uuid}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      const done = targets.length - failures.length;
+      setOutcome(
+        `${mode === 'manual-send' ? 'Released' : 'Cancelled'} ${plural(done, 'message')}${
+          failures.length === 0 ? '.' : `; ${failures.length} could not be: ${failures.join('; ')}`
+        }`,
+      );
+      setSelected(new Set());
+      onChanged();
+    });
   return (
-    <table class="list">
-      <caption class="visually-hidden">Messages, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">Created</th>
-          <th scope="col">Status</th>
-          <th scope="col">Subject</th>
-          <th scope="col">Sender</th>
-          <th scope="col">Recipients</th>
-        </tr>
-      </thead>
-      <tbody>
-        {messages.map((message) => (
-          <tr key={message.message_uuid}>
-            <td>
-              <Time value={message.created_at} />
-            </td>
-            <td>
-              <StatusBadge status={message.status} />
-            </td>
-            <td>
-              <a href={href('message', message.message_uuid)}>{message.subject || '(no subject)'}</a>
-            </td>
-            <td>{message.message_sender}</td>
-            <td class="number">{message.recipients_count}</td>
+    <>
+      {chosen.length === 0 && outcome === undefined ? null : (
+        <div class="toolbar bulk">
+          <span>{plural(chosen.length, 'message')} selected</span>
+          <button
+            type="button"
+            class="primary"
+            disabled={action.busy || toRelease.length === 0}
+            onClick={() => apply('manual-send', toRelease)}
+          >
+            Release {toRelease.length}
+          </button>
+          <ConfirmButton
+            label={`Cancel ${chosen.length}`}
+            question={`Cancel ${plural(chosen.length, 'message')} for good?`}
+            busy={action.busy || chosen.length === 0}
+            danger
+            onConfirm={() => apply('manual-cancel', chosen)}
+          />
+          <span role="status">{outcome}</span>
+        </div>
+      )}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
+      <table class="list">
+        <caption class="visually-hidden">Messages, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">
+              <span class="visually-hidden">Select</span>
+            </th>
+            <th scope="col">Created</th>
+            <th scope="col">Status</th>
+            <th scope="col">Subject</th>
+            <th scope="col">Sender</th>
+            <th scope="col">Recipients</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {messages.map((message) => (
+            <tr key={message.message_uuid}>
+              <td>
+                {canCancel(message.status) ? (
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${message.subject || message.message_uuid}`}
+                    checked={selected.has(message.message_uuid)}
+                    onChange={() => toggle(message.message_uuid)}
+                  />
+                ) : null}
+              </td>
+              <td>
+                <Time value={message.created_at} />
+              </td>
+              <td>
+                <StatusBadge status={message.status} />
+              </td>
+              <td>
+                <a href={href('message', message.message_uuid)}>{message.subject || '(no subject)'}</a>
+              </td>
+              <td>{message.message_sender}</td>
+              <td class="number">{message.recipients_count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

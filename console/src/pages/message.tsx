@@ -10,6 +10,7 @@ import {
   Time,
 } from '../components.tsx';
 import { plural } from '../format.ts';
+import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
 import { href } from '../router.ts';
 import type { MessageDetails } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
@@ -23,9 +24,6 @@ async function messageDetails(uuid: string): Promise<MessageDetails> {
   if ('messages' in data) throw new Error('The API answered a page where one message was asked for');
   return data;
 }
-
-const releasable = new Set(['waiting', 'scheduled']);
-const cancellable = new Set(['waiting', 'scheduled', 'queued']);
 
 export function MessagePage({ uuid }: { uuid: string }) {
   const [message, reload] = useAsync(() => messageDetails(uuid), [uuid]);
@@ -172,19 +170,13 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
 function HeldActions({ details, onChange }: { details: MessageDetails; onChange: () => void }) {
   const action = useAction();
   const [outcome, setOutcome] = useState<string>();
-  if (!releasable.has(details.status) && !cancellable.has(details.status))
+  if (!canRelease(details.status) && !canCancel(details.status))
     return outcome === undefined ? null : <p role="status">{outcome}</p>;
-  const act = (mode: 'manual-send' | 'manual-cancel') =>
+  const act = (mode: HeldAction) =>
     action.run(async () => {
-      const result = await dataOf(
-        api().POST('/message/add-1.0', {
-          body: { scheduling: { mode, message_uuid: details.message_uuid } },
-        }),
-      );
+      const status = await actOnHeld(details.message_uuid, mode);
       setOutcome(
-        mode === 'manual-send'
-          ? `Released: the message is ${result.status}.`
-          : 'Cancelled: it will never be sent.',
+        mode === 'manual-send' ? `Released: the message is ${status}.` : 'Cancelled: it will never be sent.',
       );
       onChange();
     });
@@ -197,7 +189,7 @@ function HeldActions({ details, onChange }: { details: MessageDetails; onChange:
             ? 'This message is scheduled: send it now or cancel it.'
             : 'This message is held until you release or cancel it.'}
       </p>
-      {releasable.has(details.status) ? (
+      {canRelease(details.status) ? (
         <button type="button" class="primary" disabled={action.busy} onClick={() => act('manual-send')}>
           Release now
         </button>
