@@ -50,13 +50,6 @@ async function signingKey(dataDir: string): Promise<JWK> {
   return jwk;
 }
 
-export function publicPart(jwk: JWK): JWK {
-  const { kty, n, e, crv, x, y, kid, alg, use } = jwk;
-  return Object.fromEntries(
-    Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined),
-  );
-}
-
 type ProviderKey = NonNullable<Configuration['jwks']>['keys'][number];
 const jwksPath = '/.well-known/jwks.json';
 
