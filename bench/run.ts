@@ -15,6 +15,7 @@ import { workers } from '../shared/workers.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { consoleBench } from './console.ts';
 import { benchHost } from './host.ts';
+import { inboundSection } from './inbound.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
 import {
@@ -39,15 +40,17 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory);
+ * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, inbound,
+ * console);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
 const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
-const runs = (section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory'): boolean =>
-  only === undefined || only.has(section);
+const runs = (
+  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'console',
+): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
  * (docs/benchmarks.md is left alone), to compare bundles before and after a change.
@@ -640,14 +643,17 @@ for (const id of runs('memory') ? functionIds : []) {
   }
 }
 
+// 8. Inbound mail (bench/inbound.ts), measured before section 7 fills the table.
+const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: workDir, quick }) : [];
+
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
 const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 
-// 8. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
-progress('8 web console');
-const consoleSection = only === undefined || only.has('console') ? await consoleBench(host, quick) : [];
+// 9. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
+progress('9 web console');
+const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
 
 await host.stop();
 
@@ -709,6 +715,7 @@ for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(...inboundLines);
 lines.push(...consoleSection, '');
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 

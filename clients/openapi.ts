@@ -348,6 +348,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One received message in full, or a filtered page of received mail
+         * @description Needs a Bearer token with the scope `inbound:read`.
+         */
+        post: operations["inboundQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/delete-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a received message and its stored content
+         * @description Needs a Bearer token with the scope `inbound:write`.
+         */
+        post: operations["inboundDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3478,7 +3518,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -3509,7 +3549,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
@@ -3732,7 +3772,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
@@ -3755,7 +3795,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
@@ -3776,7 +3816,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -4243,7 +4283,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone: it receives nothing more (delete it and add it again) */
@@ -4589,6 +4629,595 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    inboundQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A received message, as the inbound.received event and the list name it
+                     * @example 5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f
+                     */
+                    inbound_uuid?: string;
+                    filters?: {
+                        /**
+                         * @description date_from: ISO 8601 with an offset; bounds received_at (inclusive)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
+                        date_from?: string;
+                        /**
+                         * @description date_to: ISO 8601 with an offset; bounds received_at (inclusive)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
+                        date_to?: string;
+                        /**
+                         * @description Only mail received for this address (the envelope recipient, exact, case-insensitive)
+                         * @example support@example.test
+                         */
+                        recipient?: string;
+                        /**
+                         * @description Only mail whose From address is this one (exact, case-insensitive)
+                         * @example support@example.test
+                         */
+                        sender?: string;
+                        limit?: number;
+                    };
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One received message in full, or a filtered page of received mail */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            inbound_uuid: string;
+                            /**
+                             * @description When the mail was received
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
+                            received_at: string;
+                            /** @description The envelope recipient (RCPT TO) it was received for, lower-cased */
+                            recipient: string;
+                            /** @description The From address, or null when the message has none */
+                            from: {
+                                email: string;
+                                name: string | null;
+                            } | null;
+                            to: {
+                                email: string;
+                                name: string | null;
+                            }[];
+                            cc: {
+                                email: string;
+                                name: string | null;
+                            }[];
+                            subject: string;
+                            /** @description The Message-ID header */
+                            message_id: string | null;
+                            /** @description The In-Reply-To header */
+                            in_reply_to: string | null;
+                            /** @description Your own sent message this one answers (matched by In-Reply-To / References), or null */
+                            reply_to_message_uuid: string | null;
+                            /** @description The part after '+' in the recipient's local part, or null */
+                            mailbox_hash: string | null;
+                            /** @description SPF, DKIM and DMARC as the receiving side checked them: pass, fail, none (no record or signature) or error */
+                            auth: {
+                                /** @enum {string} */
+                                spf: "pass" | "fail" | "none" | "error";
+                                /** @enum {string} */
+                                dkim: "pass" | "fail" | "none" | "error";
+                                /** @enum {string} */
+                                dmarc: "pass" | "fail" | "none" | "error";
+                            };
+                            /** @description The spam verdict (SES); not_scanned where no scanner ran (the local host) */
+                            spam: {
+                                /** @enum {string} */
+                                verdict: "pass" | "fail" | "gray" | "error" | "not_scanned";
+                                score?: number;
+                            };
+                            /** @description Size of the message as received, in bytes */
+                            size: number;
+                            /** @description Why the message could not be parsed (it is kept raw: raw_url), or null */
+                            parse_error: string | null;
+                            text: string | null;
+                            html: string | null;
+                            /** @description The text without the quoted message, the "On … wrote:" line and the signature */
+                            stripped_text_reply: string | null;
+                            headers: {
+                                name: string;
+                                value: string;
+                            }[];
+                            attachments: {
+                                filename: string;
+                                content_type: string;
+                                size: number;
+                                /** @description Time-limited download URL (until expires_at) */
+                                url: string;
+                            }[];
+                            /** @description Time-limited URL of the message exactly as received (until expires_at) */
+                            raw_url: string;
+                            /**
+                             * @description When the URLs stop working (one hour)
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
+                            expires_at: string;
+                        } | {
+                            inbound: {
+                                inbound_uuid: string;
+                                /**
+                                 * @description When the mail was received
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                received_at: string;
+                                /** @description The envelope recipient (RCPT TO) it was received for, lower-cased */
+                                recipient: string;
+                                /** @description The From address, or null when the message has none */
+                                from: {
+                                    email: string;
+                                    name: string | null;
+                                } | null;
+                                to: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                cc: {
+                                    email: string;
+                                    name: string | null;
+                                }[];
+                                subject: string;
+                                /** @description The Message-ID header */
+                                message_id: string | null;
+                                /** @description The In-Reply-To header */
+                                in_reply_to: string | null;
+                                /** @description Your own sent message this one answers (matched by In-Reply-To / References), or null */
+                                reply_to_message_uuid: string | null;
+                                /** @description The part after '+' in the recipient's local part, or null */
+                                mailbox_hash: string | null;
+                                /** @description SPF, DKIM and DMARC as the receiving side checked them: pass, fail, none (no record or signature) or error */
+                                auth: {
+                                    /** @enum {string} */
+                                    spf: "pass" | "fail" | "none" | "error";
+                                    /** @enum {string} */
+                                    dkim: "pass" | "fail" | "none" | "error";
+                                    /** @enum {string} */
+                                    dmarc: "pass" | "fail" | "none" | "error";
+                                };
+                                /** @description The spam verdict (SES); not_scanned where no scanner ran (the local host) */
+                                spam: {
+                                    /** @enum {string} */
+                                    verdict: "pass" | "fail" | "gray" | "error" | "not_scanned";
+                                    score?: number;
+                                };
+                                /** @description Size of the message as received, in bytes */
+                                size: number;
+                                /** @description Why the message could not be parsed (it is kept raw: raw_url), or null */
+                                parse_error: string | null;
+                                attachments: {
+                                    filename: string;
+                                    content_type: string;
+                                    size: number;
+                                }[];
+                            }[];
+                            /** @description Number of received messages in this page */
+                            count: number;
+                            /** @description Pass as `cursor` (with the same filters) for the next page; null at the end */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114_10000001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    inboundDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A received message, as the inbound.received event and the list name it
+                     * @example 5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f
+                     */
+                    inbound_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delete a received message and its stored content */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            inbound_uuid: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */

@@ -1,4 +1,4 @@
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import {
   type BundlingOptions,
   type ICommandHooks,
@@ -35,6 +35,17 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
 export const bundleAliases: Readonly<Record<string, string>> = {
   libmime: join(aliasDir, 'libmime.ts'),
 };
+
+/**
+ * Functions whose job is decoding mail keep the real packages: the inbound function parses
+ * received messages (charsets through iconv-lite, encoded words), which is what libmime is for.
+ */
+export const decodesMail: ReadonlySet<string> = new Set(['inbound']);
+
+/** The aliases of one function's bundle (`functions/<id>/handler.ts`). */
+export function aliasesFor(entry: string): Record<string, string> {
+  return decodesMail.has(basename(dirname(entry))) ? {} : { ...bundleAliases };
+}
 
 /**
  * Minified ESM for Node 22 with source maps (no sources inside), `module` entry points first so
@@ -85,7 +96,7 @@ export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
     mainFields: [...b.mainFields],
     banner: { js: b.banner },
     logLevel: b.logLevel,
-    alias: { ...bundleAliases },
+    alias: aliasesFor(entry),
   };
 }
 
@@ -130,5 +141,9 @@ export function bundlingFor(entry: string, projectRoot: string): BundlingOptions
       ),
     ],
   };
-  return { ...functionBundling, commandHooks };
+  // NodejsFunction's own build (whose output the hook replaces) must resolve too: the same aliases.
+  const esbuildArgs = Object.fromEntries(
+    Object.entries(aliasesFor(entry)).map(([name, path]) => [`--alias:${name}`, path]),
+  );
+  return { ...functionBundling, esbuildArgs, commandHooks };
 }

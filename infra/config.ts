@@ -51,8 +51,13 @@ export interface ServiceConfig {
   smtpUrl: string | undefined;
   /** Secrets Manager secret (ARN) with the relay's `{"username","password"}`, read at cold start. */
   smtpSecretArn: string | undefined;
-  /** Days message bodies and attachments are kept in S3. */
+  /** Days message bodies and attachments are kept in S3 (received mail too). */
   retentionDays: number;
+  /**
+   * Domains SES receives mail for (the receipt rule's recipients, docs/inbound.md); each must also
+   * be turned on with `npm run admin -- domains receiving <domain> on`. Empty: no receipt rule set.
+   */
+  receivingDomains: string[];
   /** Days function and access logs are kept. */
   logRetentionDays: number;
   corsOrigins: string[];
@@ -232,6 +237,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
       `retentionDays must be at least ${minRetentionDays} (the ${schedulingHorizonDays}-day scheduling and manual-wait horizon plus ${retentionMarginDays} days for sending), got ${retentionDays}`,
     );
   }
+  const receivingDomains = [...new Set(list('receivingDomains').map((domain) => domain.toLowerCase()))];
+  for (const domain of receivingDomains) {
+    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(domain)) {
+      problems.push(
+        `receivingDomains: "${domain}" must be a domain name such as example.com (no addresses, no wildcards)`,
+      );
+    }
+  }
   const logRetentionDays = number('logRetentionDays', 30, { min: 1, integer: true });
   if (!(logRetentionChoices as readonly number[]).includes(logRetentionDays)) {
     problems.push(
@@ -311,6 +324,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     smtpUrl,
     smtpSecretArn,
     retentionDays,
+    receivingDomains,
     logRetentionDays,
     // Unique: the OPTIONS mock may set the allow-origin override only once per request.
     corsOrigins: corsOrigins.length > 0 ? [...new Set(corsOrigins)] : ['*'],

@@ -13,7 +13,7 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks';
+  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks' | 'inbound';
 }
 
 export const scopes = {
@@ -28,6 +28,8 @@ export const scopes = {
   'suppressions:write': 'Add addresses to or remove them from your suppression list',
   'webhooks:read': 'List your webhook endpoints and their delivery attempts',
   'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
+  'inbound:read': 'Read the mail your receiving domains received',
+  'inbound:write': 'Delete received mail',
 } as const;
 
 export type Scope = keyof typeof scopes;
@@ -212,6 +214,26 @@ export const routes = [
     dryRun: false,
     tag: 'webhooks',
     summary: 'Deliver a past event to a webhook endpoint again',
+  },
+  {
+    id: 'inbound-query',
+    method: 'POST',
+    path: '/inbound/query-1.0',
+    public: false,
+    scopes: ['inbound:read'],
+    dryRun: false,
+    tag: 'inbound',
+    summary: 'One received message in full, or a filtered page of received mail',
+  },
+  {
+    id: 'inbound-delete',
+    method: 'POST',
+    path: '/inbound/delete-1.0',
+    public: false,
+    scopes: ['inbound:write'],
+    dryRun: false,
+    tag: 'inbound',
+    summary: 'Delete a received message and its stored content',
   },
 ] as const satisfies readonly Route[];
 

@@ -11,7 +11,8 @@ export interface Worker {
     | 'schedule'
     | 'ses-events'
     | 'table-stream'
-    | 'webhook-queue';
+    | 'webhook-queue'
+    | 'inbound-queue';
   /** For schedules: minutes between runs. */
   readonly everyMinutes?: number;
   readonly summary: string;
@@ -44,6 +45,11 @@ export const workers = [
     id: 'webhook-delivery',
     trigger: 'webhook-queue',
     summary: 'Delivers webhook events: signed POSTs, retried on the schedule, dead-lettered after the last',
+  },
+  {
+    id: 'inbound',
+    trigger: 'inbound-queue',
+    summary: 'Parses mail the receiving domains received (stored in S3 by SES) and stores it for its account',
   },
 ] as const satisfies readonly Worker[];
 

@@ -70,4 +70,5 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'inbound.received',
 ] as const);

@@ -18,6 +18,8 @@ Commands:
   domains add <domain> --account <id>    register a sending domain for an account
   domains list [--account <id>] [--json] list registered domains (all, or one account's)
   domains remove <domain>                unregister a domain
+  domains receiving <domain> on|off      receive mail for the domain (inbound), or stop;
+                                         on AWS also list it in the stack's receivingDomains
   suppressions import <file> --account <id>
                                          add the file's addresses (one a line; blank lines
                                          and lines starting with # are skipped) to the
@@ -104,23 +106,32 @@ async function domains(action: string | undefined, args: string[], given: Option
   if (action === 'list') {
     onlyOptions(given, ['account', 'json']);
     positionals(args, 0, 'no arguments (use --account <id> to filter)');
+    // The account's index projects what the DKIM routes need, not `receiving`: read the items.
     const list =
       given.account === undefined
         ? await repository.listAllDomains()
-        : await repository.listDomainsOfAccount(requireAccount(given.account));
+        : (
+            await Promise.all(
+              (
+                await repository.listDomainsOfAccount(requireAccount(given.account))
+              ).map((record) => repository.getDomain(record.domain)),
+            )
+          ).filter((record) => record !== undefined);
     const rows = list.map((record) => ({
       domain: record.domain,
       account: record.accountId,
       created_at: formatDate(record.createdAt),
+      receiving: record.receiving,
     }));
     if (given.json) return JSON.stringify(rows, null, 2);
     if (rows.length === 0) return 'no domains registered';
     const width = Math.max(6, ...rows.map((row) => row.domain.length));
     const accountWidth = Math.max(7, ...rows.map((row) => row.account.length));
     return [
-      `${'DOMAIN'.padEnd(width)}  ${'ACCOUNT'.padEnd(accountWidth)}  CREATED`,
+      `${'DOMAIN'.padEnd(width)}  ${'ACCOUNT'.padEnd(accountWidth)}  ${'CREATED'.padEnd(29)}  RECEIVING`,
       ...rows.map(
-        (row) => `${row.domain.padEnd(width)}  ${row.account.padEnd(accountWidth)}  ${row.created_at}`,
+        (row) =>
+          `${row.domain.padEnd(width)}  ${row.account.padEnd(accountWidth)}  ${row.created_at.padEnd(29)}  ${row.receiving ? 'on' : 'off'}`,
       ),
     ].join('\n');
   }
@@ -131,6 +142,17 @@ async function domains(action: string | undefined, args: string[], given: Option
       throw new Error(`${repository.normaliseDomain(domain)} is not registered`);
     }
     return `removed ${repository.normaliseDomain(domain)}`;
+  }
+  if (action === 'receiving') {
+    onlyOptions(given, []);
+    const [domain = '', state = ''] = positionals(args, 2, '<domain> on|off');
+    if (state !== 'on' && state !== 'off') throw new UsageError(`expected on or off, got "${state}"`);
+    const record = await registry.setReceiving(domain, state === 'on');
+    const name = repository.normaliseDomain(domain);
+    if (record === undefined) throw new Error(`${name} is not registered; add it first`);
+    return state === 'on'
+      ? `${name} receives mail (account ${record.accountId}); on AWS, list it in the stack's receivingDomains and publish its MX record (docs/inbound.md)`
+      : `${name} no longer receives mail`;
   }
   throw new UsageError(
     action === undefined ? 'missing domains command' : `unknown domains command "${action}"`,

@@ -1,3 +1,4 @@
+import { inboundQueueDefinition } from '../resources/definitions.ts';
 import { type EventSource, startEventSource } from './event-source.ts';
 import type { LocalWorker } from './workers.ts';
 
@@ -13,13 +14,22 @@ const report = (what: string) => (error: unknown) => {
 interface QueueMapping {
   name: string;
   /** The variable that holds the queue's URL. */
-  queueVariable: 'QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL';
+  queueVariable: 'QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL' | 'INBOUND_QUEUE_URL';
   functionId: string;
   pollers?: number;
+  batchSize?: number;
+  timeoutMs?: number;
 }
 
 /** Like a Lambda event source mapping: long-polls one queue and feeds batches to one function. */
-function queueWorker({ name, queueVariable, functionId, pollers }: QueueMapping): LocalWorker {
+function queueWorker({
+  name,
+  queueVariable,
+  functionId,
+  pollers,
+  batchSize,
+  timeoutMs,
+}: QueueMapping): LocalWorker {
   let source: EventSource | undefined;
   return {
     name,
@@ -28,6 +38,8 @@ function queueWorker({ name, queueVariable, functionId, pollers }: QueueMapping)
         queueUrl: env[queueVariable] as string,
         functionId,
         pollers,
+        batchSize,
+        timeoutMs,
         onError: report(`${functionId} event source`),
       });
     },
@@ -45,4 +57,14 @@ export const deadLetterWorker = (): LocalWorker =>
     name: 'dead-letter-queue → dead-letter',
     queueVariable: 'DEAD_LETTER_QUEUE_URL',
     functionId: 'dead-letter',
+  });
+
+/** The inbound queue → inbound mapping (SES receipts of stored mail; docs/inbound.md). */
+export const inboundQueueWorker = (): LocalWorker =>
+  queueWorker({
+    name: 'inbound-queue → inbound',
+    queueVariable: 'INBOUND_QUEUE_URL',
+    functionId: 'inbound',
+    batchSize: inboundQueueDefinition.batchSize,
+    timeoutMs: inboundQueueDefinition.functionTimeoutSeconds * 1000,
   });

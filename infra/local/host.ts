@@ -126,6 +126,8 @@ async function startParts(
     TABLE_STREAM_ARN: resources.tableStreamArn,
     WEBHOOK_QUEUE_URL: resources.webhookQueueUrl,
     WEBHOOK_DEAD_LETTER_QUEUE_URL: resources.webhookDeadLetterQueueUrl,
+    INBOUND_QUEUE_URL: resources.inboundQueueUrl,
+    INBOUND_DEAD_LETTER_QUEUE_URL: resources.inboundDeadLetterQueueUrl,
     // Receivers on this machine (loopback, private networks) are allowed locally; see docs/webhooks.md.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     AUTH_ISSUER: process.env.AUTH_ISSUER ?? idp.issuer,

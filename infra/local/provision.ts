@@ -9,7 +9,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { queueDefinition, tableDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
+import {
+  inboundQueueDefinition,
+  queueDefinition,
+  tableDefinition,
+  webhookQueueDefinition,
+} from '../resources/definitions.ts';
 
 export interface ProvisionTarget {
   dynamoEndpoint: string;
@@ -23,6 +28,9 @@ export interface ProvisionTarget {
     /** Default: `<table>-webhooks` and `<table>-webhooks-dlq`. */
     webhookQueue?: string;
     webhookDeadLetterQueue?: string;
+    /** Default: `<table>-inbound` and `<table>-inbound-dlq`. */
+    inboundQueue?: string;
+    inboundDeadLetterQueue?: string;
   };
 }
 
@@ -35,6 +43,8 @@ export interface ProvisionedResources {
   tableStreamArn: string;
   webhookQueueUrl: string;
   webhookDeadLetterQueueUrl: string;
+  inboundQueueUrl: string;
+  inboundDeadLetterQueueUrl: string;
 }
 
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -65,6 +75,12 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
       target.names.webhookQueue ?? `${target.names.table}-webhooks`,
       target.names.webhookDeadLetterQueue ?? `${target.names.table}-webhooks-dlq`,
       webhookQueueDefinition,
+    );
+    const inbound = await createQueuePair(
+      sqs,
+      target.names.inboundQueue ?? `${target.names.table}-inbound`,
+      target.names.inboundDeadLetterQueue ?? `${target.names.table}-inbound-dlq`,
+      inboundQueueDefinition,
     );
     const deadLetter = await sqs.send(
       new CreateQueueCommand({
@@ -103,6 +119,8 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
       tableStreamArn,
       webhookQueueUrl: webhooks.queueUrl,
       webhookDeadLetterQueueUrl: webhooks.deadLetterQueueUrl,
+      inboundQueueUrl: inbound.queueUrl,
+      inboundDeadLetterQueueUrl: inbound.deadLetterQueueUrl,
     };
   } finally {
     dynamo.destroy();

@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureConsoleBuilt } from '../../console/build.ts';
 import { envNumber, envString } from '../../shared/config/env.ts';
@@ -48,8 +48,11 @@ try {
   process.exit(1);
 }
 const token = await host.idp.mintToken();
+// Written beside and renamed into place: whoever waits for host.json (the admin command, tests)
+// never reads it half written.
+const hostFile = join(host.dataDir, 'host.json');
 writeFileSync(
-  join(host.dataDir, 'host.json'),
+  `${hostFile}.tmp`,
   JSON.stringify(
     {
       url: host.url,
@@ -57,6 +60,8 @@ writeFileSync(
       issuer: host.idp.issuer,
       audience: host.idp.audience,
       pid: process.pid,
+      // The inbound mail server (SES receiving stand-in): send mail for receiving domains here.
+      inbound_smtp_port: Number(new URL(host.env.INBOUND_SMTP_URL as string).port),
       // The emulators themselves (the env may point elsewhere on purpose), for tests that break them.
       emulators: {
         dynamo: { endpoint: host.emulators.dynamo.endpoint, pid: host.emulators.dynamo.pid },
@@ -67,6 +72,7 @@ writeFileSync(
     2,
   ),
 );
+renameSync(`${hostFile}.tmp`, hostFile);
 
 process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
@@ -75,6 +81,7 @@ svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 100
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
   Identity        ${host.idp.issuer}   (OpenID provider; keys at ${host.env.AUTH_JWKS_URL})
+  Inbound SMTP    ${host.env.INBOUND_SMTP_URL}   (mail for receiving domains: npm run admin -- domains receiving <domain> on)
   Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
   State           ${
     host.state === 'persistent'

@@ -1,4 +1,5 @@
-import { deadLetterWorker, sendQueueWorker } from './delivery-workers.ts';
+import { deadLetterWorker, inboundQueueWorker, sendQueueWorker } from './delivery-workers.ts';
+import { inboundMailWorker } from './inbound-mail-server.ts';
 import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
 import { tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
@@ -27,4 +28,7 @@ export const localWorkers: Array<() => LocalWorker> = [
   schedulesWorker,
   tableStreamWorker,
   webhookQueueWorker,
+  // Receiving: the SES stand-in (inbound MX) and the inbound queue → inbound function mapping.
+  inboundMailWorker,
+  inboundQueueWorker,
 ];

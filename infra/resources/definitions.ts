@@ -70,9 +70,30 @@ export const tableStreamDefinition = {
   fanoutTimeoutSeconds: 60,
 } as const;
 
+/**
+ * The inbound queue: one SES receipt notification per received message (the receipt rule's S3
+ * action publishes it to an SNS topic once the message is stored; raw delivery to this queue). The
+ * inbound function parses one message at a time (up to 40 MB), so its timeout is long and the
+ * visibility is six times it, as Lambda's event source requires.
+ */
+export const inboundQueueDefinition = {
+  functionTimeoutSeconds: 120,
+  visibilityTimeoutSeconds: 720,
+  maxReceiveCount: 5,
+  retentionSeconds: 4 * 24 * 3600,
+  deadLetterRetentionSeconds: 14 * 24 * 3600,
+  batchSize: 5,
+} as const;
+
 export const bucketDefinition = {
   messagePrefix: 'messages/',
   avatarPrefix: 'avatars/',
+  /**
+   * Received mail: `inbound/raw/<SES message id>` (written by SES's S3 action, or the local host's
+   * inbound mail server) and `inbound/parsed/<SES message id>/…` (written by the inbound function).
+   */
+  inboundPrefix: 'inbound/',
+  inboundRawPrefix: 'inbound/raw/',
 } as const;
 
 export const localNames = {
@@ -82,4 +103,6 @@ export const localNames = {
   bucket: 'svc-mail-objects',
   webhookQueue: 'svc-mail-webhooks',
   webhookDeadLetterQueue: 'svc-mail-webhooks-dlq',
+  inboundQueue: 'svc-mail-inbound',
+  inboundDeadLetterQueue: 'svc-mail-inbound-dlq',
 } as const;

@@ -31,6 +31,8 @@ export interface AlarmsProps {
     readonly streamFailureQueue: IQueue;
     readonly fanout: IFunction;
   };
+  /** SES receipts the inbound function gave up on (docs/inbound.md). */
+  readonly inboundDeadLetterQueue?: IQueue;
 }
 
 /** Webhook delivery failures (every failed attempt) in 15 minutes that raise the alarm. */
@@ -118,6 +120,22 @@ export class Alarms extends Construct {
           'do not fire. Fix the cause, then replay the events from the queue.',
       },
     );
+    if (props.inboundDeadLetterQueue !== undefined) {
+      this.add(
+        'InboundDeadLetterQueueNotEmpty',
+        props.inboundDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period,
+          statistic: 'Maximum',
+        }),
+        {
+          threshold: 1,
+          description:
+            'Received mail could not be stored for its account after 5 attempts: its raw message is in S3 ' +
+            '(inbound/raw/), but it is not listed by POST /inbound/query-1.0 and no inbound.received event went ' +
+            'out. Fix the cause, then redrive the inbound dead-letter queue to the inbound queue.',
+        },
+      );
+    }
     // The bounce and complaint rates are alarmed on SES's own reputation metrics (reputation.ts).
     this.add(
       'WebhookDeadLetterQueueNotEmpty',

@@ -23,7 +23,7 @@ import type { workers } from '../../shared/workers.ts';
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete';
 export type ObjectAccess = 'read' | 'write' | 'delete';
-export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/';
+export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/' | 'inbound/';
 
 export interface AccessNeeds {
   readonly table?: TableAccess;
@@ -92,6 +92,13 @@ export const functionAccess = {
     webhookQueue: 'send',
     webhookDeadLetterQueue: 'send',
   },
+  // Inbound (docs/inbound.md): reads the raw message SES stored and writes what it parsed, all
+  // under inbound/; reads domains (receiving, owner) and sent messages (threading); writes items.
+  inbound: { table: 'write', objects: { 'inbound/': ['read', 'write'] } },
+  // Presigned GETs of the raw message and attachments, and the content object.
+  'inbound-query': { table: 'read', objects: { 'inbound/': ['read'] } },
+  // The only function that deletes received mail and its objects.
+  'inbound-delete': { table: 'delete', objects: { 'inbound/': ['delete'] } },
 } as const satisfies Record<FunctionId, AccessNeeds>;
 
 /** What a user loses when a worker stops working (for alarm descriptions). */
@@ -104,4 +111,6 @@ export const workerImpact: Record<WorkerId, string> = {
     'webhook events stop being created; they are not lost while the table stream keeps them (24 h), and follow once it recovers',
   'webhook-delivery':
     'webhook receivers stop getting events; queued jobs wait and are delivered once it recovers',
+  inbound:
+    'received mail is not stored or announced; SES keeps it in S3 and its receipts wait in the inbound queue (then its dead-letter queue) until the function recovers',
 };

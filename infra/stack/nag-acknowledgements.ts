@@ -63,12 +63,14 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     stack.storage.eventsDeadLetterQueue,
     stack.storage.webhookDeadLetterQueue,
     stack.storage.streamFailureQueue,
+    stack.storage.inboundDeadLetterQueue,
   ]) {
     acknowledge(
       queue,
       'Serverless-SQSRedrivePolicy',
       'This queue is itself a dead-letter queue (of the send queue, the webhook queue, the SES events rule ' +
-        'and delivery-events, or the table-stream mapping); a redrive policy would only move its messages further away.',
+        'and delivery-events, the table-stream mapping, or the inbound queue and its SNS subscription); a ' +
+        'redrive policy would only move its messages further away.',
     );
   }
   acknowledge(
@@ -166,6 +168,15 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     'ses:PutAccountSuppressionAttributes is an account setting with no resource-level permissions, so its ' +
       'only possible resource is "*"; the policy allows that single action and nothing else.',
   );
+  // The custom resource that activates the inbound receipt rule set (infra/stack/inbound.ts).
+  if (stack.inbound.activation !== undefined) {
+    acknowledge(
+      stack.inbound.activation,
+      'AwsSolutions-IAM5[Resource::*]',
+      'ses:SetActiveReceiptRuleSet is an account setting with no resource-level permissions, so its only ' +
+        'possible resource is "*"; the policy allows that single action and nothing else.',
+    );
+  }
   const provider = stack.node.tryFindChild(
     `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
   );

@@ -44,19 +44,22 @@ export type QueueVariable =
   | 'QUEUE_URL'
   | 'DEAD_LETTER_QUEUE_URL'
   | 'WEBHOOK_QUEUE_URL'
-  | 'WEBHOOK_DEAD_LETTER_QUEUE_URL';
+  | 'WEBHOOK_DEAD_LETTER_QUEUE_URL'
+  | 'INBOUND_QUEUE_URL';
 
 const queueStatementNames: Record<QueueVariable, string> = {
   QUEUE_URL: 'SendToSendQueue',
   DEAD_LETTER_QUEUE_URL: 'SendToDeadLetterQueue',
   WEBHOOK_QUEUE_URL: 'SendToWebhookQueue',
   WEBHOOK_DEAD_LETTER_QUEUE_URL: 'SendToWebhookDeadLetterQueue',
+  INBOUND_QUEUE_URL: 'SendToInboundQueue',
 };
 
 const objectStatementNames: Record<ObjectPrefix, string> = {
   'messages/': 'MessageObjects',
   'avatars/': 'AvatarObjects',
   'housekeeping/': 'HousekeepingObjects',
+  'inbound/': 'InboundObjects',
 };
 
 export interface ServiceFunctionProps {

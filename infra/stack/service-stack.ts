@@ -10,7 +10,12 @@ import type { Construct } from 'constructs';
 import { type Route, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
-import { queueDefinition, tableStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
+import {
+  inboundQueueDefinition,
+  queueDefinition,
+  tableStreamDefinition,
+  webhookQueueDefinition,
+} from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
 import { ConsoleHosting, executeApiOrigin } from './console-hosting.ts';
@@ -23,6 +28,7 @@ import {
   type ObjectPrefix,
   workerImpact,
 } from './function-access.ts';
+import { InboundReceiving } from './inbound.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
 import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
@@ -71,6 +77,7 @@ const workerTimeout = Duration.seconds(60);
 const workerTimeouts: Partial<Record<Worker['trigger'], Duration>> = {
   'webhook-queue': Duration.seconds(webhookQueueDefinition.deliveryTimeoutSeconds),
   'table-stream': Duration.seconds(tableStreamDefinition.fanoutTimeoutSeconds),
+  'inbound-queue': Duration.seconds(inboundQueueDefinition.functionTimeoutSeconds),
 };
 /** Longer than the gateway's 29 s: these also run on a schedule (docs/avatars.md: at least 60 s). */
 const timeouts: Partial<Record<FunctionId, Duration>> = { 'keepalive-run': Duration.seconds(60) };
@@ -78,6 +85,8 @@ const memory: Partial<Record<FunctionId, number>> = {
   // RSA-2048 key generation and DKIM signing are CPU-bound; Lambda CPU scales with memory.
   'dkim-set-algorithm': 1024,
   sender: 1024,
+  // Parsing a received message of up to 40 MB: memory for one message, CPU for the decoding.
+  inbound: 1024,
 };
 
 /**
@@ -98,6 +107,7 @@ export class MailServiceStack extends Stack {
   readonly sesIdentities: ses.EmailIdentity[];
   readonly reputation: ReputationGuard;
   readonly console: ConsoleHosting;
+  readonly inbound: InboundReceiving;
   readonly acknowledgements: Acknowledgement[];
 
   constructor(scope: Construct, id: string, props: MailServiceStackProps) {
@@ -205,6 +215,13 @@ export class MailServiceStack extends Stack {
       this.functions.set(worker.id as FunctionId, fn);
       this.connectTrigger(worker, fn);
     }
+    this.inbound = new InboundReceiving(this, 'Inbound', {
+      bucket: this.storage.bucket,
+      queue: this.storage.inboundQueue,
+      deadLetterQueue: this.storage.inboundDeadLetterQueue,
+      receivingDomains: config.receivingDomains,
+    });
+    this.functionById('inbound').addEnvironment('RETENTION_DAYS', String(config.retentionDays));
     for (const scheduled of scheduledRoutes) {
       this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
     }
@@ -240,6 +257,7 @@ export class MailServiceStack extends Stack {
         streamFailureQueue: this.storage.streamFailureQueue,
         fanout: this.functionById('webhook-fanout').function,
       },
+      inboundDeadLetterQueue: this.storage.inboundDeadLetterQueue,
       maxReceiveCount: queueDefinition.maxReceiveCount,
       alarmEmail: config.alarmEmail,
       functions: [
@@ -289,6 +307,13 @@ export class MailServiceStack extends Stack {
     new CfnOutput(this, 'ConsoleIssuer', { value: config.console.issuer });
     new CfnOutput(this, 'ConsoleBucketName', { value: this.console.bucket.bucketName });
     new CfnOutput(this, 'ConsoleDistributionId', { value: this.console.distribution.distributionId });
+    new CfnOutput(this, 'InboundDeadLetterQueueUrl', { value: this.storage.inboundDeadLetterQueue.queueUrl });
+    if (this.inbound.ruleSet !== undefined) {
+      new CfnOutput(this, 'InboundMxRecord', {
+        value: `10 inbound-smtp.${Aws.REGION}.amazonaws.com`,
+        description: 'Publish as the MX record of each receiving domain (docs/inbound.md)',
+      });
+    }
 
     this.acknowledgements = acknowledgeFindings(this, config);
   }
@@ -388,6 +413,16 @@ export class MailServiceStack extends Stack {
         fn.function.addEventSource(
           new SqsEventSource(this.storage.webhookQueue, {
             batchSize: webhookQueueDefinition.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
+        return;
+      case 'inbound-queue':
+        // One message at a time inside a batch (up to 40 MB each); failures come back alone.
+        fn.bindQueue(this.storage.inboundQueue, 'INBOUND_QUEUE_URL', 'consume');
+        fn.function.addEventSource(
+          new SqsEventSource(this.storage.inboundQueue, {
+            batchSize: inboundQueueDefinition.batchSize,
             reportBatchItemFailures: true,
           }),
         );

@@ -6,6 +6,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   bucketDefinition,
+  inboundQueueDefinition,
   queueDefinition,
   tableDefinition,
   webhookQueueDefinition,
@@ -38,6 +39,9 @@ export class Storage extends Construct {
   readonly webhookDeadLetterQueue: sqs.Queue;
   /** The stream mapping's on-failure destination: records the fan-out could not process. */
   readonly streamFailureQueue: sqs.Queue;
+  /** SES receipts of stored inbound mail (docs/inbound.md), and those the function gave up on. */
+  readonly inboundQueue: sqs.Queue;
+  readonly inboundDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: StorageProps) {
     super(scope, id);
@@ -120,6 +124,22 @@ export class Storage extends Construct {
       retentionPeriod: Duration.days(14),
     });
 
+    this.inboundDeadLetterQueue = new sqs.Queue(this, 'InboundDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.seconds(inboundQueueDefinition.deadLetterRetentionSeconds),
+    });
+    this.inboundQueue = new sqs.Queue(this, 'InboundQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(inboundQueueDefinition.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(inboundQueueDefinition.retentionSeconds),
+      deadLetterQueue: {
+        queue: this.inboundDeadLetterQueue,
+        maxReceiveCount: inboundQueueDefinition.maxReceiveCount,
+      },
+    });
+
     this.accessLogBucket = new s3.Bucket(this, 'AccessLogBucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -140,6 +160,12 @@ export class Storage extends Construct {
         {
           id: 'expire-message-objects',
           prefix: bucketDefinition.messagePrefix,
+          expiration: Duration.days(props.retentionDays),
+        },
+        {
+          // Received mail (raw and parsed) is kept as long as sent mail's bodies.
+          id: 'expire-inbound-objects',
+          prefix: bucketDefinition.inboundPrefix,
           expiration: Duration.days(props.retentionDays),
         },
         {

@@ -1,4 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
@@ -9,6 +16,8 @@ export interface DomainRecord {
   accountId: string;
   createdAt: string;
   activeSelector?: string;
+  /** The domain receives mail (docs/inbound.md); off unless an operator turned it on. */
+  receiving: boolean;
 }
 
 function toDomain(item: Record<string, unknown>): DomainRecord {
@@ -16,6 +25,7 @@ function toDomain(item: Record<string, unknown>): DomainRecord {
     domain: String(item.domain),
     accountId: String(item.account_id),
     createdAt: String(item.created_at),
+    receiving: item.receiving === true,
   };
   if (typeof item.active_selector === 'string') record.activeSelector = item.active_selector;
   return record;
@@ -55,6 +65,34 @@ export async function putDomain(domain: string, accountId: string, now: Date = n
     return true;
   } catch (error) {
     if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/**
+ * Turns receiving on or off for a registered domain (the admin command). The item keeps
+ * `receiving: true` only while it is on. Undefined when the domain is not registered.
+ */
+export async function setDomainReceiving(
+  domain: string,
+  receiving: boolean,
+): Promise<DomainRecord | undefined> {
+  try {
+    const result = await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.domain(normaliseDomain(domain)),
+          UpdateExpression: receiving ? 'SET receiving = :on' : 'REMOVE receiving',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(receiving ? { ExpressionAttributeValues: { ':on': true } } : {}),
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return result.Attributes === undefined ? undefined : toDomain(result.Attributes);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
     throw error;
   }
 }

@@ -77,7 +77,44 @@ export const keys = {
   /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
   suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
     `${reason}#${createdAt}#${email}`,
+  /** A received message, for one receiving recipient (docs/data-model.md, "Inbound"). */
+  inbound: (inboundUuid: string) => ({ pk: `INBOUND#${inboundUuid}`, sk: 'INBOUND' }),
+  /** gsi2: an account's received mail, per account shard. */
+  inboundOfAccount: (accountId: string, shard: number) => `INBOUND#${accountId}#${shard}`,
+  /** gsi1: an account's received mail for one recipient address, per account shard. */
+  inboundToRecipient: (accountId: string, recipient: string, shard: number) =>
+    `INBOUND_TO#${accountId}#${recipient}#${shard}`,
+  /** gsi3: an account's received mail from one sender address, per account shard. */
+  inboundFromSender: (accountId: string, sender: string, shard: number) =>
+    `INBOUND_FROM#${accountId}#${sender}#${shard}`,
 } as const;
+
+/**
+ * The index attributes of a received message, written once with the item (it never changes):
+ * its account's list (gsi2), its recipient's (gsi1) and its sender's (gsi3), each spread over the
+ * account shards by the uuid, and all sorted by `<received_at>#<uuid>` (gsi1sk, which gsi2 shares).
+ */
+export function inboundIndexAttributes(item: {
+  inbound_uuid: string;
+  account_id: string;
+  received_at: string;
+  recipient: string;
+  sender?: string;
+}): Record<string, string> {
+  const shard = accountShardOf(item.inbound_uuid);
+  const sortKey = `${item.received_at}#${item.inbound_uuid}`;
+  return {
+    gsi1sk: sortKey,
+    gsi1pk: keys.inboundToRecipient(item.account_id, item.recipient.toLowerCase(), shard),
+    gsi2pk: keys.inboundOfAccount(item.account_id, shard),
+    ...(item.sender === undefined
+      ? {}
+      : {
+          gsi3pk: keys.inboundFromSender(item.account_id, item.sender.toLowerCase(), shard),
+          gsi3sk: sortKey,
+        }),
+  };
+}
 
 /** Statuses during which a message lives on the work index instead of the status index. */
 export const inFlightStatuses = ['queued', 'processing'] as const;

@@ -1,6 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -14,6 +13,7 @@ import { sqs } from '../aws/sqs.ts';
 import { queueUrl, tableName } from '../config/storage.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
+import { batchGetItems } from './batch-get.ts';
 import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
 
 /**
@@ -266,25 +266,8 @@ export async function getMessage(uuid: string): Promise<MessageItem | undefined>
 /** Several messages by uuid (dry-run deletes): at most 100 per call, as BatchGetItem allows. */
 export async function getMessages(uuids: readonly string[]): Promise<Map<string, MessageItem>> {
   const found = new Map<string, MessageItem>();
-  for (let start = 0; start < uuids.length; start += 100) {
-    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: {
-        Keys: uuids.slice(start, start + 100).map((uuid) => keys.message(uuid)),
-        ConsistentRead: true,
-      },
-    };
-    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
-      const batch: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> = request;
-      const result = await guarded('database', () =>
-        dynamo().send(new BatchGetCommand({ RequestItems: batch })),
-      );
-      for (const item of result.Responses?.[tableName()] ?? [])
-        found.set(String(item.message_uuid), stripKeys(item));
-      request = result.UnprocessedKeys as typeof request;
-      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
-      if (request !== undefined && Object.keys(request).length > 0) await pause(50 * (attempt + 1));
-    }
-  }
+  for (const item of await batchGetItems(uuids.map((uuid) => keys.message(uuid))))
+    found.set(String(item.message_uuid), stripKeys(item));
   return found;
 }
 

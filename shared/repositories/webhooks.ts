@@ -298,7 +298,9 @@ export interface StoredEvent {
   eventId: string;
   accountId: string;
   type: string;
-  messageUuid: string;
+  /** What the event is about: a sent message, or a received one (`inbound.received`). */
+  messageUuid?: string;
+  inboundUuid?: string;
   /** The exact JSON body every delivery of this event sends. */
   body: string;
   createdAt: string;
@@ -319,7 +321,8 @@ export async function putEvent(event: StoredEvent, expiresAt: number): Promise<v
             event_id: event.eventId,
             account_id: event.accountId,
             type: event.type,
-            message_uuid: event.messageUuid,
+            ...(event.messageUuid === undefined ? {} : { message_uuid: event.messageUuid }),
+            ...(event.inboundUuid === undefined ? {} : { inbound_uuid: event.inboundUuid }),
             body: event.body,
             created_at: event.createdAt,
             expires_at: expiresAt,
@@ -346,7 +349,8 @@ export async function getEvent(eventId: string, nowSeconds: number): Promise<Sto
     eventId: String(item.event_id),
     accountId: String(item.account_id),
     type: String(item.type),
-    messageUuid: String(item.message_uuid),
+    ...(typeof item.message_uuid === 'string' ? { messageUuid: item.message_uuid } : {}),
+    ...(typeof item.inbound_uuid === 'string' ? { inboundUuid: item.inbound_uuid } : {}),
     body: String(item.body),
     createdAt: String(item.created_at),
   };

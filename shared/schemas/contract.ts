@@ -9,6 +9,12 @@ import {
   dkimStatusResponse,
 } from './dkim.ts';
 import {
+  inboundDeleteRequest,
+  inboundDeleteResponse,
+  inboundQueryRequest,
+  inboundQueryResponse,
+} from './inbound.ts';
+import {
   messageAddRequest,
   messageAddResponse,
   messageDeleteRequest,
@@ -77,6 +83,24 @@ const otherUuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0f';
 const at = '2026-11-22T09:15:00.000+01:00';
 const webhookExampleId = 'wh_5f0c6a1e2b3d4c5e6f708192';
 const eventExampleId = 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+const inboundExampleId = '5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f';
+const inboundExampleSummary = {
+  inbound_uuid: inboundExampleId,
+  received_at: at,
+  recipient: 'support+ticket-42@example.test',
+  from: { email: 'ada@example.org', name: 'Ada Lovelace' },
+  to: [{ email: 'support+ticket-42@example.test', name: null }],
+  cc: [],
+  subject: 'Re: Your order 42',
+  message_id: '<CAF8s=abc@mail.example.org>',
+  in_reply_to: `<${uuid}@example.test>`,
+  reply_to_message_uuid: uuid,
+  mailbox_hash: 'ticket-42',
+  auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass' },
+  spam: { verdict: 'pass' },
+  size: 48213,
+  parse_error: null,
+};
 
 export const contract: Record<RouteId, RouteContract> = {
   // service (foundation)
@@ -599,6 +623,76 @@ export const contract: Record<RouteId, RouteContract> = {
           value: { webhook_id: webhookExampleId, event_id: eventExampleId, queued: true },
         },
       },
+    },
+  },
+
+  // inbound
+  'inbound-query': {
+    request: inboundQueryRequest,
+    requestIn: 'body',
+    response: inboundQueryResponse,
+    // 112: unknown or another account's received message; 10000001: a filter address is invalid.
+    errors: [Code.InvalidEmail, Code.NotFound],
+    examples: {
+      request: {
+        one: { summary: 'One received message in full', value: { inbound_uuid: inboundExampleId } },
+        page: {
+          summary: 'Mail received for one address this week',
+          value: {
+            filters: {
+              recipient: 'support@example.test',
+              date_from: '2026-11-16T00:00:00+01:00',
+              limit: 20,
+            },
+          },
+        },
+      },
+      response: {
+        one: {
+          summary: 'A threaded reply',
+          value: {
+            ...inboundExampleSummary,
+            text: 'Yes, please ship it.\n\nOn Sun, Nov 22, 2026 at 9:15 AM Shop <orders@example.test> wrote:\n> Your order 42 is ready.',
+            html: null,
+            stripped_text_reply: 'Yes, please ship it.',
+            headers: [{ name: 'Subject', value: 'Re: Your order 42' }],
+            attachments: [
+              {
+                filename: 'receipt.pdf',
+                content_type: 'application/pdf',
+                size: 20411,
+                url: 'https://svc-mail-objects.s3.amazonaws.com/inbound/parsed/abc/attachments/0?X-Amz-Signature=…',
+              },
+            ],
+            raw_url: 'https://svc-mail-objects.s3.amazonaws.com/inbound/raw/abc?X-Amz-Signature=…',
+            expires_at: at,
+          },
+        },
+        page: {
+          summary: 'A page',
+          value: {
+            inbound: [
+              {
+                ...inboundExampleSummary,
+                attachments: [{ filename: 'receipt.pdf', content_type: 'application/pdf', size: 20411 }],
+              },
+            ],
+            count: 1,
+            next_cursor: null,
+          },
+        },
+      },
+    },
+  },
+  'inbound-delete': {
+    request: inboundDeleteRequest,
+    requestIn: 'body',
+    response: inboundDeleteResponse,
+    // 112: unknown or another account's received message.
+    errors: [Code.NotFound],
+    examples: {
+      request: { one: { summary: 'Delete one', value: { inbound_uuid: inboundExampleId } } },
+      response: { deleted: { summary: 'Deleted', value: { inbound_uuid: inboundExampleId, deleted: true } } },
     },
   },
 };

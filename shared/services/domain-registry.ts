@@ -1,6 +1,13 @@
 import { ensureAccount } from '../repositories/accounts.ts';
 import { deleteDkimKeys } from '../repositories/dkim-keys.ts';
-import { deleteDomain, getDomain, normaliseDomain, putDomain } from '../repositories/domains.ts';
+import {
+  type DomainRecord,
+  deleteDomain,
+  getDomain,
+  normaliseDomain,
+  putDomain,
+  setDomainReceiving,
+} from '../repositories/domains.ts';
 import { ensureActiveDkimKey } from './dkim-key-store.ts';
 
 export type RegistrationResult = 'registered' | 'already-registered' | 'owned-by-another-account';
@@ -39,6 +46,22 @@ export async function unregisterDomain(domain: string): Promise<boolean> {
   const removed = await deleteDomain(domain);
   await deleteDkimKeys(normaliseDomain(domain));
   return removed;
+}
+
+/**
+ * Turns receiving on or off for a registered domain (docs/inbound.md); undefined when the domain
+ * is not registered. On AWS the stack's `receivingDomains` must list it too: SES's receipt rule
+ * cannot read the table.
+ */
+export function setReceiving(domain: string, receiving: boolean): Promise<DomainRecord | undefined> {
+  return setDomainReceiving(domain, receiving);
+}
+
+/** Whether mail to this address is received here: its domain is registered and receives. */
+export async function receivingDomain(address: string): Promise<boolean> {
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  if (!isValidDomainName(domain)) return false;
+  return (await getDomain(domain))?.receiving === true;
 }
 
 /** Parses `SEED_DOMAINS`: `domain=account,domain=account`. */

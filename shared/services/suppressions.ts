@@ -22,7 +22,8 @@ import {
   putSuppressions,
   querySuppressions,
 } from '../repositories/suppressions.ts';
-import { formatDate, parseDateWithOffset } from '../time/format.ts';
+import { formatDate } from '../time/format.ts';
+import { dateRangeOf } from './date-range.ts';
 
 /**
  * The per-account suppression list (docs/suppressions.md): the three routes, the automatic entries
@@ -86,16 +87,7 @@ export async function listSuppressions(
 ): Promise<SuppressionPage> {
   const streams: SuppressionReason[] =
     filters.reason === undefined ? [...suppressionReasons] : [filters.reason];
-  const from = filters.date_from === undefined ? undefined : parseDateWithOffset(filters.date_from);
-  const to = filters.date_to === undefined ? undefined : parseDateWithOffset(filters.date_to);
-  if (
-    (filters.date_from !== undefined && from === undefined) ||
-    (filters.date_to !== undefined && to === undefined)
-  ) {
-    throw new ServiceError(Code.InvalidInput, undefined, {
-      details: [{ field: 'filters', message: 'date_from and date_to must be ISO 8601 with an offset' }],
-    });
-  }
+  const { from, to } = dateRangeOf(filters);
   const limit = filters.limit ?? defaultSuppressionLimit;
   const fingerprint = { streams, from: from?.toISOString(), to: to?.toISOString() };
   let positions: Positions = Object.fromEntries(streams.map((stream) => [stream, { done: false }]));

@@ -50,18 +50,20 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(actions.has('dynamodb:Query'));
   });
 
-  it('only the delete functions may delete table items; message- and suppression-delete cannot put or update', () => {
+  it('only the delete functions may delete table items; message-, suppression- and inbound-delete cannot put or update', () => {
     assert.deepEqual(holders('dynamodb:DeleteItem'), [
+      'inbound-delete',
       'message-delete',
       'suppression-delete',
       'webhook-delete',
     ]);
     assert.deepEqual(holders('dynamodb:DeleteItem', tableId), [
+      'inbound-delete',
       'message-delete',
       'suppression-delete',
       'webhook-delete',
     ]);
-    for (const id of ['message-delete', 'suppression-delete']) {
+    for (const id of ['message-delete', 'suppression-delete', 'inbound-delete']) {
       const actions = allowedActions(template, id);
       assert.ok(!actions.has('dynamodb:PutItem'), id);
       assert.ok(!actions.has('dynamodb:UpdateItem'), id);
@@ -89,7 +91,8 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
-    assert.deepEqual(holders('s3:DeleteObject'), ['keepalive-run', 'message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject'), ['inbound-delete', 'keepalive-run', 'message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject', '/inbound/*'), ['inbound-delete']);
     assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
     assert.deepEqual(holders('s3:DeleteObject', '/avatars/*'), ['keepalive-run']);
     const keepaliveDeletes = statementsOf(template, 'keepalive-run').filter((s) =>
@@ -105,6 +108,8 @@ describe('IAM least privilege: named negative checks', () => {
     assert.deepEqual(holders('s3:PutObject', '/avatars/*'), ['avatar-get']);
     assert.deepEqual(holders('s3:PutObject', '/housekeeping/*'), ['keepalive-run']);
     assert.deepEqual(holders('s3:PutObject', '/messages/*'), ['message-add']);
+    // Received mail: SES writes the raw message (bucket policy); the inbound function what it parsed.
+    assert.deepEqual(holders('s3:PutObject', '/inbound/*'), ['inbound']);
   });
 
   it('object actions stay under their prefixes; only readers may list (for 404 answers)', () => {
@@ -116,11 +121,17 @@ describe('IAM least privilege: named negative checks', () => {
           assert.deepEqual(actionsOf(statement), ['s3:ListBucket'], `${id} lists with other actions`);
           assert.ok(allowedActions(template, id).has('s3:GetObject'), `${id} lists without reading`);
         } else {
-          assert.match(resource, /\/(messages|avatars|housekeeping)\/\*"/, `${id}: ${resource}`);
+          assert.match(resource, /\/(messages|avatars|housekeeping|inbound)\/\*"/, `${id}: ${resource}`);
         }
       }
     }
-    assert.deepEqual(holders('s3:ListBucket'), ['avatar-get', 'keepalive-run', 'sender']);
+    assert.deepEqual(holders('s3:ListBucket'), [
+      'avatar-get',
+      'inbound',
+      'inbound-query',
+      'keepalive-run',
+      'sender',
+    ]);
   });
 
   it('only dkim-set-algorithm encrypts and only the sender decrypts DKIM keys (webhook secrets: below)', () => {
@@ -216,7 +227,7 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only message-add and the dispatcher send to the queue; only the workers consume queues', () => {
     assert.deepEqual(holders('sqs:SendMessage', queueId), ['dispatcher', 'message-add']);
-    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'sender', 'webhook-delivery']);
+    assert.deepEqual(holders('sqs:DeleteMessage'), ['dead-letter', 'inbound', 'sender', 'webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', queueId), ['sender']);
   });
 

@@ -68,12 +68,15 @@ describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
       // (infra/stack/reputation.ts), dynamodb:ListStreams for the table-stream mapping (webhook-fanout)
       // and the X-Ray actions of active tracing on each function's role.
       if (rule === 'AwsSolutions-IAM5[Resource::*]') {
-        assert.match(resource, /^SvcMail\/(Reputation\/AccountSuppression|(Route|Worker)-[a-z-]+\/Role)$/);
+        assert.match(
+          resource,
+          /^SvcMail\/(Reputation\/AccountSuppression|Inbound\/ActivateRuleSet|(Route|Worker)-[a-z-]+\/Role)$/,
+        );
         continue;
       }
       assert.match(
         rule,
-        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping)\/\*|arn:.*:identity\/\*)\]$/,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping|inbound)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
     const fanout = synthesized.template.toJSON().Resources as Record<

@@ -86,8 +86,9 @@ describe('queues', () => {
       FunctionName: { Ref: functionLogicalId(template, 'dead-letter') },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    // sender, dead-letter, and the two webhook mappings (test/infra/webhooks.test.ts).
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 4);
+    // sender, dead-letter, the two webhook mappings (test/infra/webhooks.test.ts) and the inbound
+    // queue's (test/infra/inbound.test.ts).
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 5);
     const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
     const onSendQueues = mappings.filter((m) =>
       [queueId, dlqId].some((id) => JSON.stringify(m.Properties.EventSourceArn).includes(id)),

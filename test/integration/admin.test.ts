@@ -73,8 +73,23 @@ describe('admin command: domains', () => {
 
     const all = await admin(['domains', 'list']);
     assert.equal(all.code, 0, all.stderr);
-    assert.match(all.stdout, /^DOMAIN\s+ACCOUNT\s+CREATED$/m);
-    assert.match(all.stdout, new RegExp(`^${domain.replace(/\./g, '\\.')}\\s+${account}\\s`, 'm'));
+    assert.match(all.stdout, /^DOMAIN\s+ACCOUNT\s+CREATED\s+RECEIVING$/m);
+    assert.match(all.stdout, new RegExp(`^${domain.replace(/\./g, '\\.')}\\s+${account}\\s.*\\soff$`, 'm'));
+
+    // Receiving (inbound mail) is off until turned on, through the same repository the functions read.
+    assert.equal((await getDomain(domain))?.receiving, false);
+    const on = await admin(['domains', 'receiving', domain, 'on']);
+    assert.equal(on.code, 0, on.stderr);
+    assert.match(on.stdout, /receives mail/);
+    assert.equal((await getDomain(domain))?.receiving, true);
+    const listedOn = await admin(['domains', 'list', '--account', account, '--json']);
+    assert.equal((JSON.parse(listedOn.stdout) as Array<{ receiving: boolean }>)[0]?.receiving, true);
+    const off = await admin(['domains', 'receiving', domain, 'off']);
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal((await getDomain(domain))?.receiving, false);
+    const unknown = await admin(['domains', 'receiving', uniqueDomain(), 'on']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /is not registered/);
 
     const removed = await admin(['domains', 'remove', domain]);
     assert.equal(removed.code, 0, removed.stderr);
@@ -92,6 +107,8 @@ describe('admin command: domains', () => {
       [['domains', 'add', uniqueDomain()], /missing --account/],
       [['domains', 'frobnicate'], /unknown domains command "frobnicate"/],
       [['domains', 'remove'], /expected one <domain>/],
+      [['domains', 'receiving', 'example.test', 'maybe'], /expected on or off, got "maybe"/],
+      [['domains', 'receiving', 'example.test'], /expected <domain> on\|off/],
       [['domains', 'list', '--scopes', 'x'], /--scopes does not apply/],
       [['domains', 'list', '--bogus'], /Unknown option '--bogus'/],
       [['accounts', 'delete', 'a'], /unknown accounts command "delete"/],

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
@@ -25,6 +26,20 @@ describe('local host state across a restart (npm start, LOCAL_STATE=persistent)'
 
   it('keeps messages, domains, DKIM keys and suppressions in DATA_DIR', async () => {
     host = await startSecondaryHost(settings, undefined, dataDir);
+    // host.json also names the inbound mail server's port, and that server answers SMTP there.
+    const hostFile = JSON.parse(readFileSync(join(dataDir, 'host.json'), 'utf8')) as {
+      inbound_smtp_port: number;
+    };
+    assert.equal(hostFile.inbound_smtp_port, Number(new URL(host.env.INBOUND_SMTP_URL as string).port));
+    const greeting = await new Promise<string>((resolve, reject) => {
+      const socket = connect(hostFile.inbound_smtp_port, '127.0.0.1');
+      socket.once('data', (chunk: Buffer) => {
+        socket.end('QUIT\r\n');
+        resolve(chunk.toString('utf8'));
+      });
+      socket.once('error', reject);
+    });
+    assert.match(greeting, /^220 /);
     assert.ok(existsSync(join(dataDir, 'dynamodb')), 'DynamoDB Local keeps no files in DATA_DIR');
     assert.ok(existsSync(join(dataDir, 'fauxqs')), 'fauxqs keeps no files in DATA_DIR');
     let token = await mintToken({ account, signer: host });

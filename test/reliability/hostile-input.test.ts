@@ -67,6 +67,14 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
     case 'suppression-add':
     case 'suppression-delete':
       return { body: { emails: ['someone@example.net', 'Other <other@example.net>'] } };
+    case 'inbound-query':
+      return {
+        body: {
+          filters: { recipient: `support@${domain}`, date_from: '2026-11-01T00:00:00+01:00', limit: 10 },
+        },
+      };
+    case 'inbound-delete':
+      return { body: { inbound_uuid: randomUUID() } };
     default:
       return route.method === 'POST' ? { body: {} } : { query: {} };
   }

@@ -14,6 +14,7 @@ export const webhookEventTypes = [
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'inbound.received',
 ] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
@@ -86,6 +87,7 @@ const reportedStatus: Record<WebhookEventType, string> = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
+  'inbound.received': 'received',
 };
 
 /**

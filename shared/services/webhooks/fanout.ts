@@ -1,8 +1,16 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { eventRetentionSeconds } from '../../config/webhooks.ts';
-import { deriveEvents, eventBody, subscribes, type WebhookEvent } from '../../domain/webhooks/events.ts';
+import { inboundReceivedEvent, inboundReceivedType } from '../../domain/inbound/event.ts';
+import {
+  deriveEvents,
+  eventBody,
+  subscribes,
+  type WebhookEvent,
+  type WebhookEventType,
+} from '../../domain/webhooks/events.ts';
 import { describeError, log } from '../../observability/log.ts';
+import { inboundItemOf } from '../../repositories/inbound.ts';
 import { messageSnapshotOf } from '../../repositories/message-stream.ts';
 import {
   type DeliveryJob,
@@ -15,7 +23,7 @@ import { formatDate } from '../../time/format.ts';
 
 /**
  * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
- * item is diffed into events; each event is stored (7 days, for replays) and fanned out as one
+ * item is diffed into events, and every received message's new item is an `inbound.received`; each event is stored (7 days, for replays) and fanned out as one
  * queue job per enabled endpoint of the account that subscribed to its type. The stream is the
  * outbox: nothing that was written can be missed, and a failed record is reported in
  * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
@@ -46,27 +54,74 @@ export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<Dyn
   return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
 }
 
+/** One event to store and deliver, its body already built. */
+interface OutgoingEvent {
+  id: string;
+  type: WebhookEventType;
+  body: string;
+  /** What the event is about: a sent message or a received one. */
+  about: { messageUuid: string } | { inboundUuid: string };
+}
+
+/**
+ * The events one committed change produced: a message item's status changes (diffed), or the
+ * creation of a received message's item (`inbound.received`, once: later writes are no events).
+ */
+function eventsOf(
+  record: DynamoDBRecord,
+): { accountId: string; logFields: Record<string, string>; events: OutgoingEvent[] } | undefined {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const inbound = inboundItemOf(newImage);
+  if (inbound !== undefined) {
+    if (record.eventName !== 'INSERT') return undefined;
+    const received = inboundReceivedEvent(inbound);
+    return {
+      accountId: inbound.account_id,
+      logFields: { inbound_uuid: inbound.inbound_uuid },
+      events: [
+        {
+          id: received.id,
+          type: inboundReceivedType,
+          body: received.body,
+          about: { inboundUuid: inbound.inbound_uuid },
+        },
+      ],
+    };
+  }
+  const after = messageSnapshotOf(newImage);
+  if (after === undefined) return undefined;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  return {
+    accountId: after.accountId,
+    logFields: { message_uuid: after.messageUuid },
+    events: deriveEvents(before, after).map((webhookEvent: WebhookEvent) => ({
+      id: webhookEvent.id,
+      type: webhookEvent.type,
+      body: eventBody(webhookEvent, formatDate),
+      about: { messageUuid: webhookEvent.messageUuid },
+    })),
+  };
+}
+
 async function fanOutRecord(
   record: DynamoDBRecord,
   endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
 ): Promise<void> {
   if (record.eventName === 'REMOVE') return;
-  const after = messageSnapshotOf(record.dynamodb?.NewImage as Image | undefined);
-  if (after === undefined) return;
-  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
-  const events = deriveEvents(before, after);
-  if (events.length === 0) return;
-  const endpoints = await endpointsOf(after.accountId);
+  const change = eventsOf(record);
+  if (change === undefined || change.events.length === 0) return;
+  const { accountId, events, logFields } = change;
+  const endpoints = await endpointsOf(accountId);
   if (endpoints.length === 0) return;
   const jobs: DeliveryJob[] = [];
   const nowMs = Date.now();
   for (const webhookEvent of events) {
     const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, webhookEvent.type));
     if (targets.length === 0) continue;
-    await store(webhookEvent, nowMs);
+    await store(webhookEvent, accountId, nowMs);
     for (const endpoint of targets) {
       jobs.push({
-        account_id: after.accountId,
+        account_id: accountId,
         webhook_id: endpoint.webhookId,
         event_id: webhookEvent.id,
         attempt: 1,
@@ -77,21 +132,21 @@ async function fanOutRecord(
   await enqueueDeliveries(jobs);
   if (jobs.length > 0) {
     log('info', 'webhook events fanned out', {
-      message_uuid: after.messageUuid,
+      ...logFields,
       events: events.map((item) => item.type),
       jobs: jobs.length,
     });
   }
 }
 
-function store(webhookEvent: WebhookEvent, nowMs: number): Promise<void> {
+function store(webhookEvent: OutgoingEvent, accountId: string, nowMs: number): Promise<void> {
   return putEvent(
     {
       eventId: webhookEvent.id,
-      accountId: webhookEvent.accountId,
+      accountId,
       type: webhookEvent.type,
-      messageUuid: webhookEvent.messageUuid,
-      body: eventBody(webhookEvent, formatDate),
+      ...webhookEvent.about,
+      body: webhookEvent.body,
       createdAt: new Date(nowMs).toISOString(),
     },
     Math.floor(nowMs / 1000) + eventRetentionSeconds,

@@ -1,0 +1,12 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { observedWorker } from '#shared/observability/powertools.ts';
+import { processInboundBatch } from '#shared/services/inbound/receive.ts';
+
+/**
+ * The inbound queue's consumer (SQS event source, ReportBatchItemFailures): each entry is SES's
+ * receipt of one stored message; it is parsed and stored for its domain's account. A failed entry
+ * is redelivered, and kept in the dead-letter queue after its last attempt.
+ */
+export const handler = observedWorker(
+  async (event: SQSEvent): Promise<SQSBatchResponse> => processInboundBatch(event),
+);
