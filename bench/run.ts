@@ -32,6 +32,7 @@ import {
   table,
 } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+import { templatesBench } from './templates.ts';
 
 /**
  * `npm run bench [-- --quick]`: cold starts, warm overhead, throughput, scaling, delivery and memory
@@ -40,8 +41,8 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, throughput, scaling, delivery, memory, inbound,
- * console);
+ * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
+ * memory, inbound, console);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -49,7 +50,7 @@ const onlyArgument = process.argv.find((arg) => arg.startsWith('--only='));
 const only =
   onlyArgument === undefined ? undefined : new Set(onlyArgument.slice('--only='.length).split(','));
 const runs = (
-  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'console',
+  section: 'warm' | 'throughput' | 'scaling' | 'delivery' | 'memory' | 'inbound' | 'templates' | 'console',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -303,6 +304,8 @@ for (const op of runs('warm') ? warmOps : []) {
   });
   progress(`  ${op.name}: ${fmt(figure(serviceTimes).median)} ms vs raw ${fmt(figure(rawTimes).median)} ms`);
 }
+
+const templatesSection = runs('templates') ? await templatesBench(who, sender, plan.warmRounds) : [];
 
 // ---------------------------------------------------------------------------------------------
 // 3. Throughput
@@ -677,7 +680,7 @@ for (const row of warm) {
     `| ${row.name} | ${row.rawCalls} | ${fmtFigure(row.service)} | ${floor ? '—' : fmtFigure(row.raw)} | ${fmt(row.service.median - (floor ? 0 : row.raw.median))} | ${floor ? '—' : fmtFigure(row.ratio, 2)} | ${floor ? '' : verdict(row.ratio.median <= 1.3)} |`,
   );
 }
-lines.push('');
+lines.push('', ...templatesSection);
 lines.push('### 3. Throughput (add, manual-wait)', '');
 lines.push(
   '| clients | requests/s | p50 ms | p99 ms | non-2xx | errors |',

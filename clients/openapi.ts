@@ -348,6 +348,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/template/add-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a template with its first version (a draft)
+         * @description Needs a Bearer token with the scope `templates:write`. Supports `?dry_run=true`.
+         */
+        post: operations["templateAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/template/update-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new draft version of a template, or rename it
+         * @description Needs a Bearer token with the scope `templates:write`. Supports `?dry_run=true`.
+         */
+        post: operations["templateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/template/publish-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a version of a template the live one (an older one: rollback)
+         * @description Needs a Bearer token with the scope `templates:write`. Supports `?dry_run=true`.
+         */
+        post: operations["templatePublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/template/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One template with a version in full, or a page of your templates
+         * @description Needs a Bearer token with the scope `templates:read`.
+         */
+        post: operations["templateQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/template/delete-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a template with all its versions
+         * @description Needs a Bearer token with the scope `templates:write`. Supports `?dry_run=true`.
+         */
+        post: operations["templateDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/template/render-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template or inline parts over a model (the editor's preview)
+         * @description Needs a Bearer token with the scope `templates:read`.
+         */
+        post: operations["templateRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/inbound/query-1.0": {
         parameters: {
             query?: never;
@@ -629,6 +749,18 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 107 | 111 | 114;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
+        Error_107_111: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     111: Generic method-level validation error
+                 * @enum {integer}
+                 */
+                code: 107 | 111;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1370,6 +1502,36 @@ export interface operations {
                         /** Format: uuid */
                         message_uuid: string;
                     };
+                    /** @description Send with a template of yours, in place of subject and content: its published version (or `version`) is rendered over `model` when the message is accepted */
+                    template?: {
+                        /**
+                         * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                         * @example welcome
+                         */
+                        alias: string;
+                        /**
+                         * @description A version number (1, 2, …)
+                         * @example 3
+                         */
+                        version?: number;
+                        /**
+                         * @description The values the template reads, as a JSON object
+                         * @example {
+                         *       "user": {
+                         *         "first_name": "Ada"
+                         *       },
+                         *       "items": [
+                         *         {
+                         *           "title": "Analytical Engine",
+                         *           "price": "12.00"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        model?: {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
         };
@@ -1668,6 +1830,15 @@ export interface operations {
                                  * @example 2026-11-22T09:15:00.000+01:00
                                  */
                                 send_at?: string;
+                            };
+                            /** @description The template and version the message was rendered from (and its layout) */
+                            template?: {
+                                alias: string;
+                                version: number;
+                                layout?: {
+                                    alias: string;
+                                    version: number;
+                                };
                             };
                             status_history: {
                                 status: string;
@@ -4629,6 +4800,1618 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    templateAdd: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias: string;
+                    /**
+                     * @description A name for people
+                     * @example Welcome mail
+                     */
+                    name: string;
+                    /**
+                     * @description The subject line, in Handlebars (not HTML-escaped)
+                     * @example Welcome, {{user.first_name}}
+                     */
+                    subject: string;
+                    /**
+                     * @description The HTML body, in Handlebars: {{x}} is HTML-escaped, {{{x}}} is not
+                     * @example <p>Hello {{user.first_name}},</p>
+                     */
+                    html?: string;
+                    /**
+                     * @description The plain-text body, in Handlebars (not escaped); derived from the HTML when a message is sent without it
+                     * @example Hello {{user.first_name}},
+                     */
+                    text?: string;
+                    /**
+                     * @description Another template of yours whose published version wraps this one: its HTML and text render this body at {{{@content}}}
+                     * @example base-layout
+                     */
+                    layout_alias?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a template with its first version (a draft) */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The template as it was */
+                            template: {
+                                /**
+                                 * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                                 * @example welcome
+                                 */
+                                alias: string;
+                                name: string;
+                                /** @description The live version, or null while none is published */
+                                published_version: number | null;
+                                /** @description Every version the template keeps (the newest 100), newest first */
+                                versions: {
+                                    version: number;
+                                    /**
+                                     * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                     * @enum {string}
+                                     */
+                                    status: "draft" | "published" | "superseded";
+                                    /**
+                                     * @description When it was made
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    created_at: string;
+                                }[];
+                            };
+                            /** @description The version created (add, update) or published (publish); null when a rename or a delete made none */
+                            version: number | null;
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
+                };
+            };
+        };
+    };
+    templateUpdate: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias: string;
+                    /**
+                     * @description A name for people
+                     * @example Welcome mail
+                     */
+                    name?: string;
+                    /**
+                     * @description The subject line, in Handlebars (not HTML-escaped)
+                     * @example Welcome, {{user.first_name}}
+                     */
+                    subject?: string;
+                    /**
+                     * @description The HTML body, in Handlebars: {{x}} is HTML-escaped, {{{x}}} is not
+                     * @example <p>Hello {{user.first_name}},</p>
+                     */
+                    html?: string | null;
+                    /**
+                     * @description The plain-text body, in Handlebars (not escaped); derived from the HTML when a message is sent without it
+                     * @example Hello {{user.first_name}},
+                     */
+                    text?: string | null;
+                    /**
+                     * @description Another template of yours whose published version wraps this one: its HTML and text render this body at {{{@content}}}
+                     * @example base-layout
+                     */
+                    layout_alias?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Make a new draft version of a template, or rename it */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The template as it was */
+                            template: {
+                                /**
+                                 * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                                 * @example welcome
+                                 */
+                                alias: string;
+                                name: string;
+                                /** @description The live version, or null while none is published */
+                                published_version: number | null;
+                                /** @description Every version the template keeps (the newest 100), newest first */
+                                versions: {
+                                    version: number;
+                                    /**
+                                     * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                     * @enum {string}
+                                     */
+                                    status: "draft" | "published" | "superseded";
+                                    /**
+                                     * @description When it was made
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    created_at: string;
+                                }[];
+                            };
+                            /** @description The version created (add, update) or published (publish); null when a rename or a delete made none */
+                            version: number | null;
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
+                };
+            };
+        };
+    };
+    templatePublish: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias: string;
+                    /**
+                     * @description A version number (1, 2, …)
+                     * @example 3
+                     */
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Make a version of a template the live one (an older one: rollback) */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The template as it was */
+                            template: {
+                                /**
+                                 * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                                 * @example welcome
+                                 */
+                                alias: string;
+                                name: string;
+                                /** @description The live version, or null while none is published */
+                                published_version: number | null;
+                                /** @description Every version the template keeps (the newest 100), newest first */
+                                versions: {
+                                    version: number;
+                                    /**
+                                     * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                     * @enum {string}
+                                     */
+                                    status: "draft" | "published" | "superseded";
+                                    /**
+                                     * @description When it was made
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    created_at: string;
+                                }[];
+                            };
+                            /** @description The version created (add, update) or published (publish); null when a rename or a delete made none */
+                            version: number | null;
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
+                };
+            };
+        };
+    };
+    templateQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias?: string;
+                    /**
+                     * @description A version number (1, 2, …)
+                     * @example 3
+                     */
+                    version?: number;
+                    filters?: {
+                        limit?: number;
+                    };
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One template with a version in full, or a page of your templates */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The template as it was */
+                            template: {
+                                /**
+                                 * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                                 * @example welcome
+                                 */
+                                alias: string;
+                                name: string;
+                                /** @description The live version, or null while none is published */
+                                published_version: number | null;
+                                /** @description Every version the template keeps (the newest 100), newest first */
+                                versions: {
+                                    version: number;
+                                    /**
+                                     * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                     * @enum {string}
+                                     */
+                                    status: "draft" | "published" | "superseded";
+                                    /**
+                                     * @description When it was made
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    created_at: string;
+                                }[];
+                            };
+                            version: {
+                                version: number;
+                                /**
+                                 * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                 * @enum {string}
+                                 */
+                                status: "draft" | "published" | "superseded";
+                                /**
+                                 * @description When it was made
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                subject: string;
+                                html: string | null;
+                                text: string | null;
+                                layout_alias: string | null;
+                            };
+                        } | {
+                            /** @description Your templates by alias */
+                            templates: {
+                                alias: string;
+                                name: string;
+                                published_version: number | null;
+                                latest_version: number;
+                                /**
+                                 * @description When the template was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description When it last changed (a version, a publish or a rename)
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                updated_at: string;
+                            }[];
+                            /** @description Number of templates in this page */
+                            count: number;
+                            /** @description Pass as `cursor` (with the same filters) for the next page; null at the end */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    templateDelete: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Delete a template with all its versions */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The template as it was */
+                            template: {
+                                /**
+                                 * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                                 * @example welcome
+                                 */
+                                alias: string;
+                                name: string;
+                                /** @description The live version, or null while none is published */
+                                published_version: number | null;
+                                /** @description Every version the template keeps (the newest 100), newest first */
+                                versions: {
+                                    version: number;
+                                    /**
+                                     * @description draft: never published; published: the live version; superseded: published before, no longer live
+                                     * @enum {string}
+                                     */
+                                    status: "draft" | "published" | "superseded";
+                                    /**
+                                     * @description When it was made
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    created_at: string;
+                                }[];
+                            };
+                            /** @description The version created (add, update) or published (publish); null when a rename or a delete made none */
+                            version: number | null;
+                            /** @description Present and true when nothing was changed (?dry_run=true) */
+                            dry_run?: boolean;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
+                };
+            };
+        };
+    };
+    templateRender: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies the template in your account: 1 to 100 characters of a-z, 0-9, _ and -
+                     * @example welcome
+                     */
+                    alias?: string;
+                    /**
+                     * @description A version number (1, 2, …)
+                     * @example 3
+                     */
+                    version?: number;
+                    /**
+                     * @description The subject line, in Handlebars (not HTML-escaped)
+                     * @example Welcome, {{user.first_name}}
+                     */
+                    subject?: string;
+                    /**
+                     * @description The HTML body, in Handlebars: {{x}} is HTML-escaped, {{{x}}} is not
+                     * @example <p>Hello {{user.first_name}},</p>
+                     */
+                    html?: string;
+                    /**
+                     * @description The plain-text body, in Handlebars (not escaped); derived from the HTML when a message is sent without it
+                     * @example Hello {{user.first_name}},
+                     */
+                    text?: string;
+                    /**
+                     * @description Another template of yours whose published version wraps this one: its HTML and text render this body at {{{@content}}}
+                     * @example base-layout
+                     */
+                    layout_alias?: string;
+                    /**
+                     * @description The values the template reads, as a JSON object
+                     * @example {
+                     *       "user": {
+                     *         "first_name": "Ada"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "title": "Analytical Engine",
+                     *           "price": "12.00"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    model?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Render a template or inline parts over a model (the editor's preview) */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            subject: string;
+                            html: string | null;
+                            /** @description The text part, derived from the HTML when the template has none */
+                            text: string | null;
+                            /** @description Syntax errors, missing variables and the like; empty when a message would be accepted with this model */
+                            errors: {
+                                /** @description subject, html or text; layout.html or layout.text for the layout; model for the model */
+                                part: string;
+                                /** @description Line in that part, from 1 */
+                                line: number;
+                                message: string;
+                            }[];
+                            /** @description A model with every variable the template reads (placeholders "<name>_Value") */
+                            suggested_model: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */

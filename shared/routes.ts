@@ -13,7 +13,15 @@ export interface Route {
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
   readonly summary: string;
-  readonly tag: 'messages' | 'domains' | 'avatars' | 'service' | 'suppressions' | 'webhooks' | 'inbound';
+  readonly tag:
+    | 'messages'
+    | 'domains'
+    | 'avatars'
+    | 'service'
+    | 'suppressions'
+    | 'webhooks'
+    | 'templates'
+    | 'inbound';
 }
 
 export const scopes = {
@@ -28,6 +36,8 @@ export const scopes = {
   'suppressions:write': 'Add addresses to or remove them from your suppression list',
   'webhooks:read': 'List your webhook endpoints and their delivery attempts',
   'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
+  'templates:read': 'Read your templates and render previews',
+  'templates:write': 'Add, change, publish and delete your templates',
   'inbound:read': 'Read the mail your receiving domains received',
   'inbound:write': 'Delete received mail',
 } as const;
@@ -214,6 +224,66 @@ export const routes = [
     dryRun: false,
     tag: 'webhooks',
     summary: 'Deliver a past event to a webhook endpoint again',
+  },
+  {
+    id: 'template-add',
+    method: 'POST',
+    path: '/template/add-1.0',
+    public: false,
+    scopes: ['templates:write'],
+    dryRun: true,
+    tag: 'templates',
+    summary: 'Add a template with its first version (a draft)',
+  },
+  {
+    id: 'template-update',
+    method: 'POST',
+    path: '/template/update-1.0',
+    public: false,
+    scopes: ['templates:write'],
+    dryRun: true,
+    tag: 'templates',
+    summary: 'Make a new draft version of a template, or rename it',
+  },
+  {
+    id: 'template-publish',
+    method: 'POST',
+    path: '/template/publish-1.0',
+    public: false,
+    scopes: ['templates:write'],
+    dryRun: true,
+    tag: 'templates',
+    summary: 'Make a version of a template the live one (an older one: rollback)',
+  },
+  {
+    id: 'template-query',
+    method: 'POST',
+    path: '/template/query-1.0',
+    public: false,
+    scopes: ['templates:read'],
+    dryRun: false,
+    tag: 'templates',
+    summary: 'One template with a version in full, or a page of your templates',
+  },
+  {
+    id: 'template-delete',
+    method: 'POST',
+    path: '/template/delete-1.0',
+    public: false,
+    scopes: ['templates:write'],
+    dryRun: true,
+    tag: 'templates',
+    summary: 'Delete a template with all its versions',
+  },
+  {
+    id: 'template-render',
+    method: 'POST',
+    path: '/template/render-1.0',
+    public: false,
+    scopes: ['templates:read'],
+    dryRun: false,
+    tag: 'templates',
+    summary: "Render a template or inline parts over a model (the editor's preview)",
   },
   {
     id: 'inbound-query',

@@ -3,6 +3,7 @@ import { ActivityPage } from './pages/activity.tsx';
 import { DomainsPage } from './pages/domains.tsx';
 import { MessagePage } from './pages/message.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
+import { TemplatesPage } from './pages/templates.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { href, type Route, useRoute } from './router.ts';
 
@@ -12,6 +13,7 @@ const sections = [
   { page: 'domains', label: 'Domains', scope: 'domains:read' },
   { page: 'suppressions', label: 'Suppressions', scope: 'suppressions:read' },
   { page: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
+  { page: 'templates', label: 'Templates', scope: 'templates:read' },
 ] as const;
 
 function Page({ route }: { route: Route }) {
@@ -26,6 +28,8 @@ function Page({ route }: { route: Route }) {
       return <SuppressionsPage route={route} />;
     case 'webhooks':
       return <WebhooksPage id={route.id} />;
+    case 'templates':
+      return <TemplatesPage route={route} />;
     default:
       return (
         <>

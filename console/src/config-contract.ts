@@ -29,6 +29,8 @@ export const consoleScopes = [
   'suppressions:write',
   'webhooks:read',
   'webhooks:write',
+  'templates:read',
+  'templates:write',
 ] as const;
 
 export interface PolicyOptions {

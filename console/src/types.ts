@@ -44,6 +44,14 @@ export type DeliveryAttempt = WebhookDetail['deliveries'][number];
 export type WebhookEventType = WebhookView['events'][number];
 export type WebhookWithSecret = Data<'/webhook/add-1.0'>['webhook'];
 
+type TemplateQueryData = Data<'/template/query-1.0'>;
+export type TemplateList = Extract<TemplateQueryData, { templates: unknown }>;
+export type TemplateSummary = TemplateList['templates'][number];
+export type TemplateDetail = Exclude<TemplateQueryData, { templates: unknown }>;
+export type TemplateVersion = TemplateDetail['version'];
+export type TemplateRender = Data<'/template/render-1.0'>;
+export type TemplateRenderError = TemplateRender['errors'][number];
+
 /** Every member of a union, once: `exhaustive<U>()([...])` fails to compile when one is missing. */
 const exhaustive =
   <U extends string>() =>

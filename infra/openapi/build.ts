@@ -330,6 +330,7 @@ export function buildOpenApi(): Schema {
       { name: 'service', description: 'Health, keepalive and this document' },
       { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
       { name: 'webhooks', description: 'Signed delivery events (Standard Webhooks v1) to your endpoints' },
+      { name: 'templates', description: 'Versioned Handlebars templates and their preview' },
       { name: 'inbound', description: 'Mail received by your receiving domains' },
     ],
     paths,

@@ -23,7 +23,7 @@ import type { workers } from '../../shared/workers.ts';
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete';
 export type ObjectAccess = 'read' | 'write' | 'delete';
-export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/' | 'inbound/';
+export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/' | 'templates/' | 'inbound/';
 
 export interface AccessNeeds {
   readonly table?: TableAccess;
@@ -52,8 +52,13 @@ export const functionAccess = {
     objects: { 'avatars/': ['read', 'delete'], 'housekeeping/': ['read', 'write'] },
     avatars: true,
   },
-  // Stores the bodies, writes the message and queues it (or releases / cancels a held one).
-  'message-add': { table: 'write', queue: 'send', objects: { 'messages/': ['write'] } },
+  // Stores the bodies, writes the message and queues it (or releases / cancels a held one); reads
+  // the parts of the template a message is rendered from.
+  'message-add': {
+    table: 'write',
+    queue: 'send',
+    objects: { 'messages/': ['write'], 'templates/': ['read'] },
+  },
   // Reads only.
   'message-query': { table: 'read' },
   // The only function that deletes messages and their objects.
@@ -92,6 +97,15 @@ export const functionAccess = {
     webhookQueue: 'send',
     webhookDeadLetterQueue: 'send',
   },
+  // Templates (docs/templates.md): records and counter in the table, each version's parts under
+  // templates/. Add and update write parts (and remove those of a write that lost a race or of a
+  // version removed at the limit); delete removes records and parts; query and render only read.
+  'template-add': { table: 'write', objects: { 'templates/': ['write', 'delete'] } },
+  'template-update': { table: 'write-delete', objects: { 'templates/': ['read', 'write', 'delete'] } },
+  'template-publish': { table: 'write' },
+  'template-query': { table: 'read', objects: { 'templates/': ['read'] } },
+  'template-delete': { table: 'write-delete', objects: { 'templates/': ['delete'] } },
+  'template-render': { table: 'read', objects: { 'templates/': ['read'] } },
   // Inbound (docs/inbound.md): reads the raw message SES stored and writes what it parsed, all
   // under inbound/; reads domains (receiving, owner) and sent messages (threading); writes items.
   inbound: { table: 'write', objects: { 'inbound/': ['read', 'write'] } },

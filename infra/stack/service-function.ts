@@ -59,6 +59,7 @@ const objectStatementNames: Record<ObjectPrefix, string> = {
   'messages/': 'MessageObjects',
   'avatars/': 'AvatarObjects',
   'housekeeping/': 'HousekeepingObjects',
+  'templates/': 'TemplateObjects',
   'inbound/': 'InboundObjects',
 };
 

@@ -32,6 +32,20 @@ import {
   suppressionQueryResponse,
 } from './suppressions.ts';
 import {
+  templateAddRequest,
+  templateAddResponse,
+  templateDeleteRequest,
+  templateDeleteResponse,
+  templatePublishRequest,
+  templatePublishResponse,
+  templateQueryRequest,
+  templateQueryResponse,
+  templateRenderRequest,
+  templateRenderResponse,
+  templateUpdateRequest,
+  templateUpdateResponse,
+} from './templates.ts';
+import {
   webhookAddRequest,
   webhookAddResponse,
   webhookDeleteResponse,
@@ -160,6 +174,14 @@ export const contract: Record<RouteId, RouteContract> = {
               { filename: 'invoice.pdf', content_type: 'application/pdf', content: 'JVBERi0xLjQK' },
             ],
             scheduling: { mode: 'scheduled', send_at: '2026-11-23T08:00:00+01:00' },
+          },
+        },
+        template: {
+          summary: 'Send with the published version of a template',
+          value: {
+            message_sender: 'Shop <noreply@example.test>',
+            to: ['Ada Lovelace <ada@example.org>'],
+            template: { alias: 'welcome', model: { user: { first_name: 'Ada' }, items: [] } },
           },
         },
         release: {
@@ -693,6 +715,203 @@ export const contract: Record<RouteId, RouteContract> = {
     examples: {
       request: { one: { summary: 'Delete one', value: { inbound_uuid: inboundExampleId } } },
       response: { deleted: { summary: 'Deleted', value: { inbound_uuid: inboundExampleId, deleted: true } } },
+    },
+  },
+
+  // templates
+  'template-add': {
+    request: templateAddRequest,
+    requestIn: 'body',
+    response: templateAddResponse,
+    // 111: the alias is taken, or the account has 1,000 templates; 112: layout_alias is not yours;
+    // 5: a concurrent write of the same template.
+    errors: [Code.CommitFailed, Code.MethodValidation, Code.NotFound],
+    examples: {
+      request: {
+        welcome: {
+          summary: 'A template with HTML and text, in a layout',
+          value: {
+            alias: 'welcome',
+            name: 'Welcome mail',
+            subject: 'Welcome, {{user.first_name}}',
+            html: '<h1>Hello {{user.first_name}}</h1>{{#each items}}<p>{{title}}: {{price}}</p>{{/each}}',
+            text: 'Hello {{user.first_name}}\n{{#each items}}- {{title}}: {{price}}\n{{/each}}',
+            layout_alias: 'base-layout',
+          },
+        },
+      },
+      response: {
+        added: {
+          summary: 'Added: version 1, a draft',
+          value: {
+            template: {
+              alias: 'welcome',
+              name: 'Welcome mail',
+              published_version: null,
+              versions: [{ version: 1, status: 'draft', created_at: at }],
+            },
+            version: 1,
+          },
+        },
+      },
+    },
+  },
+  'template-update': {
+    request: templateUpdateRequest,
+    requestIn: 'body',
+    response: templateUpdateResponse,
+    // 112: no such template or layout; 5: a concurrent write that kept winning.
+    errors: [Code.CommitFailed, Code.NotFound],
+    examples: {
+      request: {
+        subject: {
+          summary: 'A new draft with another subject',
+          value: { alias: 'welcome', subject: 'Hi {{user.first_name}}!' },
+        },
+      },
+      response: {
+        drafted: {
+          summary: 'Version 3 drafted while version 2 is live',
+          value: {
+            template: {
+              alias: 'welcome',
+              name: 'Welcome mail',
+              published_version: 2,
+              versions: [
+                { version: 3, status: 'draft', created_at: at },
+                { version: 2, status: 'published', created_at: at },
+                { version: 1, status: 'superseded', created_at: at },
+              ],
+            },
+            version: 3,
+          },
+        },
+      },
+    },
+  },
+  'template-publish': {
+    request: templatePublishRequest,
+    requestIn: 'body',
+    response: templatePublishResponse,
+    // 112: no such template or version; 111: its layout does not exist or has nothing published.
+    errors: [Code.CommitFailed, Code.MethodValidation, Code.NotFound],
+    examples: {
+      request: {
+        latest: { summary: 'Publish the latest version', value: { alias: 'welcome' } },
+        rollback: { summary: 'Roll back to version 1', value: { alias: 'welcome', version: 1 } },
+      },
+      response: {
+        rolledBack: {
+          summary: 'Version 1 is live again',
+          value: {
+            template: {
+              alias: 'welcome',
+              name: 'Welcome mail',
+              published_version: 1,
+              versions: [
+                { version: 2, status: 'superseded', created_at: at },
+                { version: 1, status: 'published', created_at: at },
+              ],
+            },
+            version: 1,
+          },
+        },
+      },
+    },
+  },
+  'template-query': {
+    request: templateQueryRequest,
+    requestIn: 'body',
+    response: templateQueryResponse,
+    // 112: no such template or version.
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        one: { summary: 'A template with its latest version', value: { alias: 'welcome' } },
+        page: { summary: 'Your templates', value: { filters: { limit: 50 } } },
+      },
+      response: {
+        one: {
+          summary: 'The template and version 1',
+          value: {
+            template: {
+              alias: 'welcome',
+              name: 'Welcome mail',
+              published_version: 1,
+              versions: [{ version: 1, status: 'published', created_at: at }],
+            },
+            version: {
+              version: 1,
+              status: 'published',
+              created_at: at,
+              subject: 'Welcome, {{user.first_name}}',
+              html: '<h1>Hello {{user.first_name}}</h1>',
+              text: null,
+              layout_alias: null,
+            },
+          },
+        },
+      },
+    },
+  },
+  'template-delete': {
+    request: templateDeleteRequest,
+    requestIn: 'body',
+    response: templateDeleteResponse,
+    // 112: no such template; 111: another template uses it as its layout.
+    errors: [Code.CommitFailed, Code.MethodValidation, Code.NotFound],
+    examples: {
+      request: { one: { summary: 'Delete a template', value: { alias: 'welcome' } } },
+      response: {
+        deleted: {
+          summary: 'Deleted',
+          value: {
+            template: {
+              alias: 'welcome',
+              name: 'Welcome mail',
+              published_version: 1,
+              versions: [{ version: 1, status: 'published', created_at: at }],
+            },
+            version: null,
+            deleted: true,
+          },
+        },
+      },
+    },
+  },
+  'template-render': {
+    request: templateRenderRequest,
+    requestIn: 'body',
+    response: templateRenderResponse,
+    // 112: no such template, version or layout. Problems of the template or model are data.
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        inline: {
+          summary: 'Preview what the editor holds',
+          value: {
+            subject: 'Hi {{name}}',
+            html: '<p>Hello {{name}}</p>\n<p>{{plan.title}}</p>',
+            model: { name: 'Ada' },
+          },
+        },
+        stored: {
+          summary: 'Preview a stored version',
+          value: { alias: 'welcome', version: 2, model: { user: { first_name: 'Ada' } } },
+        },
+      },
+      response: {
+        withErrors: {
+          summary: 'Rendered, with a missing variable named',
+          value: {
+            subject: 'Hi Ada',
+            html: '<p>Hello Ada</p>\n<p></p>',
+            text: 'Hello Ada',
+            errors: [{ part: 'html', line: 2, message: 'plan.title is not in the model' }],
+            suggested_model: { name: 'name_Value', plan: { title: 'title_Value' } },
+          },
+        },
+      },
     },
   },
 };

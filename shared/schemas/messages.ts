@@ -12,6 +12,7 @@ import { Code } from '../errors/catalogue.ts';
 import { incomingDate, serverDate } from './dates.ts';
 import { describe } from './describe.ts';
 import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
+import { messageTemplate, messageTemplateRecord } from './message-template.ts';
 
 /**
  * Request and response schemas of the three message routes (docs/messages.md), the single
@@ -185,6 +186,7 @@ const messageFields = {
   ),
   headers: z.optional(headers),
   scheduling: z.optional(scheduling),
+  template: z.optional(messageTemplate),
 };
 
 const contentFields = [
@@ -197,6 +199,7 @@ const contentFields = [
   'content',
   'attachments',
   'headers',
+  'template',
 ] as const;
 
 export const messageAddRequest = describe(
@@ -224,10 +227,22 @@ export const messageAddRequest = describe(
           input: undefined,
         });
       }
-      if (value.content === undefined) {
+      if (value.template !== undefined) {
+        // A template gives the subject and the content: they are rendered when the message is accepted.
+        for (const field of ['subject', 'content'] as const) {
+          if (value[field] !== undefined) {
+            context.addIssue({
+              code: 'custom',
+              message: 'Not used with template',
+              path: [field],
+              input: value[field],
+            });
+          }
+        }
+      } else if (value.content === undefined) {
         context.addIssue({
           code: 'custom',
-          message: 'content is required',
+          message: 'content (or template) is required',
           path: ['content'],
           input: undefined,
         });
@@ -249,7 +264,12 @@ export const messageAddRequest = describe(
           input: value.to,
         });
       }
-      if (recipients === 0 && value.content !== undefined && value.content.kind !== 'eml') {
+      const emlGivesRecipients = value.content?.kind === 'eml';
+      if (
+        recipients === 0 &&
+        (value.content !== undefined || value.template !== undefined) &&
+        !emlGivesRecipients
+      ) {
         context.addIssue({
           code: 'custom',
           message: 'At least one recipient in to, cc or bcc',
@@ -354,6 +374,7 @@ export const messageDetails = z.object({
   headers: z.record(z.string(), z.string()),
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number() })),
   scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
+  template: z.optional(messageTemplateRecord),
   status_history: z.array(z.object({ status: z.string(), at: isoDate, detail: z.optional(z.string()) })),
   created_at: isoDate,
   updated_at: isoDate,

@@ -51,18 +51,17 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('only the delete functions may delete table items; message-, suppression- and inbound-delete cannot put or update', () => {
-    assert.deepEqual(holders('dynamodb:DeleteItem'), [
+    // Template delete removes a template's records; update removes the oldest version at the limit.
+    const deleters = [
       'inbound-delete',
       'message-delete',
       'suppression-delete',
+      'template-delete',
+      'template-update',
       'webhook-delete',
-    ]);
-    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), [
-      'inbound-delete',
-      'message-delete',
-      'suppression-delete',
-      'webhook-delete',
-    ]);
+    ];
+    assert.deepEqual(holders('dynamodb:DeleteItem'), deleters);
+    assert.deepEqual(holders('dynamodb:DeleteItem', tableId), deleters);
     for (const id of ['message-delete', 'suppression-delete', 'inbound-delete']) {
       const actions = allowedActions(template, id);
       assert.ok(!actions.has('dynamodb:PutItem'), id);
@@ -91,9 +90,22 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
-    assert.deepEqual(holders('s3:DeleteObject'), ['inbound-delete', 'keepalive-run', 'message-delete']);
+    assert.deepEqual(holders('s3:DeleteObject'), [
+      'inbound-delete',
+      'keepalive-run',
+      'message-delete',
+      'template-add',
+      'template-delete',
+      'template-update',
+    ]);
     assert.deepEqual(holders('s3:DeleteObject', '/inbound/*'), ['inbound-delete']);
     assert.deepEqual(holders('s3:DeleteObject', '/messages/*'), ['message-delete']);
+    // Template parts: a deleted template's, a removed version's, and those of a write that lost a race.
+    assert.deepEqual(holders('s3:DeleteObject', '/templates/*'), [
+      'template-add',
+      'template-delete',
+      'template-update',
+    ]);
     assert.deepEqual(holders('s3:DeleteObject', '/avatars/*'), ['keepalive-run']);
     const keepaliveDeletes = statementsOf(template, 'keepalive-run').filter((s) =>
       actionsOf(s).includes('s3:DeleteObject'),
@@ -121,7 +133,11 @@ describe('IAM least privilege: named negative checks', () => {
           assert.deepEqual(actionsOf(statement), ['s3:ListBucket'], `${id} lists with other actions`);
           assert.ok(allowedActions(template, id).has('s3:GetObject'), `${id} lists without reading`);
         } else {
-          assert.match(resource, /\/(messages|avatars|housekeeping|inbound)\/\*"/, `${id}: ${resource}`);
+          assert.match(
+            resource,
+            /\/(messages|avatars|housekeeping|inbound|templates)\/\*"/,
+            `${id}: ${resource}`,
+          );
         }
       }
     }
@@ -130,7 +146,11 @@ describe('IAM least privilege: named negative checks', () => {
       'inbound',
       'inbound-query',
       'keepalive-run',
+      'message-add',
       'sender',
+      'template-query',
+      'template-render',
+      'template-update',
     ]);
   });
 

@@ -76,7 +76,7 @@ describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
       }
       assert.match(
         rule,
-        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping|inbound)\/\*|arn:.*:identity\/\*)\]$/,
+        /^AwsSolutions-IAM5\[Resource::(<StorageObjectBucket\w+\.Arn>\/(messages|avatars|housekeeping|inbound|templates)\/\*|arn:.*:identity\/\*)\]$/,
       );
     }
     const fanout = synthesized.template.toJSON().Resources as Record<

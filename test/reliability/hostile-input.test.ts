@@ -67,6 +67,34 @@ function template(route: Route): { body?: Record<string, unknown>; query?: Recor
     case 'suppression-add':
     case 'suppression-delete':
       return { body: { emails: ['someone@example.net', 'Other <other@example.net>'] } };
+    case 'template-add':
+      return {
+        body: {
+          alias: 'hostile',
+          name: 'Hostile',
+          subject: 'Hi {{name}}',
+          html: '<p>{{name}}</p>{{#each items}}{{title}}{{/each}}',
+          text: 'Hi {{name}}',
+        },
+      };
+    case 'template-update':
+      return {
+        body: { alias: 'hostile', subject: 'Hi {{name}}!', html: '<p>{{{name}}}</p>', layout_alias: null },
+      };
+    case 'template-publish':
+      return { body: { alias: 'hostile', version: 1 } };
+    case 'template-query':
+      return { body: { alias: 'hostile', version: 1 } };
+    case 'template-delete':
+      return { body: { alias: 'hostile' } };
+    case 'template-render':
+      return {
+        body: {
+          subject: 'Hi {{name}}',
+          html: '<p>{{constructor.constructor}}{{__proto__}}</p>',
+          model: { name: 'x' },
+        },
+      };
     case 'inbound-query':
       return {
         body: {

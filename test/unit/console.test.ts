@@ -4,6 +4,7 @@ import { consoleContentSecurityPolicy } from '../../console/src/config-contract.
 import { parseCsv, toCsv } from '../../console/src/csv.ts';
 import { displayDate, fromLocalInput, toLocalInput } from '../../console/src/format.ts';
 import { href, parseHash } from '../../console/src/hash-route.ts';
+import { hasRemoteImages, previewDocument, previewPolicy } from '../../console/src/preview-document.ts';
 
 /* The console's pure helpers: CSV out and in, dates for inputs and display, hash routes, its CSP. */
 describe('console CSV', () => {
@@ -99,5 +100,32 @@ describe('console Content-Security-Policy', () => {
       consoleContentSecurityPolicy({ connect: [], allowHttpImages: true }),
       /img-src 'self' data: https: http:;/,
     );
+  });
+});
+
+describe('console preview document', () => {
+  it('puts its own policy first in the head: no script, no remote image until asked', () => {
+    const document = previewDocument('<p>Hi</p><script>alert(1)</script>', false);
+    assert.ok(
+      document.startsWith(
+        `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${previewPolicy(false)}">`,
+      ),
+    );
+    assert.ok(document.endsWith('<body><p>Hi</p><script>alert(1)</script></body></html>'));
+    assert.match(
+      previewPolicy(false),
+      /^default-src 'none'; style-src 'unsafe-inline'; img-src data: cid:; /,
+    );
+    assert.doesNotMatch(previewPolicy(false), /script-src|https:/);
+    assert.match(previewPolicy(true), /img-src data: cid: https: http:;/);
+  });
+
+  it('notices remote images and styles, and nothing else', () => {
+    assert.ok(hasRemoteImages('<img src="https://x.test/a.png">'));
+    assert.ok(hasRemoteImages("<img SRC='//x.test/a.png'>"));
+    assert.ok(hasRemoteImages('<td background="http://x.test/b.gif">'));
+    assert.ok(hasRemoteImages('<div style="background: url( \'https://x.test/c.png\')">'));
+    assert.ok(!hasRemoteImages('<img src="data:image/png;base64,AAAA"><img src="cid:logo">'));
+    assert.ok(!hasRemoteImages('<a href="https://x.test">a link is not an image</a>'));
   });
 });

@@ -125,6 +125,8 @@ export interface MessageItem {
   attempts: number;
   /** UTC ISO: when the dispatcher looks at the message again (queued, processing, scheduled). */
   due_at?: string;
+  /** The template the subject and bodies were rendered from when the message was accepted. */
+  template?: { alias: string; version: number; layout?: { alias: string; version: number } };
 }
 
 /** S3 key of a message's content object (when its bodies are not inline). */
@@ -257,6 +259,7 @@ export function detailsView(item: MessageItem) {
       size,
     })),
     scheduling: schedulingView(item.scheduling),
+    ...(item.template === undefined ? {} : { template: item.template }),
     status_history: (item.history ?? []).map((entry) =>
       entry.detail === undefined
         ? { status: entry.status, at: formatDate(entry.at) }

@@ -31,6 +31,7 @@ import {
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import { deliverySettings } from '../delivery/settings.ts';
+import type { RenderedMessage } from '../templates.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
 
@@ -86,17 +87,32 @@ async function enqueue(uuid: string): Promise<void> {
   }
 }
 
+/**
+ * Renders a message's template (docs/templates.md) while the other checks run: its reads overlap the
+ * sender-domain check. It is awaited, and its errors raised, where the template's turn comes; when an
+ * earlier check fails first, its result is dropped.
+ */
+function startRendering(account: string, template: NonNullable<MessageAddRequest['template']>) {
+  const rendering = import('../templates.ts').then((templates) =>
+    templates.renderForMessage(account, template),
+  );
+  rendering.catch(() => undefined);
+  return rendering;
+}
+
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
   const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
+  const rendering =
+    input.template === undefined ? undefined : startRendering(options.account, input.template);
   if (input.message_sender !== undefined)
     await requireOwnDomains(options.account, [input.message_sender.email]);
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
     return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
   }
-  return createNewMessage(input, scheduling, options, claim, now);
+  return createNewMessage(input, scheduling, options, claim, now, rendering);
 }
 
 async function replayIfKnown(
@@ -168,9 +184,9 @@ async function createNewMessage(
   options: AddOptions,
   claim: IdempotencyClaim | undefined,
   now: Date,
+  rendering: Promise<RenderedMessage> | undefined,
 ): Promise<AddResult> {
   const sender = input.message_sender as Address;
-  const content = input.content as Exclude<MessageAddRequest['content'], undefined>;
   const mode = scheduling.mode as CreationMode;
   let sendAt: Date | undefined;
   if (scheduling.mode === 'scheduled') {
@@ -183,13 +199,22 @@ async function createNewMessage(
         : sendAtProblem(sendAt, now);
     if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
   }
+  // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
+  // A retry of an accepted request answers as the first did, whatever the template has become since.
+  let rendered: RenderedMessage | undefined;
+  if (rendering !== undefined) {
+    const known = await replayIfKnown(options, claim, now);
+    if (known !== undefined) return known;
+    rendered = await rendering;
+  }
+  const content = rendered?.content ?? (input.content as Exclude<MessageAddRequest['content'], undefined>);
 
   let from = input.from ?? [];
   let to = input.to ?? [];
   let cc = input.cc ?? [];
   let bcc = input.bcc ?? [];
   let replyTo = input.reply_to ?? [];
-  let subject = input.subject ?? '';
+  let subject = rendered?.subject ?? input.subject ?? '';
   let emlBytes: Buffer | undefined;
   if (content.kind === 'eml') {
     emlBytes = decode(content.eml);
@@ -308,6 +333,7 @@ async function createNewMessage(
     created_at: at,
     updated_at: at,
     attempts: 0,
+    ...(rendered === undefined ? {} : { template: rendered.template }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).

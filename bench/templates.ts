@@ -1,0 +1,169 @@
+import { type Caller, call } from './service.ts';
+import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+
+/**
+ * Templates (docs/templates.md), measured side by side in one run:
+ * - accepting a templated message (manual-wait) against accepting the same rendered subject, HTML
+ *   and text as a plain add: the template path adds one consistent GetItem of the template record
+ *   and a render from the compiled-version cache. Target: ≤ 1.15 ×.
+ * - `render` of a 50 KB template (HTML and text parts) against GET /health through the local
+ *   gateway: the editor's preview of its own content (inline parts) and of a stored version
+ *   (alias). Target (the preview an editor calls on each keystroke): ≤ 1.3 ×.
+ * Each round times the two calls back to back and keeps their ratio; figures are the medians.
+ */
+
+/** A realistic order confirmation: about 5 KB of HTML with a loop over the items, and a text part. */
+function orderTemplate() {
+  const rows =
+    '{{#each items}}<tr><td class="name">{{title}}</td><td class="qty">{{quantity}}</td><td class="price">{{price}}</td></tr>{{/each}}';
+  const style =
+    '<style>body{font-family:sans-serif}td{padding:4px 8px}.price{text-align:right}</style>'.repeat(12);
+  const html = `<!DOCTYPE html><html><head><meta charset="utf-8">${style}</head><body>
+<h1>Thank you for your order, {{customer.first_name}}!</h1>
+<p>Order <b>{{order.number}}</b> placed on {{order.date}} will be shipped to:</p>
+<address>{{customer.name}}<br>{{address.street}}<br>{{address.postcode}} {{address.city}}</address>
+<table>${rows}</table>
+<p>Total: <b>{{order.total}}</b></p>
+{{#if note}}<p class="note">{{note}}</p>{{/if}}
+<p>${'Questions? Answer this mail or call us; we are glad to help. '.repeat(20)}</p>
+</body></html>`;
+  const text = `Thank you for your order, {{customer.first_name}}!
+Order {{order.number}} placed on {{order.date}} ships to {{customer.name}}, {{address.street}}, {{address.postcode}} {{address.city}}.
+{{#each items}}- {{title}} x {{quantity}}: {{price}}
+{{/each}}Total: {{order.total}}
+`;
+  return { subject: 'Order {{order.number}} confirmed', html, text };
+}
+
+const orderModel = {
+  customer: { first_name: 'Ada', name: 'Ada Lovelace' },
+  order: { number: 'A-1001', date: '2026-11-22', total: '€ 54.00' },
+  address: { street: '12 St James’s Square', postcode: 'SW1Y 4JH', city: 'London' },
+  items: Array.from({ length: 6 }, (_, index) => ({
+    title: `Item ${index} <special>`,
+    quantity: index + 1,
+    price: '€ 9.00',
+  })),
+  note: 'Leave at the door & ring twice',
+};
+
+/** About 50 KB of HTML (a newsletter of repeated sections with variables and a loop) and its text. */
+function newsletterTemplate() {
+  const section = (index: number) =>
+    `<table class="row"><tr><td><h2>Section ${index}: {{title}}</h2><p>Dear {{user.first_name}}, here is what happened this week in {{city}}. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>{{#each items}}<p><a href="{{url}}">{{name}}</a> {{price}}</p>{{/each}}</td></tr></table>\n`;
+  let html = '';
+  let text = '';
+  for (let index = 0; html.length + text.length < 50 * 1024; index++) {
+    html += section(index);
+    if (index % 4 === 0)
+      text += `Section ${index}: {{title}} in {{city}}\n{{#each items}}- {{name}} {{price}} {{url}}\n{{/each}}`;
+  }
+  return { subject: 'This week in {{city}}, {{user.first_name}}', html, text };
+}
+
+const newsletterModel = {
+  title: 'News',
+  user: { first_name: 'Ada' },
+  city: 'London',
+  items: Array.from({ length: 3 }, (_, index) => ({
+    url: `https://example.test/${index}`,
+    name: `Item ${index}`,
+    price: '1.00',
+  })),
+};
+
+async function ok(who: Caller, path: string, body: unknown, query = ''): Promise<any> {
+  const response = await call(who, 'POST', `${path}${query}`, body);
+  if (response.status !== 200)
+    throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data;
+}
+
+/** Times `a` then `b`, `rounds` times after 3 warm-up rounds: both figures and the per-round ratio a/b. */
+async function sideBySide(
+  rounds: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
+  const timesA: number[] = [];
+  const timesB: number[] = [];
+  const ratios: number[] = [];
+  for (let round = -3; round < rounds; round++) {
+    const t0 = performance.now();
+    await a();
+    const t1 = performance.now();
+    await b();
+    const t2 = performance.now();
+    if (round < 0) continue;
+    timesA.push(t1 - t0);
+    timesB.push(t2 - t1);
+    ratios.push((t1 - t0) / (t2 - t1));
+  }
+  return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
+}
+
+export async function templatesBench(who: Caller, sender: string, rounds: number): Promise<string[]> {
+  progress('templates: templated add against the same content as plain add; render against health');
+  const suffix = Date.now().toString(36);
+  const order = { alias: `bench-order-${suffix}`, name: 'Bench order', ...orderTemplate() };
+  await ok(who, '/template/add-1.0', order);
+  await ok(who, '/template/publish-1.0', { alias: order.alias });
+  const rendered = await ok(who, '/template/render-1.0', { alias: order.alias, model: orderModel });
+  if (rendered.errors.length > 0) throw new Error(`bench template: ${JSON.stringify(rendered.errors)}`);
+  const base = {
+    message_sender: sender,
+    to: ['Ada <ada@recipient.test>'],
+    scheduling: { mode: 'manual-wait' },
+  };
+  const templated = { ...base, template: { alias: order.alias, model: orderModel } };
+  const plain = {
+    ...base,
+    subject: rendered.subject,
+    content: { kind: 'mixed', text: rendered.text, html: rendered.html },
+  };
+  const add = await sideBySide(
+    rounds,
+    () => ok(who, '/message/add-1.0', templated),
+    () => ok(who, '/message/add-1.0', plain),
+  );
+
+  const news = { alias: `bench-news-${suffix}`, name: 'Bench newsletter', ...newsletterTemplate() };
+  const newsBytes =
+    Buffer.byteLength(news.subject) + Buffer.byteLength(news.html) + Buffer.byteLength(news.text);
+  await ok(who, '/template/add-1.0', news);
+  await ok(who, '/template/publish-1.0', { alias: news.alias });
+  const health = () => call(who, 'GET', '/health');
+  const inline = { subject: news.subject, html: news.html, text: news.text, model: newsletterModel };
+  const renderInline = await sideBySide(rounds, () => ok(who, '/template/render-1.0', inline), health);
+  const renderStored = await sideBySide(
+    rounds,
+    () => ok(who, '/template/render-1.0', { alias: news.alias, model: newsletterModel }),
+    health,
+  );
+  const htmlOnly = { subject: news.subject, html: news.html, model: newsletterModel };
+  const renderDerived = await sideBySide(
+    Math.max(5, Math.floor(rounds / 3)),
+    () => ok(who, '/template/render-1.0', htmlOnly),
+    health,
+  );
+
+  const kb = (bytes: number) => `${fmt(bytes / 1024, 0)} KB`;
+  const orderBytes =
+    Buffer.byteLength(order.subject) + Buffer.byteLength(order.html) + Buffer.byteLength(order.text);
+  progress(
+    `  templated add ${fmt(add.a.median)} ms vs plain ${fmt(add.b.median)} ms; render ${fmt(renderInline.a.median)} ms vs health ${fmt(renderInline.b.median)} ms`,
+  );
+  return [
+    '### Templates (accept with a template; render)',
+    '',
+    `Side by side in one run, ${rounds} rounds after 3 warm-up rounds; each round times the two calls back to back and the ratio is taken per round.`,
+    '',
+    '| operation | ms | compared with | ms | ratio | target |',
+    '|---|---:|---|---:|---:|---|',
+    `| add with a template (${kb(orderBytes)} order confirmation, HTML and text, 6 items; manual-wait) | ${fmtFigure(add.a)} | add of the same rendered subject, HTML and text | ${fmtFigure(add.b)} | ${fmtFigure(add.ratio, 2)} | ≤ 1.15: ${verdict(add.ratio.median <= 1.15)} |`,
+    `| render, inline parts (${kb(newsBytes)} newsletter, HTML and text) | ${fmtFigure(renderInline.a)} | GET /health | ${fmtFigure(renderInline.b)} | ${fmtFigure(renderInline.ratio, 2)} | ≤ 1.3: ${verdict(renderInline.ratio.median <= 1.3)} |`,
+    `| render, stored version by alias (the same template) | ${fmtFigure(renderStored.a)} | GET /health | ${fmtFigure(renderStored.b)} | ${fmtFigure(renderStored.ratio, 2)} | (reads the template record) |`,
+    `| render, inline HTML only (text derived from the HTML) | ${fmtFigure(renderDerived.a)} | GET /health | ${fmtFigure(renderDerived.b)} | ${fmtFigure(renderDerived.ratio, 2)} | (html-to-text on ${kb(Buffer.byteLength(news.html))}) |`,
+    '',
+  ];
+}

@@ -1,0 +1,11 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type TemplateAddRequest, templateAddRequest } from '#shared/schemas/templates.ts';
+import { addTemplate } from '#shared/services/templates.ts';
+
+/** POST /template/add-1.0: a new template with its first version, a draft (dry run: checked, nothing stored). */
+export const handler = protectedHandler<TemplateAddRequest>(
+  'template-add',
+  { input: { schema: templateAddRequest, from: 'body' } },
+  async ({ input, caller, dryRun }) => dataResponse(await addTemplate(input, caller.account, dryRun)),
+);

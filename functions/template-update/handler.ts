@@ -1,0 +1,11 @@
+import { dataResponse } from '#shared/http/envelope.ts';
+import { protectedHandler } from '#shared/http/protected-handler.ts';
+import { type TemplateUpdateRequest, templateUpdateRequest } from '#shared/schemas/templates.ts';
+import { updateTemplate } from '#shared/services/templates.ts';
+
+/** POST /template/update-1.0: a new draft version built on the latest one, or a rename. */
+export const handler = protectedHandler<TemplateUpdateRequest>(
+  'template-update',
+  { input: { schema: templateUpdateRequest, from: 'body' } },
+  async ({ input, caller, dryRun }) => dataResponse(await updateTemplate(input, caller.account, dryRun)),
+);
