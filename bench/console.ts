@@ -10,10 +10,10 @@ import { addMessage, batchWrite, cloneItem, storedItem } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 
 /**
- * The web console's figures (section 9 of docs/benchmarks.md), in headless Chromium against the
+ * The web console's figures (section 10 of docs/benchmarks.md), in headless Chromium against the
  * local host: the size of all its JavaScript gzipped (target ≤ 150 KB), and the first render of
  * Activity for an account with 100,000 stored messages (10,000 with --quick) against the query
- * request it makes (target ≤ 1.5 ×). `npm run bench` runs it (section 9); `npm run bench:console`
+ * request it makes (target ≤ 1.5 ×). `npm run bench` runs it (section 10); `npm run bench:console`
  * runs it alone and writes its section in place.
  */
 export const consoleMarkers = ['<!-- console:start -->', '<!-- console:end -->'] as const;
@@ -113,7 +113,7 @@ export async function consoleBench(host: BenchHost, quick: boolean): Promise<str
 
   return [
     consoleMarkers[0],
-    '### 9. Web console (headless Chromium)',
+    '### 10. Web console (headless Chromium)',
     '',
     `Measured by \`bench/console.ts\` on ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (${quick ? '`--quick`: ' : ''}${stored.toLocaleString('en')} stored messages, ${rounds} page loads); machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 1024 ** 3, 0)} GB RAM; Node ${process.version}; Debian's Chromium. Figures: median (min–max).`,
     '',

@@ -654,8 +654,8 @@ const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: w
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
 const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 
-// 9. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
-progress('9 web console');
+// 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
+progress('10 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
 
 await host.stop();
