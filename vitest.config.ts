@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four projects, one folder each: unit (pure logic), integration (the local host over HTTP and the
- * real emulators), infra (CDK template assertions) and reliability (sized by environment variables;
- * small under `npm test`, full size under `npm run test:reliability`). One local host serves the
+ * Five projects, one folder each: unit (pure logic), integration (the local host over HTTP and the
+ * real emulators), infra (CDK template assertions), reliability (sized by environment variables;
+ * small under `npm test`, full size under `npm run test:reliability`) and e2e (the web console in
+ * Chromium). One local host serves the
  * whole run (test/setup/local-host.ts). Files run in two forked workers, as on a 2-core machine.
  */
 export default defineConfig({
@@ -21,6 +22,8 @@ export default defineConfig({
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'] } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
       { extends: true, test: { name: 'reliability', include: ['test/reliability/**/*.test.ts'] } },
+      // The web console in Debian's Chromium (playwright-core), against the same local host.
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
     ],
     coverage: {
       provider: 'v8',

@@ -14,6 +14,7 @@ import { listMessages } from '../shared/services/messages/query.ts';
 import { workers } from '../shared/workers.ts';
 import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
+import { consoleBench } from './console.ts';
 import { benchHost } from './host.ts';
 import { inboundSection } from './inbound.ts';
 import { excludeClient } from './meter.ts';
@@ -43,7 +44,7 @@ import { templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
- * memory, inbound, batch, stats);
+ * memory, inbound, batch, stats, console);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -60,7 +61,8 @@ const runs = (
     | 'memory'
     | 'inbound'
     | 'batch'
-    | 'stats',
+    | 'stats'
+    | 'console',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -674,6 +676,10 @@ const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
 const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 
+// 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
+progress('10 web console');
+const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
+
 await host.stop();
 
 // ---------------------------------------------------------------------------------------------
@@ -735,6 +741,7 @@ for (const row of memory)
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
+lines.push(...consoleSection, '');
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { ensureConsoleBuilt } from '../console/build.ts';
 import { readConfig } from './config.ts';
 import { MailServiceStack } from './stack/service-stack.ts';
 
@@ -19,6 +20,8 @@ export function buildApp(app: App = new App()): { app: App; stack: MailServiceSt
 
 if (import.meta.main) {
   try {
+    // The stack deploys the built console (console/dist): a checkout whose sources changed is rebuilt.
+    await ensureConsoleBuilt((line) => process.stderr.write(`${line}\n`));
     buildApp().app.synth();
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

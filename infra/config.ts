@@ -78,6 +78,25 @@ export interface ServiceConfig {
    * concurrency than this, so the API and the sender keep theirs (docs/webhooks.md).
    */
   webhookConcurrency: number;
+  /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
+  console: ConsoleSettings;
+}
+
+export interface ConsoleSettings {
+  /** The console's OpenID client id at the issuer (a public client: authorization code + PKCE). */
+  clientId: string;
+  /** The issuer the console signs in with; authIssuer unless set. */
+  issuer: string;
+  /** Resource indicator sent with the sign-in (RFC 8707), for providers that need one. */
+  resource: string | undefined;
+  /**
+   * Origins besides the issuer's that the console's CSP lets it call: a provider whose token
+   * endpoint lives elsewhere (Amazon Cognito's hosted domain) is listed here.
+   */
+  identityOrigins: string[];
+  /** A custom domain for the console (with an ACM certificate in us-east-1), else CloudFront's. */
+  domainName: string | undefined;
+  certificateArn: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -277,6 +296,38 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
   if (webhookConcurrency > 1000)
     problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
+  const consoleIssuer = text('consoleIssuer', authIssuer) as string;
+  url('consoleIssuer', consoleIssuer, { https: true });
+  const consoleClientId = text('consoleClientId', 'svc-mail-console') as string;
+  const consoleResource = text('consoleResource');
+  if (consoleResource !== undefined) url('consoleResource', consoleResource, { https: false });
+  const identityOrigins = list('consoleIdentityOrigins');
+  for (const origin of identityOrigins) {
+    if (!/^https:\/\/[^/\s]+$/.test(origin))
+      problems.push(
+        `consoleIdentityOrigins: "${origin}" must be an https origin such as https://auth.example.com (no path)`,
+      );
+  }
+  const consoleDomainName = text('consoleDomainName')?.toLowerCase();
+  const consoleCertificateArn = text('consoleCertificateArn');
+  if (consoleDomainName !== undefined && !/^([a-z0-9-]+\.)+[a-z0-9-]+$/.test(consoleDomainName)) {
+    problems.push(
+      `consoleDomainName must be a host name such as console.example.com, got "${consoleDomainName}"`,
+    );
+  }
+  if ((consoleDomainName === undefined) !== (consoleCertificateArn === undefined)) {
+    problems.push(
+      'consoleDomainName and consoleCertificateArn go together: a custom domain needs its certificate',
+    );
+  }
+  if (
+    consoleCertificateArn !== undefined &&
+    !/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/.test(consoleCertificateArn)
+  ) {
+    problems.push(
+      `consoleCertificateArn must be an ACM certificate in us-east-1 (CloudFront's region), got "${consoleCertificateArn}"`,
+    );
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -308,6 +359,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
     alarmEmail,
     sesAccountSuppression,
     webhookConcurrency,
+    console: {
+      clientId: consoleClientId,
+      issuer: consoleIssuer,
+      resource: consoleResource,
+      identityOrigins: [...new Set(identityOrigins)],
+      domainName: consoleDomainName,
+      certificateArn: consoleCertificateArn,
+    },
   };
 }
 

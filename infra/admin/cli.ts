@@ -240,7 +240,7 @@ async function token(args: string[], given: Options): Promise<string> {
   if (issuer === undefined || issuer === '') {
     throw new Error('unknown issuer: set AUTH_ISSUER or start the local host (npm start) to write host.json');
   }
-  const { localAudience } = await import('../local/identity-provider.ts');
+  const { localAudience } = await import('../local/identity.ts');
   const jwk = JSON.parse(readFileSync(keyFile, 'utf8')) as JWK;
   const accountClaim = process.env.AUTH_ACCOUNT_CLAIM || 'sub';
   return new SignJWT({ scope: requested.join(' '), [accountClaim]: account })

@@ -13,6 +13,7 @@ import {
   routes,
   tooLargeDetail,
 } from '../../shared/routes.ts';
+import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
@@ -157,9 +158,12 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 export async function handleGatewayRequest(
   request: IncomingMessage,
   response: ServerResponse,
+  consoleSite?: ConsoleSite,
 ): Promise<void> {
   const requestId = randomUUID();
   const url = new URL(request.url ?? '/', 'http://localhost');
+  // The web console's files (on AWS: CloudFront, not API Gateway).
+  if (consoleSite !== undefined && handleConsoleRequest(request, response, url, consoleSite)) return;
   const candidates = routes.filter((route) => route.path === url.pathname);
   if (candidates.length === 0) {
     request.resume();
@@ -219,9 +223,13 @@ export async function handleGatewayRequest(
   }
 }
 
-export async function startGateway(host: string, port: number): Promise<{ url: string; server: Server }> {
+export async function startGateway(
+  host: string,
+  port: number,
+  consoleSite?: ConsoleSite,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
-    handleGatewayRequest(request, response).catch(() => {
+    handleGatewayRequest(request, response, consoleSite).catch(() => {
       if (!response.headersSent) response.writeHead(500).end();
     });
   });

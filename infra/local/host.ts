@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
+import { consoleUrls } from './console-site.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
 import { StartupError } from './free-port.ts';
 import { startGateway } from './gateway.ts';
-import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { consoleClientId, type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 import { type LocalWorker, localWorkers } from './workers.ts';
 
@@ -160,8 +161,12 @@ async function startParts(
     log(`domain ${domain} → account ${account}: ${result}`);
   }
 
-  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000);
+  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, {
+    issuer: idp.issuer,
+    clientId: consoleClientId,
+  });
   let server: Server | undefined = gateway.server;
+  idp.allowConsole(consoleUrls(gateway.url));
   // From here on the host is up: stop() below owns every part.
   started.length = 0;
 

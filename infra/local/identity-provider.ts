@@ -1,8 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import Provider, { type Configuration, errors } from 'oidc-provider';
 import { scopes as allScopes } from '../../shared/routes.ts';
+import { defaultLifetimeSeconds, handleDevLogin, providerPages } from './dev-login.ts';
+import { consoleClientId, localAudience, localResource } from './identity.ts';
+import { memoryAdapterFactory } from './oidc-memory-adapter.ts';
+
+export { consoleClientId, localAudience, localResource };
 
 export interface IdentityProvider {
   issuer: string;
@@ -10,7 +17,14 @@ export interface IdentityProvider {
   jwksUrl: string;
   /** Private signing key (JWK with kid and alg), for tests that need to sign their own tokens. */
   privateJwk: JWK;
+  /** Signs a token directly with the provider's key (the printed dev token, tests, the benchmark). */
   mintToken(options?: MintOptions): Promise<string>;
+  /**
+   * Registers the web console (OpenID client `svc-mail-console`) at these URLs, its redirect URIs,
+   * and opens the provider: until then every request is answered 503. Their origins are the only
+   * ones the provider answers CORS requests from.
+   */
+  allowConsole(consoleUrls: readonly string[]): void;
   stop(): Promise<void>;
 }
 
@@ -19,8 +33,6 @@ export interface MintOptions {
   scopes?: readonly string[];
   expiresInSeconds?: number;
 }
-
-export const localAudience = 'svc-mail';
 
 /** Loads the signing key from DATA_DIR, or creates one, so that printed tokens survive restarts. */
 async function signingKey(dataDir: string): Promise<JWK> {
@@ -38,59 +50,119 @@ async function signingKey(dataDir: string): Promise<JWK> {
   return jwk;
 }
 
-export function publicPart(jwk: JWK): JWK {
-  const { kty, n, e, crv, x, y, kid, alg, use } = jwk;
-  return Object.fromEntries(
-    Object.entries({ kty, n, e, crv, x, y, kid, alg, use }).filter(([, v]) => v !== undefined),
-  );
+type ProviderKey = NonNullable<Configuration['jwks']>['keys'][number];
+const jwksPath = '/.well-known/jwks.json';
+
+interface ProviderSettings {
+  privateJwk: JWK;
+  consoleUrls: readonly string[];
+  consoleOrigins: ReadonlySet<string>;
+  lifetimes: Map<string, number>;
 }
 
 /**
- * A local OpenID-style identity provider: one RSA key, its JWKS over HTTP, and a token minter.
- * Extra keys can be published (for rotation tests) through `POST /keys` with a public JWK.
+ * oidc-provider's configuration: one public client (the console: authorization code with PKCE, no
+ * secret), the API as the one resource server (JWT access tokens for `localAudience`, with the
+ * service's scopes), the same signing key as `mintToken`, and no built-in interactions (the
+ * development login page answers them).
+ */
+function configuration(settings: ProviderSettings): Configuration {
+  const serviceScopes = Object.keys(allScopes).join(' ');
+  const pages = providerPages(() => [...settings.consoleOrigins]);
+  return {
+    clients: [
+      {
+        client_id: consoleClientId,
+        client_name: 'the svc-mail console',
+        application_type: 'web',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [...settings.consoleUrls],
+        post_logout_redirect_uris: [...settings.consoleUrls],
+      },
+    ],
+    jwks: { keys: [settings.privateJwk as ProviderKey] },
+    // The key set stays where the provider published it before it was an OpenID provider.
+    routes: { jwks: jwksPath },
+    // Cookie signing keys live as long as the process: a restart signs the user out of the provider.
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    claims: { openid: ['sub'] },
+    scopes: ['openid'],
+    // The authorization code flow only (no implicit or hybrid flow hands a token to the browser's address bar).
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    adapter: memoryAdapterFactory(),
+    renderError: pages.renderError,
+    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    clientBasedCORS: (_ctx, origin) => settings.consoleOrigins.has(origin),
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: pages.logoutSource,
+        postLogoutSuccessSource: pages.postLogoutSuccessSource,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => localResource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== localResource) throw new errors.InvalidTarget(`unknown resource ${indicator}`);
+          return {
+            scope: serviceScopes,
+            audience: localAudience,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    ttl: {
+      // The session length chosen on the login page, per grant.
+      AccessToken: (_ctx, token) => settings.lifetimes.get(token.grantId ?? '') ?? defaultLifetimeSeconds,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Grant: 12 * 3600,
+      Session: 12 * 3600,
+    },
+  };
+}
+
+/**
+ * The local OpenID provider (oidc-provider): discovery, authorize, token, JWKS and end-session
+ * endpoints, authorization code with PKCE for the console, JWT access tokens for the API, and a
+ * development login page. It publishes exactly one key, the one in DATA_DIR/idp, which also signs
+ * `mintToken`'s tokens: nothing can add a key to its JWKS over HTTP. It answers CORS only to the
+ * console's origins (never `*`).
  */
 export async function startIdentityProvider(dataDir: string, port = 0): Promise<IdentityProvider> {
   const privateJwk = await signingKey(dataDir);
-  const published: JWK[] = [publicPart(privateJwk)];
+  const lifetimes = new Map<string, number>();
+  let consoleOrigins: ReadonlySet<string> = new Set();
+  let handle: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
+
   const server: Server = createServer((request, response) => {
-    if (request.method === 'GET' && request.url === '/.well-known/jwks.json') {
-      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-      response.end(JSON.stringify({ keys: published }));
+    if (handle === undefined) {
+      request.resume();
+      response.writeHead(503, { 'retry-after': '1' }).end();
       return;
     }
-    if (request.method === 'GET' && request.url === '/.well-known/openid-configuration') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ issuer, jwks_uri: jwksUrl }));
-      return;
-    }
-    if (request.method === 'POST' && request.url === '/keys') {
-      let body = '';
-      request.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      request.on('end', () => {
-        try {
-          published.push(publicPart(JSON.parse(body) as JWK));
-          response.writeHead(204).end();
-        } catch {
-          response.writeHead(400).end();
-        }
-      });
-      return;
-    }
-    response.writeHead(404).end();
+    handle(request, response);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const issuer = `http://127.0.0.1:${actualPort}`;
-  const jwksUrl = `${issuer}/.well-known/jwks.json`;
   const key = await importJWK(privateJwk, 'RS256');
 
   return {
     issuer,
     audience: localAudience,
-    jwksUrl,
+    jwksUrl: `${issuer}${jwksPath}`,
     privateJwk,
     mintToken: async ({
       account = 'dev-account',
@@ -105,6 +177,41 @@ export async function startIdentityProvider(dataDir: string, port = 0): Promise<
         .setIssuedAt()
         .setExpirationTime(`${expiresInSeconds}s`)
         .sign(key),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    allowConsole: (consoleUrls) => {
+      consoleOrigins = new Set(consoleUrls.map((url) => new URL(url).origin));
+      const origins = consoleOrigins;
+      const provider = new Provider(
+        issuer,
+        configuration({ privateJwk, consoleUrls, consoleOrigins: origins, lifetimes }),
+      );
+      // CORS only for the console's origins: oidc-provider answers discovery and JWKS to any origin
+      // (and with `*` when there is none); whatever it set is removed for every other caller.
+      provider.use(async (ctx, next) => {
+        await next();
+        if (origins.has(ctx.get('origin'))) return;
+        for (const name of Object.keys(ctx.response.headers))
+          if (name.startsWith('access-control-')) ctx.remove(name);
+      });
+      const callback = provider.callback();
+      const devLogin = {
+        resource: localResource,
+        consoleOrigins: () => [...origins],
+        rememberLifetime: (grantId: string, seconds: number) => lifetimes.set(grantId, seconds),
+      };
+      handle = (request, response) => {
+        if (request.url?.startsWith('/interaction/')) {
+          handleDevLogin(provider, request, response, devLogin).catch(() => {
+            if (!response.headersSent) response.writeHead(500).end();
+          });
+          return;
+        }
+        callback(request, response);
+      };
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -1,5 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ensureConsoleBuilt } from '../../console/build.ts';
 import { envNumber, envString } from '../../shared/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
 import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
@@ -30,6 +31,8 @@ try {
       rmSync(resolve(dataDir, path), { recursive: true, force: true });
     process.stdout.write(`  --reset: removed the local state in ${dataDir}\n`);
   }
+  // The web console is built by npm ci; a checkout whose console sources changed since is rebuilt here.
+  await ensureConsoleBuilt((line) => process.stdout.write(`  ${line}\n`));
   host = await startLocalHost({
     host: bind,
     port,
@@ -74,9 +77,10 @@ renameSync(`${hostFile}.tmp`, hostFile);
 process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
 
+  Console         ${host.url}/console/   (sign in on the local identity provider's page)
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
-  Identity        ${host.env.AUTH_JWKS_URL}
+  Identity        ${host.idp.issuer}   (OpenID provider; keys at ${host.env.AUTH_JWKS_URL})
   Inbound SMTP    ${host.env.INBOUND_SMTP_URL}   (mail for receiving domains: npm run admin -- domains receiving <domain> on)
   Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
   State           ${

@@ -209,5 +209,90 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       `${deployTime}it serves no request of the service, so there is nothing to trace; its logs show each call.`,
     );
   }
+  acknowledgeConsole(stack, acknowledge);
   return acknowledged;
+}
+
+/** The web console's distribution, and CDK's BucketDeployment function that copies its files. */
+function acknowledgeConsole(
+  stack: MailServiceStack,
+  acknowledge: (scope: IConstruct, rule: string, reason: string) => void,
+): void {
+  const distribution = stack.console.distribution;
+  acknowledge(
+    distribution,
+    'AwsSolutions-CFR1',
+    "The console is a static page for an account's operators wherever they work; who may act is decided " +
+      'by the OpenID sign-in and the API, not by the country a request comes from.',
+  );
+  acknowledge(
+    distribution,
+    'AwsSolutions-CFR2',
+    'The distribution serves only static files (the built console and a config.json without secrets); every ' +
+      'request that reads or changes data goes to the API, which has the stack WAF. A CloudFront web ACL ' +
+      'must be created in us-east-1, which this region-agnostic stack does not do.',
+  );
+  if (stack.console.customDomain === false) {
+    acknowledge(
+      distribution,
+      'AwsSolutions-CFR4',
+      'Without consoleDomainName the distribution uses the default *.cloudfront.net certificate, for which ' +
+        'CloudFront fixes the minimum protocol; with consoleDomainName and consoleCertificateArn the stack ' +
+        'sets TLSv1.2_2021 (docs/deploy.md).',
+    );
+  }
+  const deployer = stack.node.children.find((child) =>
+    child.node.id.startsWith('Custom::CDKBucketDeployment'),
+  );
+  if (deployer === undefined) return;
+  const deployTime =
+    "CDK's BucketDeployment function runs only while CloudFormation creates or updates the stack (it copies " +
+    'the built console into its bucket), and CDK sets it up; ';
+  acknowledge(
+    deployer,
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    `${deployTime}it writes its logs with this AWS managed policy.`,
+  );
+  for (const finding of [
+    'Action::s3:GetObject*',
+    'Action::s3:GetBucket*',
+    'Action::s3:List*',
+    'Action::s3:DeleteObject*',
+    'Action::s3:Abort*',
+    'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+    `Resource::<${stack.getLogicalId(stack.console.bucket.node.defaultChild as CfnBucket)}.Arn>/*`,
+  ]) {
+    acknowledge(
+      deployer,
+      `AwsSolutions-IAM5[${finding}]`,
+      `${deployTime}CDK grants it read on the deployment's asset objects and read-write on the console bucket ` +
+        'only (its grant methods use these action groups); it touches no other bucket.',
+    );
+  }
+  acknowledge(
+    deployer,
+    'AwsSolutions-IAM5[Resource::*]',
+    `${deployTime}it invalidates the console's page at CloudFront after each copy; CDK grants ` +
+      'cloudfront:CreateInvalidation and GetInvalidation on "*".',
+  );
+  acknowledge(
+    deployer,
+    'AwsSolutions-L1',
+    `${deployTime}its runtime is the one CDK bundles with the construct and moves forward with CDK upgrades.`,
+  );
+  acknowledge(
+    deployer,
+    'Serverless-LambdaLatestVersion',
+    `${deployTime}its runtime is the one CDK bundles with the construct (same as AwsSolutions-L1).`,
+  );
+  acknowledge(
+    deployer,
+    'Serverless-LambdaDLQ',
+    `${deployTime}a failed copy fails the deployment itself, which CloudFormation reports and rolls back.`,
+  );
+  acknowledge(
+    deployer,
+    'Serverless-LambdaTracing',
+    `${deployTime}it serves no request of the service, so there is nothing to trace; its log group keeps each run.`,
+  );
 }

@@ -19,6 +19,7 @@ import {
 } from '../resources/definitions.ts';
 import { Alarms } from './alarms.ts';
 import { ServiceApi } from './api.ts';
+import { ConsoleHosting, executeApiOrigin } from './console-hosting.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { Firewall } from './firewall.ts';
 import {
@@ -37,6 +38,17 @@ import { Storage } from './storage.ts';
 
 export interface MailServiceStackProps extends StackProps {
   readonly config: ServiceConfig;
+}
+
+/**
+ * The origins browsers may call the API from: corsOrigins, plus the console's custom domain when
+ * corsOrigins is a list (with `*` every origin is allowed already). CloudFront's generated domain
+ * cannot be added here: the console's CSP names the API, so the API cannot name the distribution
+ * without a dependency cycle; docs/deploy.md says to add the ConsoleUrl output to corsOrigins.
+ */
+export function allowedOrigins(config: ServiceConfig): string[] {
+  if (config.corsOrigins.includes('*') || config.console.domainName === undefined) return config.corsOrigins;
+  return [...new Set([...config.corsOrigins, `https://${config.console.domainName}`])];
 }
 
 /** SES event types published to EventBridge for the delivery-events function. */
@@ -96,6 +108,7 @@ export class MailServiceStack extends Stack {
   readonly configurationSet: ses.ConfigurationSet;
   readonly sesIdentities: ses.EmailIdentity[];
   readonly reputation: ReputationGuard;
+  readonly console: ConsoleHosting;
   readonly inbound: InboundReceiving;
   readonly acknowledgements: Acknowledgement[];
 
@@ -159,12 +172,13 @@ export class MailServiceStack extends Stack {
     // Powertools publishes every metric under this stack's name (dimension `service`).
     this.serviceMetrics = new ServiceMetrics(this.stackName);
     const common = { SERVER_TZ: config.serverTimeZone, ...this.serviceMetrics.environment() };
+    const corsOrigins = allowedOrigins(config);
     const http = {
       ...common,
       BLOCKED_CIDRS: config.blockedCidrs.join(','),
       RATE_LIMIT_RPS: String(config.rateLimitRps),
       RATE_LIMIT_BURST: String(config.rateLimitBurst),
-      CORS_ORIGINS: config.corsOrigins.join(','),
+      CORS_ORIGINS: corsOrigins.join(','),
     };
     const auth = {
       AUTH_ISSUER: config.authIssuer,
@@ -222,9 +236,16 @@ export class MailServiceStack extends Stack {
     this.api = new ServiceApi(this, 'Http', {
       routes,
       functionFor: (route) => this.functionById(route.id as FunctionId).function,
-      corsOrigins: config.corsOrigins,
+      corsOrigins,
       throttleRps: config.stageThrottleRps,
       throttleBurst: config.stageThrottleBurst,
+      logRetention,
+    });
+    this.console = new ConsoleHosting(this, 'Console', {
+      settings: config.console,
+      apiUrl: this.api.api.url,
+      apiOrigin: executeApiOrigin(this.api.api.restApiId),
+      accessLogBucket: this.storage.accessLogBucket,
       logRetention,
     });
     this.firewall = new Firewall(this, 'Firewall', {
@@ -292,6 +313,14 @@ export class MailServiceStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.storage.eventsDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'DashboardName', { value: this.stackName });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: `${this.console.url}/`,
+      description: 'The web console; register it as the redirect URI of the console client at the issuer',
+    });
+    new CfnOutput(this, 'ConsoleClientId', { value: config.console.clientId });
+    new CfnOutput(this, 'ConsoleIssuer', { value: config.console.issuer });
+    new CfnOutput(this, 'ConsoleBucketName', { value: this.console.bucket.bucketName });
+    new CfnOutput(this, 'ConsoleDistributionId', { value: this.console.distribution.distributionId });
     new CfnOutput(this, 'InboundDeadLetterQueueUrl', { value: this.storage.inboundDeadLetterQueue.queueUrl });
     if (this.inbound.ruleSet !== undefined) {
       new CfnOutput(this, 'InboundMxRecord', {

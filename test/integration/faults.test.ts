@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type ApiResponse, call, hasNoInternals, mintToken, uniqueAccount } from '../support/host.ts';
 import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
@@ -13,8 +13,9 @@ import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/sec
  * Codes that need a host configured differently from the shared one: the network rule (103), the
  * rate limit (115), and the infrastructure faults 2/3/4 on an authenticated route, whose Bearer
  * auth reads the account record from DynamoDB before any action runs. Two secondary hosts:
- *   A: blocks 127.0.0.2, allows 2 requests per caller and never refills, refetches the JWKS on any
- *      unknown kid; later its table is deleted (3), then its DynamoDB Local is killed (4);
+ *   A: blocks 127.0.0.2, allows 2 requests per caller and never refills, and takes its keys from a
+ *      JWKS server in this test process (refetched on any unknown kid), which later publishes a
+ *      rotated key; later its table is deleted (3), then its DynamoDB Local is killed (4);
  *   B: its database endpoint is a plain HTTP server that answers garbage (2), and its keys come from
  *      a JWKS server in this test process, which the last test stops (7).
  */
@@ -24,6 +25,9 @@ let hostA: SecondaryHost;
 let hostB: SecondaryHost;
 let garbage: Server;
 let jwks: Server;
+let jwksA: Server;
+/** What host A's key server publishes; the rotation test adds a key. */
+const keysA: JWK[] = [];
 const issuerB = 'https://issuer-b.example';
 
 function expectError(response: ApiResponse<any>, status: number, code: number): void {
@@ -44,17 +48,38 @@ async function listen(server: Server): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
-beforeAll(async () => {
-  // Host B's signing key is made here and placed in its DATA_DIR, so this process can serve its JWKS.
+/** An RS256 key pair whose private half a host's identity provider signs with (placed in its DATA_DIR). */
+async function hostKeyPair(prefix: string): Promise<{ publicJwk: JWK; privateJwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const kid = `b-${randomUUID().slice(0, 8)}`;
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
-  jwks = createServer((_request, response) => {
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ keys: [publicJwk] }));
+  const kid = `${prefix}-${randomUUID().slice(0, 8)}`;
+  return {
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' },
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' },
+  };
+}
+
+function keyServer(keys: () => JWK[]): Server {
+  return createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: keys() }));
   });
+}
+
+function placeSigningKey(privateJwk: JWK): (dataDir: string) => void {
+  return (dataDir) => {
+    mkdirSync(join(dataDir, 'idp'));
+    writeFileSync(join(dataDir, 'idp', 'signing-key.json'), JSON.stringify(privateJwk));
+  };
+}
+
+beforeAll(async () => {
+  // Both hosts' signing keys are made here and placed in their DATA_DIRs, so this process can serve
+  // their key sets: host A's gains a key later (rotation), host B's goes away (code 7).
+  const keyA = await hostKeyPair('a');
+  keysA.push(keyA.publicJwk);
+  jwksA = keyServer(() => keysA);
+  const jwksAPort = await listen(jwksA);
+  const keyB = await hostKeyPair('b');
+  jwks = keyServer(() => [keyB.publicJwk]);
   const jwksPort = await listen(jwks);
   garbage = createServer((request, response) => {
     request.resume();
@@ -62,12 +87,16 @@ beforeAll(async () => {
   });
   const garbagePort = await listen(garbage);
   [hostA, hostB] = await Promise.all([
-    startSecondaryHost({
-      BLOCKED_CIDRS: '127.0.0.2/32,10.0.0.0/8',
-      RATE_LIMIT_RPS: '0',
-      RATE_LIMIT_BURST: '2',
-      AUTH_JWKS_COOLDOWN_MS: '0',
-    }),
+    startSecondaryHost(
+      {
+        BLOCKED_CIDRS: '127.0.0.2/32,10.0.0.0/8',
+        RATE_LIMIT_RPS: '0',
+        RATE_LIMIT_BURST: '2',
+        AUTH_JWKS_URL: `http://127.0.0.1:${jwksAPort}/jwks.json`,
+        AUTH_JWKS_COOLDOWN_MS: '0',
+      },
+      placeSigningKey(keyA.privateJwk),
+    ),
     startSecondaryHost(
       {
         AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${garbagePort}`,
@@ -75,10 +104,7 @@ beforeAll(async () => {
         AUTH_ISSUER: issuerB,
         AUTH_JWKS_COOLDOWN_MS: '0',
       },
-      (dataDir) => {
-        mkdirSync(join(dataDir, 'idp'));
-        writeFileSync(join(dataDir, 'idp', 'signing-key.json'), JSON.stringify(privateJwk));
-      },
+      placeSigningKey(keyB.privateJwk),
     ),
   ]);
 });
@@ -86,6 +112,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([hostA?.stop(), hostB?.stop()]);
   await new Promise<void>((resolve) => garbage.close(() => resolve()));
+  await new Promise<void>((resolve) => jwksA.close(() => resolve()));
   if (jwks.listening) await new Promise<void>((resolve) => jwks.close(() => resolve()));
 });
 
@@ -169,11 +196,8 @@ describe('network rule, rate limit and key rotation (secondary host A)', () => {
     });
     expectError(unpublished, 401, 110);
 
-    const published = await fetch(new URL('/keys', hostA.issuer), {
-      method: 'POST',
-      body: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' }),
-    });
-    assert.equal(published.status, 204);
+    // The provider publishes the new key next to the current one, as OpenID providers rotate.
+    keysA.push({ ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' });
 
     const rotated = await call(protectedRoute.method, protectedRoute.path, {
       baseUrl: hostA.url,

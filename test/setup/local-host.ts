@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ensureConsoleBuilt } from '../../console/build.ts';
 import { startLocalHost } from '../../infra/local/host.ts';
 import { startTestDnsServer } from '../support/dns-server.ts';
 import { startFakeGravatar } from '../support/fake-gravatar.ts';
@@ -19,6 +20,8 @@ declare module 'vitest' {
  * `provide('host', …)` (read with `hostInfo()` from test/support/host.ts).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The end-to-end tests drive the built console; npm ci built it, this catches sources changed since.
+  await ensureConsoleBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
   // The service's log lines go to a file that tests can read (e.g. to prove no key material is logged).
   process.env.LOG_FILE = join(dataDir, 'service.log');

@@ -1,0 +1,13 @@
+import type { ConsoleConfig } from './config-contract.ts';
+
+/** Reads `config.json` beside the page: where the API and the identity provider are. */
+export async function loadConfig(): Promise<ConsoleConfig> {
+  const response = await fetch(new URL('config.json', document.baseURI), { cache: 'no-cache' });
+  if (!response.ok) throw new Error(`The console's config.json could not be read (HTTP ${response.status})`);
+  const config = (await response.json()) as Partial<ConsoleConfig>;
+  for (const field of ['api_url', 'issuer', 'client_id'] as const) {
+    if (typeof config[field] !== 'string' || config[field] === '')
+      throw new Error(`The console's config.json lacks "${field}"`);
+  }
+  return config as ConsoleConfig;
+}

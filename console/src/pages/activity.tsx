@@ -1,0 +1,372 @@
+import { useLayoutEffect, useState } from 'preact/hooks';
+import { api, dataOf } from '../api.ts';
+import {
+  AsyncView,
+  ConfirmButton,
+  DateRange,
+  Empty,
+  ErrorNotice,
+  StatusBadge,
+  Time,
+} from '../components.tsx';
+import { toCsv } from '../csv.ts';
+import { download } from '../download.ts';
+import { fromLocalInput, plural, toLocalInput } from '../format.ts';
+import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
+import { href, navigate, type Route } from '../router.ts';
+import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
+import { messageStatuses } from '../types.ts';
+import { useAction, useAsync } from '../use-async.ts';
+
+/**
+ * Activity: the account's messages, newest first, filtered by status and date (the filters live
+ * in the address), a page at a time, the filtered list as CSV, and held mail released or cancelled
+ * in bulk.
+ */
+const pageSize = 50;
+/** CSV export reads pages of the API's largest size, up to this many messages. */
+const exportPageSize = 1000;
+const exportLimit = 100_000;
+
+interface ActivityFilters {
+  status: MessageStatus[];
+  from: string | undefined;
+  to: string | undefined;
+}
+
+function filtersOf(route: Route): ActivityFilters {
+  const status = (route.query.get('status') ?? '')
+    .split(',')
+    .filter((value): value is MessageStatus => (messageStatuses as readonly string[]).includes(value));
+  return {
+    status,
+    from: route.query.get('from') ?? undefined,
+    to: route.query.get('to') ?? undefined,
+  };
+}
+
+function apiFilters(filters: ActivityFilters, limit: number): MessageFilters {
+  return {
+    limit,
+    ...(filters.status.length > 0 ? { status: filters.status } : {}),
+    ...(filters.from === undefined ? {} : { date_from: filters.from }),
+    ...(filters.to === undefined ? {} : { date_to: filters.to }),
+  };
+}
+
+function queryOf(filters: ActivityFilters, cursor?: string): Record<string, string | undefined> {
+  return { status: filters.status.join(','), from: filters.from, to: filters.to, cursor };
+}
+
+async function messagePage(filters: MessageFilters, cursor: string | undefined): Promise<MessagePage> {
+  const data = await dataOf(
+    api().POST('/message/query-1.0', { body: { filters, ...(cursor === undefined ? {} : { cursor }) } }),
+  );
+  if (!('messages' in data)) throw new Error('The API answered one message where a page was asked for');
+  return data;
+}
+
+/**
+ * Marks for the console benchmark (bench/console.ts): from the page's first render to its first
+ * answer in the DOM, once per page load.
+ */
+let startMarked = false;
+let firstRenderMarked = false;
+
+export function ActivityPage({ route }: { route: Route }) {
+  const filters = filtersOf(route);
+  const cursor = route.query.get('cursor') ?? undefined;
+  const key = `${route.query.toString()}`;
+  if (!startMarked) {
+    startMarked = true;
+    performance.mark('activity:start');
+  }
+  const [page, reload] = useAsync(() => messagePage(apiFilters(filters, pageSize), cursor), [key]);
+  useLayoutEffect(() => {
+    if (page.state === 'loading' || firstRenderMarked) return;
+    firstRenderMarked = true;
+    performance.mark('activity:rendered');
+  }, [page.state]);
+
+  return (
+    <>
+      <h1>Activity</h1>
+      <FilterForm key={key} filters={filters} />
+      <div class="toolbar">
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+        <ExportCsv key={key} filters={filters} />
+      </div>
+      <AsyncView value={page} loading="Loading messages" onRetry={reload}>
+        {(result) =>
+          result.messages.length === 0 ? (
+            <NoMessages
+              filtered={filters.status.length > 0 || filters.from !== undefined || filters.to !== undefined}
+            />
+          ) : (
+            <>
+              <MessageList key={key} messages={result.messages} onChanged={reload} />
+              <nav class="pager" aria-label="Pages">
+                {cursor === undefined ? null : (
+                  <a href={href('activity', undefined, queryOf(filters))}>First page</a>
+                )}
+                {result.next_cursor === null ? (
+                  <span class="muted">End of the list</span>
+                ) : (
+                  <a href={href('activity', undefined, queryOf(filters, result.next_cursor))}>Next page</a>
+                )}
+              </nav>
+            </>
+          )
+        }
+      </AsyncView>
+    </>
+  );
+}
+
+function FilterForm({ filters }: { filters: ActivityFilters }) {
+  const [status, setStatus] = useState(new Set(filters.status));
+  const [from, setFrom] = useState(toLocalInput(filters.from));
+  const [to, setTo] = useState(toLocalInput(filters.to));
+  const submit = (event: Event) => {
+    event.preventDefault();
+    navigate(
+      href(
+        'activity',
+        undefined,
+        queryOf({
+          status: messageStatuses.filter((value) => status.has(value)),
+          from: fromLocalInput(from),
+          to: fromLocalInput(to),
+        }),
+      ),
+    );
+  };
+  const toggle = (value: MessageStatus) => {
+    const next = new Set(status);
+    if (next.has(value)) next.delete(value);
+    else next.add(value);
+    setStatus(next);
+  };
+  return (
+    <form class="filters" onSubmit={submit} aria-label="Filter messages">
+      <fieldset>
+        <legend>Status</legend>
+        <div class="checks">
+          {messageStatuses.map((value) => (
+            <label key={value}>
+              <input type="checkbox" checked={status.has(value)} onChange={() => toggle(value)} /> {value}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="row">
+        <DateRange from={from} to={to} onFrom={setFrom} onTo={setTo} />
+        <button type="submit" class="primary">
+          Apply filters
+        </button>
+        <a class="button" href={href('activity')}>
+          Clear
+        </a>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * The page of messages, and bulk release or cancel of the held ones among them: held and queued
+ * rows have a checkbox; each selected message is released or cancelled in turn (the API has one
+ * call per message), and the outcome is counted.
+ */
+function MessageList({
+  messages,
+  onChanged,
+}: {
+  messages: readonly MessageSummary[];
+  onChanged: () => void;
+}) {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<string>();
+  const action = useAction();
+  const chosen = messages.filter((message) => selected.has(message.message_uuid));
+  const toRelease = chosen.filter((message) => canRelease(message.status));
+  const toggle = (uuid: string) => {
+    const next = new Set(selected);
+    if (next.has(uuid)) next.delete(uuid);
+    else next.add(uuid);
+    setSelected(next);
+  };
+  const apply = (mode: HeldAction, targets: readonly MessageSummary[]) =>
+    action.run(async () => {
+      setOutcome(undefined);
+      const failures: string[] = [];
+      for (const message of targets) {
+        try {
+          await actOnHeld(message.message_uuid, mode);
+        } catch (error) {
+          failures.push(
+            `${message.subject || message.message_uuid}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      const done = targets.length - failures.length;
+      setOutcome(
+        `${mode === 'manual-send' ? 'Released' : 'Cancelled'} ${plural(done, 'message')}${
+          failures.length === 0 ? '.' : `; ${failures.length} could not be: ${failures.join('; ')}`
+        }`,
+      );
+      setSelected(new Set());
+      onChanged();
+    });
+  return (
+    <>
+      {chosen.length === 0 && outcome === undefined ? null : (
+        <div class="toolbar bulk">
+          <span>{plural(chosen.length, 'message')} selected</span>
+          <button
+            type="button"
+            class="primary"
+            disabled={action.busy || toRelease.length === 0}
+            onClick={() => apply('manual-send', toRelease)}
+          >
+            Release {toRelease.length}
+          </button>
+          <ConfirmButton
+            label={`Cancel ${chosen.length}`}
+            question={`Cancel ${plural(chosen.length, 'message')} for good?`}
+            busy={action.busy || chosen.length === 0}
+            danger
+            onConfirm={() => apply('manual-cancel', chosen)}
+          />
+          <span role="status">{outcome}</span>
+        </div>
+      )}
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
+      <table class="list">
+        <caption class="visually-hidden">Messages, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">
+              <span class="visually-hidden">Select</span>
+            </th>
+            <th scope="col">Created</th>
+            <th scope="col">Status</th>
+            <th scope="col">Subject</th>
+            <th scope="col">Sender</th>
+            <th scope="col">Recipients</th>
+          </tr>
+        </thead>
+        <tbody>
+          {messages.map((message) => (
+            <tr key={message.message_uuid}>
+              <td>
+                {canCancel(message.status) ? (
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${message.subject || message.message_uuid}`}
+                    checked={selected.has(message.message_uuid)}
+                    onChange={() => toggle(message.message_uuid)}
+                  />
+                ) : null}
+              </td>
+              <td>
+                <Time value={message.created_at} />
+              </td>
+              <td>
+                <StatusBadge status={message.status} />
+              </td>
+              <td>
+                <a href={href('message', message.message_uuid)}>{message.subject || '(no subject)'}</a>
+              </td>
+              <td>{message.message_sender}</td>
+              <td class="number">{message.recipients_count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function NoMessages({ filtered }: { filtered: boolean }) {
+  if (filtered)
+    return (
+      <Empty title="No messages match these filters">
+        <p>
+          Widen the dates or the statuses, or <a href={href('activity')}>show every message</a>.
+        </p>
+      </Empty>
+    );
+  return (
+    <Empty title="No messages yet">
+      <p>
+        Messages appear here as soon as the API accepts them: send one with <code>POST /message/add-1.0</code>
+        .
+      </p>
+    </Empty>
+  );
+}
+
+const csvHeader = [
+  'message_uuid',
+  'created_at',
+  'updated_at',
+  'status',
+  'message_sender',
+  'subject',
+  'content_kind',
+  'recipients_count',
+  'scheduling_mode',
+  'send_at',
+];
+
+function ExportCsv({ filters }: { filters: ActivityFilters }) {
+  const [progress, setProgress] = useState<{ count: number; done: boolean } | undefined>();
+  const action = useAction();
+  const run = () =>
+    action.run(async () => {
+      const rows: Array<Array<string | number | undefined>> = [];
+      setProgress({ count: 0, done: false });
+      let cursor: string | undefined;
+      do {
+        const result = await messagePage(apiFilters(filters, exportPageSize), cursor);
+        for (const message of result.messages) {
+          rows.push([
+            message.message_uuid,
+            message.created_at,
+            message.updated_at,
+            message.status,
+            message.message_sender,
+            message.subject,
+            message.content_kind,
+            message.recipients_count,
+            message.scheduling.mode,
+            message.scheduling.send_at,
+          ]);
+        }
+        setProgress({ count: rows.length, done: false });
+        cursor = result.next_cursor ?? undefined;
+      } while (cursor !== undefined && rows.length < exportLimit);
+      download(
+        `messages-${new Date().toISOString().slice(0, 19).replace(/:/g, '')}.csv`,
+        toCsv(csvHeader, rows),
+      );
+      setProgress({ count: rows.length, done: true });
+    });
+  return (
+    <>
+      <button type="button" onClick={run} disabled={action.busy}>
+        Export CSV
+      </button>
+      <span role="status" class="muted">
+        {action.busy
+          ? `Reading … ${plural(progress?.count ?? 0, 'message')}`
+          : progress?.done === true
+            ? `Exported ${plural(progress.count, 'message')}${progress.count >= exportLimit ? ` (the first ${exportLimit})` : ''}`
+            : 'Every message these filters match'}
+      </span>
+      {action.error === undefined ? null : <ErrorNotice error={action.error} onRetry={run} />}
+    </>
+  );
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
+
+export { type SignInChoice, signIn, waitForConsole } from './chromium.ts';
+
+import { hostInfo } from './host.ts';
+
+/**
+ * The console's end-to-end tests in Debian's Chromium (test/support/chromium.ts): a fresh profile
+ * per browser, the sign-in through the local identity provider's page, an axe-core check and
+ * screenshots.
+ */
+/** Actions wait for the page this long: generous, for a loaded 2-core machine. */
+const actionTimeoutMs = 60_000;
+
+export interface ConsoleBrowser {
+  context: BrowserContext;
+  page: Page;
+  /** The console on the run's local host: `http://127.0.0.1:<port>/console/`. */
+  consoleUrl: string;
+  close(): Promise<void>;
+}
+
+export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
+  const consoleUrl = new URL('/console/', hostInfo().url).href;
+  const { context, close } = await launchChromium();
+  context.setDefaultTimeout(actionTimeoutMs);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: new URL(consoleUrl).origin,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { context, page, consoleUrl, close };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
+}
+
+/**
+ * Runs axe-core on the page as it is and fails on any serious or critical violation. axe is loaded
+ * through the DevTools protocol, so the page's Content-Security-Policy stays in force.
+ */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  // Strings, not functions: this file is type-checked without the DOM library.
+  if (!(await page.evaluate("'axe' in window"))) await page.evaluate(axeSource);
+  const result = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'], iframes: false })",
+  )) as AxeResult;
+  const serious = result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} at ${JSON.stringify(violation.nodes.map((node) => node.target))}`,
+    );
+  assert.deepEqual(serious, [], `accessibility of ${what}`);
+}
+
+/**
+ * A full-page screenshot. `CONSOLE_SCREENSHOTS_DIR=docs/console` (npm run console:screenshots)
+ * writes them where docs/console.md shows them; otherwise they go to a temporary folder, so a
+ * test run does not rewrite the documentation.
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
+  const dir = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'svc-mail-console-screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage, animations: 'disabled' });
+}
