@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
+  type RemoteServer,
   screenshot,
   signIn,
+  startRemoteServer,
 } from '../support/browser.ts';
 import { waitForStatus } from '../support/delivery.ts';
 import { created, newAccount, type TestAccount } from '../support/messages.ts';
@@ -22,28 +22,19 @@ import { created, newAccount, type TestAccount } from '../support/messages.ts';
  */
 let browser: ConsoleBrowser;
 let who: TestAccount;
-/** Stands for the internet: every request a message preview makes to it is recorded. */
-let remote: Server;
-const seen: string[] = [];
-let remoteUrl: string;
+/** Stands for the internet: every request a preview makes to it is recorded. */
+let remote: RemoteServer;
 
 beforeAll(async () => {
   who = await newAccount('e2e-msg');
-  remote = createServer((request, response) => {
-    seen.push(request.url ?? '');
-    response
-      .writeHead(200, { 'content-type': 'image/gif' })
-      .end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
-  });
-  await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', () => resolve()));
-  remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+  remote = await startRemoteServer();
   browser = await openConsoleBrowser();
   await signIn(browser, { account: who.account });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => remote?.close(() => resolve()));
+  await remote?.close();
 });
 
 const statusBadge = (browser: ConsoleBrowser) => browser.page.locator('h1 .badge');
@@ -100,8 +91,8 @@ describe('console: Message', () => {
         text: 'Invoice 4711 is attached.',
         html:
           `<p id="greeting">Hello Ada,</p>` +
-          `<script>document.getElementById('greeting').textContent = 'SCRIPT RAN'; new Image().src = '${remoteUrl}/script-ran';</script>` +
-          `<img src="${remoteUrl}/logo.gif" alt="Logo">`,
+          `<script>document.getElementById('greeting').textContent = 'SCRIPT RAN'; new Image().src = '${remote.url}/script-ran';</script>` +
+          `<img src="${remote.url}/logo.gif" alt="Logo">`,
       },
       attachments: [
         {
@@ -122,7 +113,11 @@ describe('console: Message', () => {
     await frame.locator('#greeting', { hasText: 'Hello Ada,' }).waitFor();
     await page.locator('pre.rendered-text', { hasText: 'Invoice 4711 is attached.' }).waitFor();
     assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,', 'the script did not run');
-    assert.equal(seen.length, 0, `no request: neither the script nor the image ran (${seen.join(', ')})`);
+    assert.equal(
+      remote.seen.length,
+      0,
+      `no request: neither the script nor the image ran (${remote.seen.join(', ')})`,
+    );
     await page.getByText(/Every header as sent/).click();
     await page.getByRole('cell', { name: 'DKIM-Signature', exact: true }).waitFor();
     await screenshot(page, 'message-content');
@@ -141,13 +136,9 @@ describe('console: Message', () => {
 
     // The same image loads once asked, so the server above would have seen a request.
     await page.getByRole('button', { name: 'Load remote images' }).click();
-    const deadline = Date.now() + 30_000;
-    while (!seen.includes('/logo.gif')) {
-      assert.ok(Date.now() < deadline, `the image is fetched once asked: ${seen.join(', ')}`);
-      await page.waitForTimeout(100);
-    }
+    await remote.waitForRequest('/logo.gif');
     assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,');
-    assert.ok(!seen.includes('/script-ran'), 'the script never ran');
+    assert.ok(!remote.seen.includes('/script-ran'), 'the script never ran');
   });
 
   it('releases a held message, which is then sent', async () => {

@@ -115,6 +115,12 @@ function isZero(totals: Record<string, number>): boolean {
   return Object.values(totals).every((value) => value === 0);
 }
 
+/** The two levels of a rate, as the dashed lines of its chart. */
+const guardLines = ({ review, pause }: { review: number; pause: number }): GuardLine[] => [
+  { label: 'SES review', value: review },
+  { label: 'SES may pause', value: pause },
+];
+
 const countFormat = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
 
 function StatsView({ data, group }: { data: Stats; group: DashboardGroup }) {
@@ -143,14 +149,8 @@ function StatsView({ data, group }: { data: Stats; group: DashboardGroup }) {
           values: series.points.map(complaintRate),
         }),
       ),
-      bounceGuards: [
-        { label: 'SES review', value: guardLevels.bounce.review },
-        { label: 'SES may pause', value: guardLevels.bounce.pause },
-      ] satisfies GuardLine[],
-      complaintGuards: [
-        { label: 'SES review', value: guardLevels.complaint.review },
-        { label: 'SES may pause', value: guardLevels.complaint.pause },
-      ] satisfies GuardLine[],
+      bounceGuards: guardLines(guardLevels.bounce),
+      complaintGuards: guardLines(guardLevels.complaint),
     };
   }, [data, group]);
   const { totals } = data;

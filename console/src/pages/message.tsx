@@ -167,24 +167,7 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
       {Object.keys(details.headers).length === 0 ? (
         <p class="muted">No custom headers.</p>
       ) : (
-        <table class="list compact">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(details.headers).map(([name, value]) => (
-              <tr key={name}>
-                <td>
-                  <code>{name}</code>
-                </td>
-                <td class="detail">{value}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <HeaderTable headers={Object.entries(details.headers).map(([name, value]) => ({ name, value }))} />
       )}
 
       <h2>Attachments</h2>
@@ -205,6 +188,30 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
 
       <ContentSection uuid={details.message_uuid} />
     </>
+  );
+}
+
+/** Header fields in order (a name may repeat in a message as sent). */
+function HeaderTable({ headers }: { headers: ReadonlyArray<{ name: string; value: string }> }) {
+  return (
+    <table class="list compact">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {headers.map((header, index) => (
+          <tr key={`${index}:${header.name}`}>
+            <td>
+              <code>{header.name}</code>
+            </td>
+            <td class="detail">{header.value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -308,24 +315,7 @@ function LoadedContent({ uuid }: { uuid: string }) {
           )}
           <details>
             <summary>Every header as sent ({parts.headers.length})</summary>
-            <table class="list compact">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {parts.headers.map((header, index) => (
-                  <tr key={`${index}:${header.name}`}>
-                    <td>
-                      <code>{header.name}</code>
-                    </td>
-                    <td class="detail">{header.value}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <HeaderTable headers={parts.headers} />
           </details>
         </>
       )}
