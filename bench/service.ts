@@ -12,6 +12,7 @@ import {
 import { chunkSize } from '../shared/domain/messages/merge.ts';
 import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/domain/stats/counters.ts';
 import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../shared/repositories/keys.ts';
+import { readState } from '../shared/repositories/message-state.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
 export interface Caller {
@@ -150,6 +151,10 @@ export async function statusesOf(uuids: readonly string[]): Promise<Map<string, 
   return statuses;
 }
 
+/** The search entries of a stored message item, whose recipients are in its compressed state (`st`). */
+const storedSearchEntries = (item: Record<string, unknown>) =>
+  searchEntriesOf({ ...item, recipients: readState(item).state.recipients } as never);
+
 // The raw SDK calls each endpoint must make at least (the service adds auth, validation, mapping).
 export const raw = {
   /**
@@ -160,7 +165,7 @@ export const raw = {
   async add(domain: string, item: Record<string, unknown>): Promise<void> {
     await rawDynamo.send(new GetCommand({ TableName: table(), Key: keys.domain(domain) }));
     await Promise.all(
-      searchEntriesOf(item as never).map((entry, index) =>
+      storedSearchEntries(item).map((entry, index) =>
         rawDynamo.send(
           new PutCommand({
             TableName: table(),
@@ -225,7 +230,7 @@ export const raw = {
     );
     const item = read.Responses?.[table()]?.[0];
     await Promise.all(
-      (item === undefined ? [] : searchEntriesOf(item as never)).map((Key) =>
+      (item === undefined ? [] : storedSearchEntries(item)).map((Key) =>
         rawDynamo.send(new DeleteCommand({ TableName: table(), Key })),
       ),
     );

@@ -19,11 +19,13 @@ import { lambdaContext } from './lambda-context.ts';
  * in `batchItemFailures`, and leave the rest (or the whole batch, when the function throws) to the
  * visibility timeout and, after maxReceiveCount, the queue's redrive to its dead-letter queue.
  *
- * Fairness (docs/decisions.md, "Multi-tenant fairness"): SQS fair queues serve a quiet tenant's
- * messages ahead of a noisy tenant's backlog; fauxqs serves arrival order. So this loop receives
- * what the queue holds (up to `maxWaiting` messages, kept hidden on the queue while they wait) and a
- * `FairScheduler` picks which tenant's messages run next: a tenant with invocations running never
- * takes the last free one, and the tenant with the fewest running goes first.
+ * Fairness (docs/decisions.md, "Multi-tenant fairness"): like an SQS fair queue, fauxqs (patched)
+ * hands out first the messages of the tenant with the fewest in flight, so a quiet tenant's message
+ * comes out in the first receive after it arrives, however long a noisy tenant's backlog. Lambda's
+ * invocations are the other half: this loop keeps receiving (up to `maxWaiting` messages, kept
+ * hidden on the queue while they wait, so they count as in flight) and a `FairScheduler` picks which
+ * tenant's messages run next: a tenant with invocations running never takes the last free one, and
+ * the tenant with the fewest running goes first.
  */
 export interface EventSourceOptions {
   queueUrl: string;

@@ -1,9 +1,9 @@
 /**
  * The local stand-in for an SQS fair queue in front of a Lambda event source mapping (docs/decisions.md,
- * "Multi-tenant fairness"). fauxqs hands messages out in arrival order, so the local event-source loop
- * receives what the queue holds into this scheduler and decides itself which tenant's messages run
- * next, by the rule SQS fair queues follow: a tenant with work in flight does not crowd out a tenant
- * without. Pure: no queue, no clock.
+ * "Multi-tenant fairness"). The queue emulator receives fairly (the tenant with the fewest messages
+ * in flight first); the local event-source loop receives into this scheduler, which decides which
+ * tenant's messages take the invocation slots, by the rule SQS fair queues follow: a tenant with
+ * work in flight does not crowd out a tenant without. Pure: no queue, no clock.
  *
  * - Messages are grouped by tenant (`MessageGroupId`; a message without one is a tenant of its own).
  * - At most `slots` invocations run at once, each with up to `batchSize` messages of one tenant.

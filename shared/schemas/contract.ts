@@ -361,8 +361,8 @@ export const contract: Record<RouteId, RouteContract> = {
             subject: 'Your order has shipped',
             content_kind: 'text_only',
             headers: {},
-            tags: [],
-            metadata: {},
+            tags: [{ name: 'category', value: 'shipping' }],
+            metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
             status_history: [

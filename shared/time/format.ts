@@ -117,6 +117,8 @@ export function zonedHour(value: Date | number, zone: string = serverTimeZone): 
 export function startOfZonedHour(date: string, hour: number, zone: string = serverTimeZone): Date {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const wall = Date.UTC(year, month - 1, day, hour);
+  // UTC has one offset and no transitions: the wall clock is the instant.
+  if (zone === 'UTC') return new Date(wall);
   // The zone's offsets a day either side cover any transition near this hour.
   const offsets = new Set(
     [-86_400_000, 0, 86_400_000].map((shift) => zonedHour(wall + shift, zone).offsetMinutes),

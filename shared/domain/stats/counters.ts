@@ -24,8 +24,16 @@ export type StatCounter = (typeof statCounters)[number];
 
 export type Counts = Record<StatCounter, number>;
 
-export const zeroCounts = (): Counts =>
-  Object.fromEntries(statCounters.map((counter) => [counter, 0])) as Counts;
+/** A literal rather than built from `statCounters`: the stats query makes one per point. */
+export const zeroCounts = (): Counts => ({
+  accepted: 0,
+  sent: 0,
+  delivered: 0,
+  bounced: 0,
+  complained: 0,
+  suppressed: 0,
+  failed: 0,
+});
 
 const counterOfEvent: Partial<Record<WebhookEventType, StatCounter>> = {
   'message.sent': 'sent',

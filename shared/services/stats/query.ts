@@ -62,11 +62,12 @@ export async function queryStats(
   if (to < from) throw invalid('date_to', 'date_to must not be before date_from');
   const hourly = request.granularity === 'hour';
   const limit = hourly ? maxHourlyBuckets : maxDailyBuckets;
-  const tooLong = invalid('date_to', `At most ${limit} ${hourly ? 'hours' : 'days'} per query`);
+  // Made only when thrown: a ServiceError captures a stack trace.
+  const tooLong = () => invalid('date_to', `At most ${limit} ${hourly ? 'hours' : 'days'} per query`);
   // A first bound on the span itself, so that an absurd range is refused before its buckets are listed.
-  if (to.getTime() - from.getTime() > (limit + 1) * (hourly ? 3_600_000 : 86_400_000)) throw tooLong;
+  if (to.getTime() - from.getTime() > (limit + 1) * (hourly ? 3_600_000 : 86_400_000)) throw tooLong();
   const buckets = bucketsBetween(from, to, request.granularity);
-  if (buckets.length > limit) throw tooLong;
+  if (buckets.length > limit) throw tooLong();
   const firstDate = (buckets[0] as (typeof buckets)[number]).date;
   const lastDate = (buckets.at(-1) as (typeof buckets)[number]).date;
 
