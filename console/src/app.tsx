@@ -1,4 +1,5 @@
 import type { Session } from './auth.ts';
+import { AsyncView } from './components.tsx';
 import { ActivityPage } from './pages/activity.tsx';
 import { DomainsPage } from './pages/domains.tsx';
 import { MessagePage } from './pages/message.tsx';
@@ -6,6 +7,7 @@ import { SuppressionsPage } from './pages/suppressions.tsx';
 import { TemplatesPage } from './pages/templates.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { href, type Route, useRoute } from './router.ts';
+import { useAsync } from './use-async.ts';
 
 /** The pages of the navigation, in order; each needs the scope named here to be of any use. */
 const sections = [
@@ -14,7 +16,18 @@ const sections = [
   { page: 'suppressions', label: 'Suppressions', scope: 'suppressions:read' },
   { page: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
   { page: 'templates', label: 'Templates', scope: 'templates:read' },
+  { page: 'dashboard', label: 'Dashboard', scope: 'messages:read' },
 ] as const;
+
+/** The Dashboard and its chart library (uPlot) load when first opened: the other pages never wait for them. */
+function Dashboard({ route }: { route: Route }) {
+  const [page, retry] = useAsync(() => import('./pages/dashboard.tsx'), []);
+  return (
+    <AsyncView value={page} loading="Loading the dashboard" onRetry={retry}>
+      {({ DashboardPage }) => <DashboardPage route={route} />}
+    </AsyncView>
+  );
+}
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
@@ -30,6 +43,8 @@ function Page({ route }: { route: Route }) {
       return <WebhooksPage id={route.id} />;
     case 'templates':
       return <TemplatesPage route={route} />;
+    case 'dashboard':
+      return <Dashboard route={route} />;
     default:
       return (
         <>

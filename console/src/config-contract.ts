@@ -23,6 +23,7 @@ export const consoleScopes = [
   'openid',
   'messages:send',
   'messages:read',
+  'messages:read_content',
   'domains:read',
   'domains:write',
   'suppressions:read',

@@ -27,6 +27,14 @@ export type MessageSummary = MessagePage['messages'][number];
 export type MessageDetails = Exclude<MessageQueryData, { messages: unknown }>;
 export type MessageStatus = MessageSummary['status'];
 
+export type RecipientEvent = MessageDetails['recipients'][number]['events'][number];
+export type MessageContent = Data<'/message/content-1.0'>;
+
+export type StatsQueryBody = Body<'/stats/query-1.0'>;
+export type Stats = Data<'/stats/query-1.0'>;
+export type StatsSeries = Stats['series'][number];
+export type StatsPoint = StatsSeries['points'][number];
+
 export type DkimStatus = Data<'/domain/dkim/status-1.0', 'get'>;
 export type DkimKey = DkimStatus['dkim_keys'][number];
 export type DkimAlgorithm = DkimKey['algorithm'];

@@ -5,27 +5,36 @@ import {
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
+  type RemoteServer,
   screenshot,
   signIn,
+  startRemoteServer,
 } from '../support/browser.ts';
 import { waitForStatus } from '../support/delivery.ts';
 import { created, newAccount, type TestAccount } from '../support/messages.ts';
 
 /*
- * The Message page in Chromium: a delivered message with its recipients, the receiving side's
- * answer and the status history; held mail released and cancelled from the page; an unknown id.
+ * The Message page in Chromium: a delivered message with its recipients, their events with the
+ * receiving side's answer, tags, metadata and the status history; its content (a sandboxed
+ * preview in which a script does not run and a remote image is not fetched until asked, the text,
+ * the headers as sent, attachment and raw downloads); held mail released and cancelled from the
+ * page; an unknown id.
  */
 let browser: ConsoleBrowser;
 let who: TestAccount;
+/** Stands for the internet: every request a preview makes to it is recorded. */
+let remote: RemoteServer;
 
 beforeAll(async () => {
   who = await newAccount('e2e-msg');
+  remote = await startRemoteServer();
   browser = await openConsoleBrowser();
   await signIn(browser, { account: who.account });
 });
 
 afterAll(async () => {
   await browser?.close();
+  await remote?.close();
 });
 
 const statusBadge = (browser: ConsoleBrowser) => browser.page.locator('h1 .badge');
@@ -61,10 +70,75 @@ describe('console: Message', () => {
     assert.ok(steps.length >= 3, steps.join(' | '));
     assert.match(steps[0] as string, /queued/);
     assert.match(steps.at(-1) as string, /delivered/);
-    await page.getByRole('cell', { name: 'X-Campaign' }).waitFor();
+    await page.getByRole('cell', { name: 'X-Campaign', exact: true }).waitFor();
+    const adaEvents = await ada.locator('ol.events li').allTextContents();
+    assert.ok(adaEvents.length >= 2, `sent, then delivered: ${adaEvents.join(' | ')}`);
+    assert.match(adaEvents[0] as string, /sent\s*250 /, 'the relay’s reply');
+    assert.match(adaEvents.at(-1) as string, /delivered\s*250 /, 'the recipient server’s reply');
     assert.equal(await page.getByRole('button', { name: 'Release now' }).count(), 0, 'nothing to release');
     await screenshot(page, 'message');
     await expectAccessible(page, 'Message');
+  });
+
+  it('shows the content as sent: a sandboxed preview where a script does not run and a remote image is not fetched', async () => {
+    const { page } = browser;
+    const uuid = await created(who, {
+      subject: 'Your invoice',
+      tags: [{ name: 'category', value: 'invoice' }],
+      metadata: { order_id: '4711' },
+      content: {
+        kind: 'mixed',
+        text: 'Invoice 4711 is attached.',
+        html:
+          `<p id="greeting">Hello Ada,</p>` +
+          `<script>document.getElementById('greeting').textContent = 'SCRIPT RAN'; new Image().src = '${remote.url}/script-ran';</script>` +
+          `<img src="${remote.url}/logo.gif" alt="Logo">`,
+      },
+      attachments: [
+        {
+          filename: 'invoice.txt',
+          content_type: 'text/plain',
+          content: Buffer.from('total: 42').toString('base64'),
+        },
+      ],
+    });
+    await waitForStatus(who.token, uuid, ['delivered']);
+    await page.goto(`${browser.consoleUrl}#/message/${uuid}`);
+    await page.getByRole('heading', { name: /Your invoice/ }).waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Tags' }).textContent(), 'category: invoice');
+    assert.equal(await page.getByRole('list', { name: 'Metadata' }).textContent(), 'order_id: 4711');
+
+    const frame = page.frameLocator('iframe[title="Message HTML"]');
+    await page.getByText('Remote images are blocked.').waitFor();
+    await frame.locator('#greeting', { hasText: 'Hello Ada,' }).waitFor();
+    await page.locator('pre.rendered-text', { hasText: 'Invoice 4711 is attached.' }).waitFor();
+    assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,', 'the script did not run');
+    assert.equal(
+      remote.seen.length,
+      0,
+      `no request: neither the script nor the image ran (${remote.seen.join(', ')})`,
+    );
+    await page.getByText(/Every header as sent/).click();
+    await page.getByRole('cell', { name: 'DKIM-Signature', exact: true }).waitFor();
+    await screenshot(page, 'message-content');
+    await expectAccessible(page, 'Message (content)');
+
+    // The attachment and the whole message download from their (expiring) URLs.
+    const attachment = page.getByRole('link', { name: 'invoice.txt' });
+    const attachmentUrl = (await attachment.getAttribute('href')) as string;
+    assert.equal(await (await fetch(attachmentUrl)).text(), 'total: 42');
+    const rawUrl = (await page
+      .getByRole('link', { name: /Download the message/ })
+      .getAttribute('href')) as string;
+    const raw = await (await fetch(rawUrl)).text();
+    assert.match(raw, /^DKIM-Signature: /m);
+    assert.match(raw, /Subject: Your invoice/);
+
+    // The same image loads once asked, so the server above would have seen a request.
+    await page.getByRole('button', { name: 'Load remote images' }).click();
+    await remote.waitForRequest('/logo.gif');
+    assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,');
+    assert.ok(!remote.seen.includes('/script-ran'), 'the script never ran');
   });
 
   it('releases a held message, which is then sent', async () => {

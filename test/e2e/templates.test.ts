@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
+  type RemoteServer,
   screenshot,
   signIn,
+  startRemoteServer,
 } from '../support/browser.ts';
 import { call, mintToken, uniqueAccount } from '../support/host.ts';
 
@@ -20,9 +20,7 @@ let browser: ConsoleBrowser;
 const account = uniqueAccount('e2e-tpl');
 let token: string;
 /** Stands for the internet: every request a preview makes to it is recorded. */
-let remote: Server;
-const seen: string[] = [];
-let remoteUrl: string;
+let remote: RemoteServer;
 
 async function stored(alias: string): Promise<any> {
   const response = await call('POST', '/template/query-1.0', { token, body: { alias } });
@@ -31,21 +29,14 @@ async function stored(alias: string): Promise<any> {
 
 beforeAll(async () => {
   token = await mintToken({ account });
-  remote = createServer((request, response) => {
-    seen.push(request.url ?? '');
-    response
-      .writeHead(200, { 'content-type': 'image/gif' })
-      .end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
-  });
-  await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', () => resolve()));
-  remoteUrl = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+  remote = await startRemoteServer();
   browser = await openConsoleBrowser();
   await signIn(browser, { account, route: '#/templates' });
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => remote?.close(() => resolve()));
+  await remote?.close();
 });
 
 describe('console: Templates', () => {
@@ -79,8 +70,8 @@ describe('console: Templates', () => {
       .getByLabel('HTML', { exact: true })
       .fill(
         `<p id="greeting">Hello {{name}},</p>` +
-          `<script>document.getElementById('greeting').textContent = 'SCRIPT RAN'; new Image().src = '${remoteUrl}/script-ran';</script>` +
-          `<img src="${remoteUrl}/logo.gif" alt="Logo">`,
+          `<script>document.getElementById('greeting').textContent = 'SCRIPT RAN'; new Image().src = '${remote.url}/script-ran';</script>` +
+          `<img src="${remote.url}/logo.gif" alt="Logo">`,
       );
     const frame = page.frameLocator('iframe[title="Rendered HTML"]');
     await page.getByText('Remote images are blocked.').waitFor();
@@ -89,21 +80,17 @@ describe('console: Templates', () => {
     await expectAccessible(page, 'Template editor');
     assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,', 'the script did not run');
     assert.equal(
-      seen.length,
+      remote.seen.length,
       0,
-      `no request: neither the script nor the image reached the network (${seen.join(', ')})`,
+      `no request: neither the script nor the image reached the network (${remote.seen.join(', ')})`,
     );
 
     // The same image loads once asked, so the server above would have seen a request.
     await page.getByRole('button', { name: 'Load remote images' }).click();
     await page.getByText('Remote images are shown').waitFor();
-    const deadline = Date.now() + 30_000;
-    while (!seen.includes('/logo.gif')) {
-      assert.ok(Date.now() < deadline, `the image is fetched once asked: ${seen.join(', ')}`);
-      await page.waitForTimeout(100);
-    }
+    await remote.waitForRequest('/logo.gif');
     assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,');
-    assert.ok(!seen.includes('/script-ran'), 'the script never ran');
+    assert.ok(!remote.seen.includes('/script-ran'), 'the script never ran');
   });
 
   it('saves drafts, publishes, and rolls back to an older version', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -71,4 +73,37 @@ export async function screenshot(page: Page, name: string, { fullPage = true } =
   const dir = process.env.CONSOLE_SCREENSHOTS_DIR ?? join(tmpdir(), 'svc-mail-console-screenshots');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage, animations: 'disabled' });
+}
+
+/** A local server that stands for the internet in the preview tests: it records every request. */
+export interface RemoteServer {
+  url: string;
+  /** The paths requested so far, in order. */
+  seen: string[];
+  /** Waits (generously) until `path` has been requested. */
+  waitForRequest(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRemoteServer(): Promise<RemoteServer> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.url ?? '');
+    response
+      .writeHead(200, { 'content-type': 'image/gif' })
+      .end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    async waitForRequest(path) {
+      const deadline = Date.now() + 30_000;
+      while (!seen.includes(path)) {
+        assert.ok(Date.now() < deadline, `${path} is requested: ${seen.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

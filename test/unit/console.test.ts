@@ -5,8 +5,19 @@ import { parseCsv, toCsv } from '../../console/src/csv.ts';
 import { displayDate, fromLocalInput, toLocalInput } from '../../console/src/format.ts';
 import { href, parseHash } from '../../console/src/hash-route.ts';
 import { hasRemoteImages, previewDocument, previewPolicy } from '../../console/src/preview-document.ts';
+import {
+  bounceRate,
+  complaintRate,
+  guardLevels,
+  percent,
+  rateLevel,
+  seriesTotals,
+} from '../../console/src/stats.ts';
 
-/* The console's pure helpers: CSV out and in, dates for inputs and display, hash routes, its CSP. */
+/*
+ * The console's pure helpers: CSV out and in, dates for inputs and display, hash routes, its CSP,
+ * the Dashboard's rates and levels.
+ */
 describe('console CSV', () => {
   it('quotes what needs quoting and defuses cells a spreadsheet would run as formulas', () => {
     const csv = toCsv(
@@ -127,5 +138,57 @@ describe('console preview document', () => {
     assert.ok(hasRemoteImages('<div style="background: url( \'https://x.test/c.png\')">'));
     assert.ok(!hasRemoteImages('<img src="data:image/png;base64,AAAA"><img src="cid:logo">'));
     assert.ok(!hasRemoteImages('<a href="https://x.test">a link is not an image</a>'));
+  });
+});
+
+describe('console dashboard figures', () => {
+  const point = (at: string, counts: Partial<Record<string, number>>) => ({
+    at,
+    accepted: 0,
+    sent: 0,
+    delivered: 0,
+    bounced: 0,
+    complained: 0,
+    suppressed: 0,
+    failed: 0,
+    ...counts,
+  });
+
+  it('computes the rates as the statistics route does, 0 when nothing was sent or delivered', () => {
+    assert.equal(bounceRate({ bounced: 1, sent: 4 }), 0.25);
+    assert.equal(bounceRate({ bounced: 1, sent: 0 }), 0);
+    assert.equal(complaintRate({ complained: 1, delivered: 500 }), 0.002);
+    assert.equal(complaintRate({ complained: 0, delivered: 0 }), 0);
+  });
+
+  it("places a rate against SES's review and pause levels, at or above each", () => {
+    assert.equal(rateLevel(0.049, guardLevels.bounce), 'ok');
+    assert.equal(rateLevel(0.05, guardLevels.bounce), 'review');
+    assert.equal(rateLevel(0.1, guardLevels.bounce), 'pause');
+    assert.equal(rateLevel(0.001, guardLevels.complaint), 'review');
+    assert.equal(rateLevel(0.0049, guardLevels.complaint), 'review');
+    assert.equal(rateLevel(0.005, guardLevels.complaint), 'pause');
+  });
+
+  it('adds up a series and writes percentages for people', () => {
+    const totals = seriesTotals({
+      key: 'example.test',
+      points: [
+        point('a', { accepted: 2, sent: 3, delivered: 2, bounced: 1 }),
+        point('b', { sent: 1, failed: 1 }),
+      ],
+    });
+    assert.deepEqual(totals, {
+      accepted: 2,
+      sent: 4,
+      delivered: 2,
+      bounced: 1,
+      complained: 0,
+      suppressed: 0,
+      failed: 1,
+    });
+    assert.equal(percent(0), '0 %');
+    assert.equal(percent(1 / 3), '33.3 %');
+    assert.equal(percent(0.001), '0.10 %');
   });
 });

@@ -19,8 +19,8 @@ import { messageStatuses } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
 
 /**
- * Activity: the account's messages, newest first, filtered by status and date (the filters live
- * in the address), a page at a time, the filtered list as CSV, and held mail released or cancelled
+ * Activity: the account's messages, newest first, filtered by status, date, recipient, tag and
+ * metadata pair (the filters live in the address), a page at a time, the filtered list as CSV, and held mail released or cancelled
  * in bulk.
  */
 const pageSize = 50;
@@ -28,10 +28,42 @@ const pageSize = 50;
 const exportPageSize = 1000;
 const exportLimit = 100_000;
 
+interface Pair {
+  name: string;
+  value: string;
+}
+
 interface ActivityFilters {
   status: MessageStatus[];
   from: string | undefined;
   to: string | undefined;
+  recipient: string | undefined;
+  /** A tag, `name:value` in the address (a tag name has no colon). */
+  tag: Pair | undefined;
+  /** A metadata pair, `key:value` in the address (a metadata key has no colon). */
+  metadata: Pair | undefined;
+}
+
+/** `name:value` split at its first colon; anything without one (or with an empty name) is no filter. */
+function pairOf(text: string | null): Pair | undefined {
+  const at = text?.indexOf(':') ?? -1;
+  if (text === null || at < 1) return undefined;
+  return { name: text.slice(0, at), value: text.slice(at + 1) };
+}
+
+function pairText(pair: Pair | undefined): string | undefined {
+  return pair === undefined ? undefined : `${pair.name}:${pair.value}`;
+}
+
+function isFiltered(filters: ActivityFilters): boolean {
+  return (
+    filters.status.length > 0 ||
+    filters.from !== undefined ||
+    filters.to !== undefined ||
+    filters.recipient !== undefined ||
+    filters.tag !== undefined ||
+    filters.metadata !== undefined
+  );
 }
 
 function filtersOf(route: Route): ActivityFilters {
@@ -42,6 +74,9 @@ function filtersOf(route: Route): ActivityFilters {
     status,
     from: route.query.get('from') ?? undefined,
     to: route.query.get('to') ?? undefined,
+    recipient: route.query.get('recipient') || undefined,
+    tag: pairOf(route.query.get('tag')),
+    metadata: pairOf(route.query.get('metadata')),
   };
 }
 
@@ -51,11 +86,24 @@ function apiFilters(filters: ActivityFilters, limit: number): MessageFilters {
     ...(filters.status.length > 0 ? { status: filters.status } : {}),
     ...(filters.from === undefined ? {} : { date_from: filters.from }),
     ...(filters.to === undefined ? {} : { date_to: filters.to }),
+    ...(filters.recipient === undefined ? {} : { recipient: filters.recipient }),
+    ...(filters.tag === undefined ? {} : { tag: filters.tag }),
+    ...(filters.metadata === undefined
+      ? {}
+      : { metadata: { [filters.metadata.name]: filters.metadata.value } }),
   };
 }
 
 function queryOf(filters: ActivityFilters, cursor?: string): Record<string, string | undefined> {
-  return { status: filters.status.join(','), from: filters.from, to: filters.to, cursor };
+  return {
+    status: filters.status.join(','),
+    from: filters.from,
+    to: filters.to,
+    recipient: filters.recipient,
+    tag: pairText(filters.tag),
+    metadata: pairText(filters.metadata),
+    cursor,
+  };
 }
 
 async function messagePage(filters: MessageFilters, cursor: string | undefined): Promise<MessagePage> {
@@ -101,9 +149,7 @@ export function ActivityPage({ route }: { route: Route }) {
       <AsyncView value={page} loading="Loading messages" onRetry={reload}>
         {(result) =>
           result.messages.length === 0 ? (
-            <NoMessages
-              filtered={filters.status.length > 0 || filters.from !== undefined || filters.to !== undefined}
-            />
+            <NoMessages filtered={isFiltered(filters)} />
           ) : (
             <>
               <MessageList key={key} messages={result.messages} onChanged={reload} />
@@ -129,6 +175,11 @@ function FilterForm({ filters }: { filters: ActivityFilters }) {
   const [status, setStatus] = useState(new Set(filters.status));
   const [from, setFrom] = useState(toLocalInput(filters.from));
   const [to, setTo] = useState(toLocalInput(filters.to));
+  const [recipient, setRecipient] = useState(filters.recipient ?? '');
+  const [tagName, setTagName] = useState(filters.tag?.name ?? '');
+  const [tagValue, setTagValue] = useState(filters.tag?.value ?? '');
+  const [metadataKey, setMetadataKey] = useState(filters.metadata?.name ?? '');
+  const [metadataValue, setMetadataValue] = useState(filters.metadata?.value ?? '');
   const submit = (event: Event) => {
     event.preventDefault();
     navigate(
@@ -139,6 +190,10 @@ function FilterForm({ filters }: { filters: ActivityFilters }) {
           status: messageStatuses.filter((value) => status.has(value)),
           from: fromLocalInput(from),
           to: fromLocalInput(to),
+          recipient: recipient.trim() || undefined,
+          tag: tagName.trim() === '' ? undefined : { name: tagName.trim(), value: tagValue },
+          metadata:
+            metadataKey.trim() === '' ? undefined : { name: metadataKey.trim(), value: metadataValue },
         }),
       ),
     );
@@ -161,6 +216,31 @@ function FilterForm({ filters }: { filters: ActivityFilters }) {
           ))}
         </div>
       </fieldset>
+      <div class="row">
+        <label>
+          Recipient{' '}
+          <input
+            type="email"
+            value={recipient}
+            placeholder="joe@example.org"
+            onInput={(event) => setRecipient(event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Tag name <input value={tagName} onInput={(event) => setTagName(event.currentTarget.value)} />
+        </label>
+        <label>
+          Tag value <input value={tagValue} onInput={(event) => setTagValue(event.currentTarget.value)} />
+        </label>
+        <label>
+          Metadata key{' '}
+          <input value={metadataKey} onInput={(event) => setMetadataKey(event.currentTarget.value)} />
+        </label>
+        <label>
+          Metadata value{' '}
+          <input value={metadataValue} onInput={(event) => setMetadataValue(event.currentTarget.value)} />
+        </label>
+      </div>
       <div class="row">
         <DateRange from={from} to={to} onFrom={setFrom} onTo={setTo} />
         <button type="submit" class="primary">

@@ -11,13 +11,16 @@ import {
 } from '../components.tsx';
 import { plural } from '../format.ts';
 import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
+import { HtmlPreview } from '../preview.tsx';
 import { href } from '../router.ts';
-import type { MessageDetails } from '../types.ts';
+import type { MessageContent, MessageDetails, RecipientEvent } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
 
 /**
- * One message: who sent it to whom, each recipient's status with the receiving side's answer, the
- * status history, headers and attachments, and release or cancel while it is held.
+ * One message: who sent it to whom, each recipient's status and events with the receiving side's
+ * answers, its tags and metadata, the status history, headers and attachments, its content as the
+ * recipients got it (POST /message/content-1.0: the HTML in the sandboxed preview, the text, every
+ * header, attachment and raw downloads), and release or cancel while it is held.
  */
 async function messageDetails(uuid: string): Promise<MessageDetails> {
   const data = await dataOf(api().POST('/message/query-1.0', { body: { message_uuid: uuid } }));
@@ -83,6 +86,40 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
         </dd>
         <dt>Content</dt>
         <dd>{details.content_kind.replace('_', ' ')}</dd>
+        <dt>Tags</dt>
+        <dd>
+          {details.tags.length === 0 ? (
+            <span class="muted">none</span>
+          ) : (
+            <ul class="tags" aria-label="Tags">
+              {details.tags.map((tag) => (
+                <li key={tag.name}>
+                  <a href={href('activity', undefined, { tag: `${tag.name}:${tag.value}` })}>
+                    <code>
+                      {tag.name}: {tag.value}
+                    </code>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        <dt>Metadata</dt>
+        <dd>
+          {Object.keys(details.metadata).length === 0 ? (
+            <span class="muted">none</span>
+          ) : (
+            <ul class="tags" aria-label="Metadata">
+              {Object.entries(details.metadata).map(([key, value]) => (
+                <li key={key}>
+                  <code>
+                    {key}: {value}
+                  </code>
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
       </dl>
 
       <h2>Recipients</h2>
@@ -104,7 +141,10 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
               <td>
                 <StatusBadge status={recipient.status} />
               </td>
-              <td class="detail">{recipient.detail ?? <span class="muted">—</span>}</td>
+              <td class="detail">
+                {recipient.detail ?? <span class="muted">—</span>}
+                <RecipientEvents events={recipient.events} />
+              </td>
               <td>
                 <Time value={recipient.updated_at} />
               </td>
@@ -127,24 +167,7 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
       {Object.keys(details.headers).length === 0 ? (
         <p class="muted">No custom headers.</p>
       ) : (
-        <table class="list compact">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(details.headers).map(([name, value]) => (
-              <tr key={name}>
-                <td>
-                  <code>{name}</code>
-                </td>
-                <td class="detail">{value}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <HeaderTable headers={Object.entries(details.headers).map(([name, value]) => ({ name, value }))} />
       )}
 
       <h2>Attachments</h2>
@@ -162,7 +185,141 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
           ))}
         </ul>
       )}
+
+      <ContentSection uuid={details.message_uuid} />
     </>
+  );
+}
+
+/** Header fields in order (a name may repeat in a message as sent). */
+function HeaderTable({ headers }: { headers: ReadonlyArray<{ name: string; value: string }> }) {
+  return (
+    <table class="list compact">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {headers.map((header, index) => (
+          <tr key={`${index}:${header.name}`}>
+            <td>
+              <code>{header.name}</code>
+            </td>
+            <td class="detail">{header.value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** What the receiving side said about one recipient, event by event (SMTP reply, SES details). */
+function RecipientEvents({ events }: { events: readonly RecipientEvent[] }) {
+  if (events.length === 0) return null;
+  return (
+    <ol class="events">
+      {events.map((event, index) => (
+        <li key={`${index}:${event.at}`}>
+          <Time value={event.at} /> <StatusBadge status={event.status} />
+          {[
+            event.response,
+            event.bounce_type === undefined
+              ? undefined
+              : `${event.bounce_type}${event.bounce_subtype === undefined ? '' : ` / ${event.bounce_subtype}`}`,
+            event.delay_type,
+            event.complaint_type,
+            event.diagnostic_code,
+          ]
+            .filter((part): part is string => part !== undefined && part !== '')
+            .map((part) => (
+              <span key={part} class="detail">
+                {' '}
+                {part}
+              </span>
+            ))}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+async function messageContent(uuid: string): Promise<MessageContent> {
+  return dataOf(api().POST('/message/content-1.0', { body: { message_uuid: uuid } }));
+}
+
+/**
+ * The message as the recipients got it (or would get it now, for one not sent yet): the HTML in
+ * the sandboxed preview, the text, every header of the signed message, the attachments and the
+ * whole message to download (links that expire). Bodies are personal data, under their own scope
+ * (`messages:read_content`): a sign-in without it sees the API's 113 here and the rest of the page.
+ */
+function ContentSection({ uuid }: { uuid: string }) {
+  return (
+    <section aria-labelledby="content-heading">
+      <h2 id="content-heading">Content</h2>
+      <LoadedContent uuid={uuid} />
+    </section>
+  );
+}
+
+function LoadedContent({ uuid }: { uuid: string }) {
+  const [content, reload] = useAsync(() => messageContent(uuid), [uuid]);
+  return (
+    <AsyncView value={content} loading="Loading the content" onRetry={reload}>
+      {(parts) => (
+        <>
+          <p class="toolbar">
+            {parts.raw_url === null ? (
+              <span class="muted">
+                The signed message can no longer be made again (its DKIM key is gone).
+              </span>
+            ) : (
+              <a class="button" href={parts.raw_url} download={`${uuid}.eml`}>
+                Download the message (.eml)
+              </a>
+            )}{' '}
+            <span class="muted">
+              Links work until <Time value={parts.expires_at} />.
+            </span>
+          </p>
+          <h3>HTML</h3>
+          {parts.html === null ? (
+            <p class="muted">No HTML part (or too large to show here: download the message).</p>
+          ) : (
+            <HtmlPreview html={parts.html} title="Message HTML" />
+          )}
+          <h3>Text</h3>
+          {parts.text === null ? (
+            <p class="muted">No text part (or too large to show here: download the message).</p>
+          ) : (
+            <pre class="rendered-text">{parts.text}</pre>
+          )}
+          <h3>Attachments</h3>
+          {parts.attachments.length === 0 ? (
+            <p class="muted">None.</p>
+          ) : (
+            <ul aria-label="Attachment downloads">
+              {parts.attachments.map((attachment, index) => (
+                <li key={`${index}:${attachment.filename}`}>
+                  <a href={attachment.url} download={attachment.filename}>
+                    {attachment.filename}
+                  </a>{' '}
+                  <span class="muted">
+                    ({attachment.content_type}, {plural(attachment.size, 'byte')})
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <details>
+            <summary>Every header as sent ({parts.headers.length})</summary>
+            <HeaderTable headers={parts.headers} />
+          </details>
+        </>
+      )}
+    </AsyncView>
   );
 }
 
