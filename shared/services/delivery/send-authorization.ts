@@ -1,5 +1,5 @@
 import { isAccountActive } from '../../auth/account-status.ts';
-import { getDomain, normaliseDomain } from '../../repositories/domains.ts';
+import { cachedDomain } from './cached-domain.ts';
 
 /**
  * Authorization at send time (docs/delivery.md, "Authorization at send time"). The account's status
@@ -19,20 +19,6 @@ export class SendRefused extends Error {
   }
 }
 
-const ownerCacheMs = 30_000;
-const ownerCacheLimit = 5_000;
-const owners = new Map<string, { owner: string | undefined; until: number }>();
-
-async function domainOwner(domain: string, nowMs: number): Promise<string | undefined> {
-  const name = normaliseDomain(domain);
-  const hit = owners.get(name);
-  if (hit !== undefined && hit.until > nowMs) return hit.owner;
-  const owner = (await getDomain(name))?.accountId;
-  if (owners.size >= ownerCacheLimit) owners.clear();
-  owners.set(name, { owner, until: nowMs + ownerCacheMs });
-  return owner;
-}
-
 /** Throws `SendRefused` when the message may no longer be sent. */
 export async function authorizeSend(
   message: { account_id: string; tenant: string },
@@ -41,7 +27,7 @@ export async function authorizeSend(
   if (!(await isAccountActive(message.account_id, nowMs))) {
     throw new SendRefused('Not sent: the account was disabled after the message was accepted');
   }
-  const owner = await domainOwner(message.tenant, nowMs);
+  const owner = (await cachedDomain(message.tenant, nowMs))?.accountId;
   if (owner === undefined) {
     throw new SendRefused(
       `Not sent: the sending domain ${message.tenant} was removed from the platform after the message was accepted`,

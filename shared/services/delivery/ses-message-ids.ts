@@ -1,8 +1,9 @@
 import { inboundRetentionDays } from '../../config/inbound.ts';
 import type { MailTransport, TransportResult } from '../../mail/transport.ts';
 import { describeError, log } from '../../observability/log.ts';
-import { getDomain, normaliseDomain } from '../../repositories/domains.ts';
+import { normaliseDomain } from '../../repositories/domains.ts';
 import { putSesMessageId } from '../../repositories/ses-message-ids.ts';
+import { cachedDomain } from './cached-domain.ts';
 
 /**
  * Threading of replies to mail sent through Amazon SES (docs/inbound.md, "Threading"). SES replaces
@@ -11,26 +12,16 @@ import { putSesMessageId } from '../../repositories/ses-message-ids.ts';
  * reply goes to receives mail for the message's own account: the sending domain, or the domain of
  * a Reply-To address (else of a From address), e.g. mail sent from `mail.example.com` with
  * `Reply-To: support@replies.example.com`. Only then can a reply come back to the service, so every
- * other message costs no write (one GetItem per domain every 30 seconds at most, the cache below).
+ * other message costs no write (one GetItem per domain every 30 seconds at most, the sender's domain cache).
  * The record lives as long as received mail (`RETENTION_DAYS`).
  *
  * The mail has left when this runs: a failure here is logged, never a failed or repeated send (a
  * reply to that message is then simply not linked).
  */
-const cacheMs = 30_000;
-const cacheLimit = 5_000;
-const receivingOwners = new Map<string, { owner: string | undefined; until: number }>();
-
-/** The account a domain receives mail for (undefined: not registered or not receiving), cached 30 s. */
+/** The account a domain receives mail for (undefined: not registered or not receiving). */
 async function receivingOwner(domain: string, nowMs: number): Promise<string | undefined> {
-  const name = normaliseDomain(domain);
-  const hit = receivingOwners.get(name);
-  if (hit !== undefined && hit.until > nowMs) return hit.owner;
-  const record = await getDomain(name);
-  const owner = record?.receiving === true ? record.accountId : undefined;
-  if (receivingOwners.size >= cacheLimit) receivingOwners.clear();
-  receivingOwners.set(name, { owner, until: nowMs + cacheMs });
-  return owner;
+  const record = await cachedDomain(domain, nowMs);
+  return record?.receiving === true ? record.accountId : undefined;
 }
 
 /** At most this many distinct domains are looked at per message (a long Reply-To list). */
