@@ -15,8 +15,10 @@ import { readState } from './message-state.ts';
 export function messageSnapshotOf(
   image: Record<string, AttributeValue> | undefined,
 ): MessageSnapshot | undefined {
-  if (image === undefined) return undefined;
-  const item = unmarshall(image) as Record<string, unknown>;
+  return image === undefined ? undefined : snapshotOfItem(unmarshall(image) as Record<string, unknown>);
+}
+
+function snapshotOfItem(item: Record<string, unknown>): MessageSnapshot | undefined {
   const uuid = item.message_uuid;
   if (typeof uuid !== 'string' || typeof item.account_id !== 'string') return undefined;
   const key = keys.message(uuid);
@@ -78,9 +80,10 @@ export function messageSnapshotOf(
 export function messageLabelsOf(
   image: Record<string, AttributeValue> | undefined,
 ): (MessageLabels & { accountId: string }) | undefined {
-  const snapshot = messageSnapshotOf(image);
-  if (snapshot === undefined || image === undefined) return undefined;
+  if (image === undefined) return undefined;
   const item = unmarshall(image) as Record<string, unknown>;
+  const snapshot = snapshotOfItem(item);
+  if (snapshot === undefined) return undefined;
   return {
     accountId: snapshot.accountId,
     tenant: typeof item.tenant === 'string' ? item.tenant : '',
