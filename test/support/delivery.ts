@@ -6,6 +6,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { authenticate } from 'mailauth';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
+import { firstWatchAt } from '../../shared/config/delivery.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import type { Recipient } from '../../shared/domain/delivery/status.ts';
 import { planContent } from '../../shared/domain/messages/message.ts';
@@ -115,6 +116,14 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
           account_id: options.account,
           created_at: createdAt,
           status,
+          // As the service watches a message it writes now; a test that sets the due time or the
+          // lease earlier is watched from then (but never behind the dispatcher's window).
+          watch_at: new Date(
+            Math.max(
+              now.getTime(),
+              Math.min(Date.parse(firstWatchAt(now.getTime())), dueAtMs, options.leaseUntil ?? Infinity),
+            ),
+          ).toISOString(),
           ...(options.sendAt === undefined ? {} : { send_at: options.sendAt.toISOString() }),
         }),
         ...(status === 'waiting' || status === 'sent' ? {} : { due_at: dueAtIso(dueAtMs) }),
