@@ -580,14 +580,19 @@ const familyKey: Record<WorkFamily, (shard: number) => string> = {
  * One page of a work shard (gsi3), oldest first: held messages due up to `untilMs` (`DUE#<n>`),
  * watch entries with a watch time in `(fromMs, untilMs]` (`WATCH#<n>`; from the start without
  * `fromMs`), or every entry of the in-flight index of earlier releases (`INFLIGHT#<n>`). The index
- * holds keys only; the page's items are read with one consistent BatchGetItem. `lastKey` is the
- * sort key of the page's last entry.
+ * holds keys only; the page's items are read with one consistent BatchGetItem. `unreadable`: the
+ * uuids of items that could not be decoded; `lastKey`: the sort key of the page's last entry.
  */
 export async function queryWork(
   family: WorkFamily,
   shard: number,
   options: { fromMs?: number; untilMs: number; limit: number; startKey?: Record<string, unknown> },
-): Promise<{ items: DeliveryMessage[]; lastKey?: string; nextKey?: Record<string, unknown> }> {
+): Promise<{
+  items: DeliveryMessage[];
+  unreadable: string[];
+  lastKey?: string;
+  nextKey?: Record<string, unknown>;
+}> {
   const until = `${new Date(options.untilMs).toISOString()}#~`;
   const values: Record<string, string> = { ':pk': familyKey[family](shard) };
   let condition = 'gsi3pk = :pk';
@@ -614,6 +619,8 @@ export async function queryWork(
   const entries = result.Items ?? [];
   const uuids = entries.map((item) => String(item.pk).slice('MESSAGE#'.length));
   const items: DeliveryMessage[] = [];
+  // An item that cannot be decoded (its state is corrupt) does not hold up the rest of the page.
+  const unreadable: string[] = [];
   for (let start = 0; start < uuids.length; start += 100) {
     const batch = uuids.slice(start, start + 100);
     let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
@@ -624,7 +631,13 @@ export async function queryWork(
       const read = await guarded('database', () =>
         dynamo().send(new BatchGetCommand({ RequestItems: pending })),
       );
-      items.push(...(read.Responses?.[tableName()] ?? []).map(toMessage));
+      for (const item of read.Responses?.[tableName()] ?? []) {
+        try {
+          items.push(toMessage(item));
+        } catch {
+          unreadable.push(String(item.message_uuid ?? item.pk));
+        }
+      }
       request = read.UnprocessedKeys as typeof request;
       if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
     }
@@ -632,6 +645,7 @@ export async function queryWork(
   const last = entries[entries.length - 1];
   return {
     items,
+    unreadable,
     ...(last === undefined ? {} : { lastKey: String(last.gsi3sk) }),
     nextKey: result.LastEvaluatedKey,
   };

@@ -127,6 +127,11 @@ async function dispatchShard(
       ...(startKey === undefined ? {} : { startKey }),
     });
     if (family === 'watch') report.watched += page.items.length;
+    for (const uuid of page.unreadable) {
+      failures += 1;
+      report.errors += 1;
+      log('error', 'dispatch could not read a message', { message_uuid: uuid });
+    }
     for (const message of page.items) {
       try {
         await handleEntry(family, message, nowMs, report);
