@@ -5,7 +5,7 @@ import { afterAll, describe, test } from 'vitest';
 import { dynamo } from '../../shared/aws/dynamo.ts';
 import { deliverySettings } from '../../shared/config/delivery.ts';
 import { tableName } from '../../shared/config/storage.ts';
-import { keys, laneOf, shardCount, workShardOf } from '../../shared/repositories/keys.ts';
+import { keys, laneOf, workShardOf } from '../../shared/repositories/keys.ts';
 import {
   claimMessage,
   type DeliveryMessage,
@@ -38,16 +38,27 @@ afterAll(async () => {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.message(uuid) }));
 });
 
-/** Moves a message's watch entry to `atMs`, as if it had been written with that watch time. */
-async function watchAt(uuid: string, atMs: number): Promise<void> {
+/** Moves a message's watch entry to `atMs` (on `shard`), as if it had been written so. */
+async function watchAt(uuid: string, atMs: number, shard = workShardOf(uuid)): Promise<void> {
   await dynamo().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.message(uuid),
       UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-      ExpressionAttributeValues: { ':pk': keys.watch(workShardOf(uuid)), ':sk': `${dueAtIso(atMs)}#${uuid}` },
+      ExpressionAttributeValues: { ':pk': keys.watch(shard), ':sk': `${dueAtIso(atMs)}#${uuid}` },
     }),
   );
+}
+
+/**
+ * A delivered message's entry on a watch shard, just past: the shard's next window is not empty,
+ * so a run that handles it moves the shard's mark (a run leaves the mark of an empty window).
+ */
+async function settledEntryIn(shard: number): Promise<void> {
+  const uuid = await putTestMessage({ account, domain, to: ['settled@example.net'] });
+  leftovers.push(uuid);
+  assert.ok(await forceStatus(uuid, 'delivered', 'queued'));
+  await watchAt(uuid, Date.now() - 1_000, shard);
 }
 
 const watchTimeOf = (item: Record<string, any> | undefined) =>
@@ -156,12 +167,10 @@ describe('watch entries and the dispatcher', () => {
     const message = await waitForMessage(late, isSettled);
     assert.equal(details(message, /no sender had claimed it/), 1);
 
-    // Every run from now on starts its window after `runAt − watchLagMs`: an entry before that is
-    // never read again (the dispatcher does not re-read the past).
-    const runAt = Date.now();
-    const report = await dispatchDue(runAt);
-    assert.equal(report.errors, 0);
-    // (Written with its watch time ahead, then moved behind: a run reading it would re-arm it.)
+    // Every run from now on starts its window after `runAt − watchLagMs` on the shard whose mark
+    // this run moves to `runAt`: an entry before that is never read again (the dispatcher does not
+    // re-read the past). Written with its watch time ahead, then moved behind: a run reading it
+    // would re-arm it.
     const behind = await putTestMessage({
       account,
       domain,
@@ -169,6 +178,11 @@ describe('watch entries and the dispatcher', () => {
       dueAtMs: Date.now() + 3_600_000,
     });
     leftovers.push(behind);
+    await settledEntryIn(workShardOf(behind));
+    const runAt = Date.now();
+    const report = await dispatchDue(runAt);
+    assert.equal(report.errors, 0);
+    assert.ok(((await markOf(workShardOf(behind))) ?? 0) >= runAt);
     await watchAt(behind, runAt - watchLagMs - 1_000);
     const before = await rawItem(behind);
     await dispatchDue();
@@ -197,16 +211,20 @@ describe('watch entries and the dispatcher', () => {
       }),
     );
     leftovers.push(poison);
+    // A neighbour in another shard, whose window is not empty either.
+    let elsewhere = await stranded('elsewhere@example.net');
+    while (workShardOf(elsewhere) === shard) elsewhere = await stranded('elsewhere@example.net');
+    const other = workShardOf(elsewhere);
     const runAt = Date.now();
     const report = await dispatchDue(runAt);
     assert.ok(report.errors >= 1);
     assert.ok(((await markOf(shard)) ?? 0) < runAt, 'the failed shard is read again next run');
-    const other = (shard + 1) % shardCount.work;
     assert.ok(((await markOf(other)) ?? 0) >= runAt, 'the other shards moved on');
     const message = await waitForMessage(good, isSettled);
     assert.equal(details(message, /no sender had claimed it/), 1);
 
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.message(poison) }));
+    await settledEntryIn(shard);
     const again = Date.now();
     await dispatchDue(again);
     assert.ok(((await markOf(shard)) ?? 0) >= again);

@@ -148,7 +148,9 @@ async function dispatchShard(
     if (page.lastKey !== undefined) lastKey = page.lastKey;
     pages += 1;
   } while (startKey !== undefined && pages < limits.maxPages);
-  if (family !== 'watch' || failures > 0) return;
+  // An empty window leaves the mark where it is (no write): the next window only grows by a range
+  // that held nothing.
+  if (family !== 'watch' || failures > 0 || lastKey === undefined) return;
   // Every entry of the window was handled: the mark moves to the run's start. A shard with more
   // than one run reads records how far it got (the watch time of its last entry), so the next run
   // continues from there instead of starting over.
