@@ -115,6 +115,8 @@ async function dispatchShard(
   report: DispatchReport,
 ): Promise<void> {
   const fromMs = family === 'watch' && mark !== undefined ? mark - watchLagMs : undefined;
+  // A mark ahead of this run (another host's clock ran ahead by more than the lag): nothing to read.
+  if (fromMs !== undefined && fromMs >= nowMs) return;
   let startKey: Record<string, unknown> | undefined;
   let lastKey: string | undefined;
   let pages = 0;
