@@ -491,8 +491,10 @@ export async function rearmWatch(
 
 /**
  * Dispatcher, for one release after the watch entries replaced the in-flight index: moves a message
- * still on `INFLIGHT#<n>` to its watch entry (at `watchAtMs`) and its listing lane, conditional on it
- * still being there (docs/decisions.md, "Listing lanes and watch entries"). False when it was not.
+ * still on `INFLIGHT#<n>` to its listing lane and, in flight, to its watch entry (at `watchAtMs`);
+ * a settled one (settled by this release, which leaves the work index alone) just leaves the old
+ * index. Conditional on it still being there (docs/decisions.md, "Listing lanes and watch
+ * entries"). False when it was not.
  */
 export async function adoptLegacyInFlight(
   message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at' | 'status' | 'gsi3pk'>,
@@ -507,13 +509,14 @@ export async function adoptLegacyInFlight(
     watch_at: dueAtIso(watchAtMs),
   });
   const names = Object.keys(set) as Array<keyof typeof set>;
+  const remove = set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : '';
   try {
     await guarded('database', () =>
       dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.message(message.message_uuid),
-          UpdateExpression: `SET ${names.map((name) => `${name} = :${name}`).join(', ')}`,
+          UpdateExpression: `SET ${names.map((name) => `${name} = :${name}`).join(', ')}${remove}`,
           ConditionExpression: 'gsi3pk = :legacy',
           ExpressionAttributeValues: {
             ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),

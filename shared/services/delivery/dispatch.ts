@@ -186,9 +186,9 @@ async function handleEntry(
   }
   if (family === 'legacy') {
     if (!message.gsi3pk?.startsWith('INFLIGHT#')) return;
-    // Looked at in the next run through the watch entry (or this one's, if its shard is still ahead).
-    const entry = dueEntryOf(message);
-    const at = isInFlight(message.status) ? watchAgainAt(entry, nowMs, deliverySettings.leaseMs) : nowMs + 1;
+    // In flight: watched from when it is due (no later than a lease from now), so the next run, or
+    // a later one, plans it through its watch entry. Settled: it just leaves the old index.
+    const at = watchAgainAt(dueEntryOf(message), nowMs, deliverySettings.leaseMs);
     if (await adoptLegacyInFlight(message, Math.min(at, nowMs + deliverySettings.leaseMs)))
       report.adopted += 1;
     return;
