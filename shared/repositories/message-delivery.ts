@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { firstWatchAt } from '../config/delivery.ts';
@@ -14,6 +14,7 @@ import {
   sliceAt,
   unpackBodies,
 } from '../domain/messages/message.ts';
+import { batchGetItems } from './batch-get.ts';
 import { contentKeyOf, indexChangeFor, keys, messageIndexAttributes, watchEntryOf } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 import {
@@ -620,29 +621,17 @@ export async function queryWork(
     ),
   );
   const entries = result.Items ?? [];
-  const uuids = entries.map((item) => String(item.pk).slice('MESSAGE#'.length));
   const items: DeliveryMessage[] = [];
   // An item that cannot be decoded (its state is corrupt) does not hold up the rest of the page.
   const unreadable: string[] = [];
-  for (let start = 0; start < uuids.length; start += 100) {
-    const batch = uuids.slice(start, start + 100);
-    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: batch.map((uuid) => keys.message(uuid)), ConsistentRead: true },
-    };
-    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
-      const pending: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> = request;
-      const read = await guarded('database', () =>
-        dynamo().send(new BatchGetCommand({ RequestItems: pending })),
-      );
-      for (const item of read.Responses?.[tableName()] ?? []) {
-        try {
-          items.push(toMessage(item));
-        } catch {
-          unreadable.push(String(item.message_uuid ?? item.pk));
-        }
-      }
-      request = read.UnprocessedKeys as typeof request;
-      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+  const read = await batchGetItems(
+    entries.map((entry) => keys.message(String(entry.pk).slice('MESSAGE#'.length))),
+  );
+  for (const item of read) {
+    try {
+      items.push(toMessage(item));
+    } catch {
+      unreadable.push(String(item.message_uuid ?? item.pk));
     }
   }
   const last = entries[entries.length - 1];
