@@ -307,17 +307,13 @@ export async function meterLifecycle(
   };
 }
 
-/** One dispatcher run (every minute on AWS): its requests and read units, a fixed monthly cost. */
-export async function meterDispatcherRun(): Promise<{
-  requests: number;
-  readUnits: number;
-  writeUnits: number;
-  ms: number;
-}> {
-  const { handler } = await import('../functions/dispatcher/handler.ts');
+/** Runs `work` under the meter: DynamoDB requests, read and write units, and its time. */
+async function metered<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; requests: number; readUnits: number; writeUnits: number; ms: number }> {
   const meter = startMeter();
   const t0 = performance.now();
-  await handler({});
+  const result = await work();
   const ms = performance.now() - t0;
   stopMeter();
   let readUnits = 0;
@@ -326,10 +322,21 @@ export async function meterDispatcherRun(): Promise<{
     readUnits += units.read;
     writeUnits += units.write;
   }
-  const requests = requestsOf(meter, 'DynamoDB').total;
+  return { result, requests: requestsOf(meter, 'DynamoDB').total, readUnits, writeUnits, ms };
+}
+
+/** One dispatcher run (every minute on AWS): its requests and read units, a fixed monthly cost. */
+export async function meterDispatcherRun(): Promise<{
+  requests: number;
+  readUnits: number;
+  writeUnits: number;
+  ms: number;
+}> {
+  const { handler } = await import('../functions/dispatcher/handler.ts');
+  const run = await metered(() => handler({}));
   // DynamoDB Local reports 0 for a Query that finds nothing; DynamoDB bills at least 0.5 read unit
   // (eventually consistent) for every Query.
-  return { requests, readUnits: Math.max(readUnits, requests * 0.5), writeUnits, ms };
+  return { ...run, readUnits: Math.max(run.readUnits, run.requests * 0.5) };
 }
 
 /**
@@ -351,25 +358,15 @@ export interface WatchPass {
 export async function meterWatchPass(): Promise<WatchPass> {
   const { dispatchDue } = await import('../shared/services/delivery/dispatch.ts');
   const { firstWatchAt } = await import('../shared/config/delivery.ts');
-  const meter = startMeter();
-  const t0 = performance.now();
-  const report = await dispatchDue(Date.parse(firstWatchAt(Date.now())) + 1_000);
-  const ms = performance.now() - t0;
-  stopMeter();
-  let readUnits = 0;
-  let writeUnits = 0;
-  for (const units of meter.capacity.values()) {
-    readUnits += units.read;
-    writeUnits += units.write;
-  }
-  const entries = Math.max(1, report.watched);
+  const run = await metered(() => dispatchDue(Date.parse(firstWatchAt(Date.now())) + 1_000));
+  const entries = Math.max(1, run.result.watched);
   return {
-    entries: report.watched,
-    readUnitsPerEntry: readUnits / entries,
-    writeUnitsPerEntry: writeUnits / entries,
-    requestsPerEntry: requestsOf(meter, 'DynamoDB').total / entries,
-    entriesPerSecond: report.watched / (ms / 1000),
-    ms,
+    entries: run.result.watched,
+    readUnitsPerEntry: run.readUnits / entries,
+    writeUnitsPerEntry: run.writeUnits / entries,
+    requestsPerEntry: run.requests / entries,
+    entriesPerSecond: run.result.watched / (run.ms / 1000),
+    ms: run.ms,
   };
 }
 

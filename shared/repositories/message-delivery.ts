@@ -15,6 +15,7 @@ import {
   unpackBodies,
 } from '../domain/messages/message.ts';
 import { batchGetItems } from './batch-get.ts';
+import { setAttributes, updateIf } from './conditional-update.ts';
 import { contentKeyOf, indexChangeFor, keys, messageIndexAttributes, watchEntryOf } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 import {
@@ -464,30 +465,20 @@ export async function rearmWatch(
   watchAtMs: number,
 ): Promise<boolean> {
   const entry = watchEntryOf(message.message_uuid, dueAtIso(watchAtMs));
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.message(message.message_uuid),
-          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-          ConditionExpression: `${message.gsi3sk === undefined ? 'attribute_not_exists(gsi3sk)' : 'gsi3sk = :seen'} AND #status IN (:queued, :processing)`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': entry.gsi3pk,
-            ':sk': entry.gsi3sk,
-            ...(message.gsi3sk === undefined ? {} : { ':seen': message.gsi3sk }),
-            ':queued': 'queued',
-            ':processing': 'processing',
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.message(message.message_uuid),
+    UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+    ConditionExpression: `${message.gsi3sk === undefined ? 'attribute_not_exists(gsi3sk)' : 'gsi3sk = :seen'} AND #status IN (:queued, :processing)`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': entry.gsi3pk,
+      ':sk': entry.gsi3sk,
+      ...(message.gsi3sk === undefined ? {} : { ':seen': message.gsi3sk }),
+      ':queued': 'queued',
+      ':processing': 'processing',
+    },
+  });
 }
 
 /**
@@ -509,28 +500,14 @@ export async function adoptLegacyInFlight(
     status: message.status,
     watch_at: dueAtIso(watchAtMs),
   });
-  const names = Object.keys(set) as Array<keyof typeof set>;
-  const remove = set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : '';
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.message(message.message_uuid),
-          UpdateExpression: `SET ${names.map((name) => `${name} = :${name}`).join(', ')}${remove}`,
-          ConditionExpression: 'gsi3pk = :legacy',
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
-            ':legacy': message.gsi3pk ?? '',
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const update = setAttributes(set);
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.message(message.message_uuid),
+    UpdateExpression: `${update.expression}${set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : ''}`,
+    ConditionExpression: 'gsi3pk = :legacy',
+    ExpressionAttributeValues: { ...update.values, ':legacy': message.gsi3pk ?? '' },
+  });
 }
 
 /**
@@ -645,29 +622,25 @@ export async function queryWork(
 
 /**
  * The dispatcher's marks, one per watch shard (epoch ms): every watch entry up to a shard's mark
- * has been processed. One consistent Query of a single partition; a shard without one has none.
+ * has been processed. One consistent Query of a single partition (32 small items: one page); a
+ * shard without one has none.
  */
 export async function readDispatchMarks(): Promise<Map<number, number>> {
+  const page = await guarded('database', () =>
+    dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.dispatchMarks },
+        ConsistentRead: true,
+      }),
+    ),
+  );
   const marks = new Map<number, number>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await guarded('database', () =>
-      dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.dispatchMarks },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for (const item of page.Items ?? []) {
-      const shard = Number(String(item.sk).slice('WATCH#'.length));
-      if (Number.isInteger(shard) && typeof item.at === 'number') marks.set(shard, item.at);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  for (const item of page.Items ?? []) {
+    const shard = Number(String(item.sk).slice('WATCH#'.length));
+    if (Number.isInteger(shard) && typeof item.at === 'number') marks.set(shard, item.at);
+  }
   return marks;
 }
 
@@ -676,24 +649,14 @@ export async function readDispatchMarks(): Promise<Map<number, number>> {
  * mark stays. False when the mark was already there or further.
  */
 export async function advanceDispatchMark(shard: number, atMs: number): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.dispatchMark(shard),
-          UpdateExpression: 'SET #at = :at',
-          ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
-          ExpressionAttributeNames: { '#at': 'at' },
-          ExpressionAttributeValues: { ':at': atMs },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.dispatchMark(shard),
+    UpdateExpression: 'SET #at = :at',
+    ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+    ExpressionAttributeNames: { '#at': 'at' },
+    ExpressionAttributeValues: { ':at': atMs },
+  });
 }
 
 /** A message's bodies and attachments, as bytes. */

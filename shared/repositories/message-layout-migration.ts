@@ -1,8 +1,9 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import { mapLimit } from '../domain/map-limit.ts';
+import { setAttributes, updateIf } from './conditional-update.ts';
 import { isInFlight, keys, messageIndexAttributes } from './keys.ts';
 
 /**
@@ -82,28 +83,17 @@ async function moveToLane(item: Record<string, unknown>, nowMs: number): Promise
   });
   // A settled message keeps whatever gsi3 entry it has (none, in the old layout).
   const set = isInFlight(status) ? target : { gsi2pk: target.gsi2pk };
-  const names = Object.keys(set) as Array<keyof typeof set>;
-  const seen = item.gsi2pk === undefined ? 'attribute_not_exists(gsi2pk)' : 'gsi2pk = :seen';
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.message(uuid),
-          UpdateExpression: `SET ${names.map((name) => `${name} = :${name}`).join(', ')}`,
-          ConditionExpression: `${seen} AND #status = :status`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
-            ...(item.gsi2pk === undefined ? {} : { ':seen': item.gsi2pk }),
-            ':status': status,
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const update = setAttributes(set);
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.message(uuid),
+    UpdateExpression: update.expression,
+    ConditionExpression: `${item.gsi2pk === undefined ? 'attribute_not_exists(gsi2pk)' : 'gsi2pk = :seen'} AND #status = :status`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ...update.values,
+      ...(item.gsi2pk === undefined ? {} : { ':seen': item.gsi2pk }),
+      ':status': status,
+    },
+  });
 }
