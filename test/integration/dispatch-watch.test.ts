@@ -230,6 +230,20 @@ describe('watch entries and the dispatcher', () => {
     assert.ok(((await markOf(shard)) ?? 0) >= again);
   });
 
+  test('a shard a run cannot finish is not marked done: the next run goes on from where it got', async () => {
+    const shard = workShardOf(randomUUID());
+    await settledEntryIn(shard);
+    await settledEntryIn(shard);
+    // A run that reads one entry of each shard (a run out of pages, or of time, on a long backlog).
+    // Its start is 2 s ahead, so no other run can have moved a mark that far meanwhile.
+    const runAt = Date.now() + 2_000;
+    await dispatchDue(runAt, { pageSize: 1, maxPages: 1 });
+    assert.ok(((await markOf(shard)) ?? 0) < runAt, 'the shard was left unfinished');
+    const again = Date.now() + 2_000;
+    await dispatchDue(again);
+    assert.ok(((await markOf(shard)) ?? 0) >= again);
+  });
+
   test('overlapping runs queue a stranded message once', async () => {
     const uuid = await stranded('overlap@example.net');
     await Promise.all([dispatchDue(), dispatchDue(), dispatchDue()]);

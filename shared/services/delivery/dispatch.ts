@@ -73,13 +73,19 @@ export interface DispatchOptions {
   maxPages?: number;
   /** Shards read at the same time. */
   concurrency?: number;
+  /**
+   * Wall-clock time after which a run starts no new page (the function may run 60 s): a shard it
+   * leaves records how far it got, so a backlog longer than one run still moves forward.
+   */
+  budgetMs?: number;
 }
 
 export async function dispatchDue(
   nowMs: number = Date.now(),
   options: DispatchOptions = {},
 ): Promise<DispatchReport> {
-  const { pageSize = 100, maxPages = 500, concurrency = 8 } = options;
+  const { pageSize = 100, maxPages = 500, concurrency = 8, budgetMs = 40_000 } = options;
+  const deadline = Date.now() + budgetMs;
   const report: DispatchReport = {
     released: 0,
     requeued: 0,
@@ -97,7 +103,7 @@ export async function dispatchDue(
   // A few shards at a time: one run reads every shard, whatever the number of accounts.
   await mapLimit(work, concurrency, async ([family, shard]) => {
     try {
-      await dispatchShard(family, shard, nowMs, marks.get(shard), { pageSize, maxPages }, report);
+      await dispatchShard(family, shard, nowMs, marks.get(shard), { pageSize, maxPages, deadline }, report);
     } catch (error) {
       report.errors += 1;
       log('error', 'dispatch failed for a work shard', { family, shard, ...describeError(error) });
@@ -111,12 +117,13 @@ async function dispatchShard(
   shard: number,
   nowMs: number,
   mark: number | undefined,
-  limits: { pageSize: number; maxPages: number },
+  limits: { pageSize: number; maxPages: number; deadline: number },
   report: DispatchReport,
 ): Promise<void> {
   const fromMs = family === 'watch' && mark !== undefined ? mark - watchLagMs : undefined;
   // A mark ahead of this run (another host's clock ran ahead by more than the lag): nothing to read.
-  if (fromMs !== undefined && fromMs >= nowMs) return;
+  // Past the run's budget: not started, left to the next run.
+  if ((fromMs !== undefined && fromMs >= nowMs) || Date.now() >= limits.deadline) return;
   let startKey: Record<string, unknown> | undefined;
   let lastKey: string | undefined;
   let pages = 0;
@@ -149,13 +156,13 @@ async function dispatchShard(
     startKey = page.nextKey;
     if (page.lastKey !== undefined) lastKey = page.lastKey;
     pages += 1;
-  } while (startKey !== undefined && pages < limits.maxPages);
+  } while (startKey !== undefined && pages < limits.maxPages && Date.now() < limits.deadline);
   // An empty window leaves the mark where it is (no write): the next window only grows by a range
   // that held nothing.
   if (family !== 'watch' || failures > 0 || lastKey === undefined) return;
   // Every entry of the window was handled: the mark moves to the run's start. A shard with more
-  // than one run reads records how far it got (the watch time of its last entry), so the next run
-  // continues from there instead of starting over.
+  // than one run reads (its page limit, or the run's budget) records how far it got (the watch time
+  // of its last entry), so the next run continues from there instead of starting over.
   const reached = startKey === undefined ? nowMs : Date.parse((lastKey ?? '').split('#')[0] ?? '');
   if (Number.isFinite(reached)) await advanceDispatchMark(shard, reached);
 }
