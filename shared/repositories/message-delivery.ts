@@ -32,7 +32,7 @@ import {
 
 /**
  * The delivery pipeline's view of a message item (docs/data-model.md): claim with a lease, record
- * what the relay said, per-recipient statuses, history appends, and the due index (gsi3). Every
+ * what the relay said, per-recipient statuses, history appends, and the work index (gsi3). Every
  * state change is a conditional update, so two workers never both move the same message.
  */
 /**
