@@ -192,7 +192,9 @@ describe('watch entries and the dispatcher', () => {
   test("a shard's mark stays when one of its entries could not be handled; the rest of the shard is", async () => {
     const good = await stranded('neighbour@example.net');
     const shard = workShardOf(good);
-    // An item of the same shard whose state cannot be decoded.
+    // An item of the same shard whose state cannot be decoded. (Without an account: the table
+    // stream's consumers pass over an item that is not a message of an account, so this one does
+    // not hold up the shared host's webhooks, which fail on a corrupt state, and are retried.)
     let poison = randomUUID();
     while (workShardOf(poison) !== shard) poison = randomUUID();
     await dynamo().send(
@@ -201,7 +203,6 @@ describe('watch entries and the dispatcher', () => {
         Item: {
           ...keys.message(poison),
           message_uuid: poison,
-          account_id: account,
           status: 'queued',
           created_at: new Date().toISOString(),
           st: new Uint8Array([1, 2, 3, 4]),
