@@ -193,6 +193,36 @@ describe('bearer authentication', () => {
     assert.match(noAccount.body.error.message, /account/);
   });
 
+  it('refuses a token it accepted before once the token expires (105): exp is checked on every request', async () => {
+    const token = await signed(claims({ exp: now() + 2 }));
+    assert.equal((await send(token)).status, 200);
+    // The verified-token cache answers until exp; past it the token is verified again, with the
+    // configured clock tolerance (5 s), and refused.
+    const deadline = Date.now() + 60_000;
+    let response = await send(token);
+    while (response.status === 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      response = await send(token);
+    }
+    expectRejected(response, 401, 105);
+  });
+
+  it('refuses a token it accepted before once its account is disabled (110)', async () => {
+    const account = uniqueAccount('later-off');
+    const token = await mintToken({ account, scopes: [route.scope] });
+    assert.equal((await send(token)).status, 200);
+    await setAccountActive(account, false);
+    // The account's status is read on every request (cached for 30 s), whatever the token cache holds.
+    const deadline = Date.now() + 120_000;
+    let response = await send(token);
+    while (response.status === 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      response = await send(token);
+    }
+    expectRejected(response, 401, 110);
+    assert.match(response.body.error.message, /disabled/);
+  });
+
   it('answers 110 to a valid token of a disabled account', async () => {
     const account = uniqueAccount('off');
     await setAccountActive(account, false);
