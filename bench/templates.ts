@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { missingVariables } from '../shared/domain/templates/model-check.ts';
 import { compileParts } from '../shared/domain/templates/render.ts';
 import { dataResponse } from '../shared/http/envelope.ts';
@@ -123,6 +125,38 @@ async function microseconds(rounds: number, fn: () => unknown): Promise<number> 
 }
 
 /**
+ * What moving `requestBody` up and `responseBody` down costs through fetch and a bare node:http
+ * server in this process (no gateway, no function), beyond a GET with a small answer: median µs of
+ * the per-round difference.
+ */
+async function transferMicroseconds(rounds: number, requestBody: string, responseBody: string) {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      Buffer.concat(chunks).toString('utf8');
+      const body = Buffer.from(request.method === 'GET' ? '{"data":{"status":"ok"}}' : responseBody);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      response.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const headers = { authorization: 'Bearer x', 'content-type': 'application/json' };
+  const differences: number[] = [];
+  for (let round = -20; round < rounds; round++) {
+    const t0 = performance.now();
+    await (await fetch(url, { headers })).text();
+    const t1 = performance.now();
+    await (await fetch(url, { method: 'POST', headers, body: requestBody })).text();
+    const t2 = performance.now();
+    if (round >= 0) differences.push((t2 - t1 - (t1 - t0)) * 1000);
+  }
+  await new Promise((resolve) => server.close(resolve));
+  return figure(differences).median;
+}
+
+/**
  * Where a render's time goes: each stage of one inline render of `body`, run alone in this process
  * (no network, no middleware chain), with the same code the route runs.
  */
@@ -170,6 +204,10 @@ async function renderStages(
       ],
       ['JSON.stringify of the response', await microseconds(rounds, () => dataResponse(preview))],
       ['client: JSON.parse of the response', await microseconds(rounds, () => JSON.parse(response))],
+      [
+        'the same request and answer bytes through fetch and a bare node:http server, minus a small GET',
+        await transferMicroseconds(rounds, raw, response),
+      ],
     ] as Array<[string, number]>,
   };
 }
@@ -254,7 +292,7 @@ export async function templatesBench(who: Caller, sender: string, rounds: number
     '|---|---:|',
     ...stages.stages.map(([name, us]) => `| ${name} | ${fmt(us, 0)} |`),
     `| sum of the stages above (the two "of which" rows are inside the action) | ${fmt(stageSum, 0)} |`,
-    `| the rest of render − empty render, not timed apart: the ${kb(stages.requestBytes + stages.responseBytes)} through the client, the socket and the gateway; garbage collection | ${fmt((renderInline.a.median - renderEmpty.a.median) * 1000 - stageSum, 0)} |`,
+    `| render − empty render through the gateway, for comparison with the sum | ${fmt((renderInline.a.median - renderEmpty.a.median) * 1000, 0)} |`,
     '',
     `The request carries ${kb(stages.requestBytes)} and the answer ${kb(stages.responseBytes)} (the rendered HTML and text, escaped for JSON, and the suggested model); health carries neither.`,
     '',
