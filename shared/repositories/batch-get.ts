@@ -2,12 +2,15 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
+import { Code } from '../errors/catalogue.ts';
+import { ServiceError } from '../errors/service-error.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Items of the table by key, consistently: BatchGetItem in chunks of 100 (its limit), asking again
- * for what DynamoDB left unprocessed. Missing items are simply absent from the result.
+ * for what DynamoDB left unprocessed (with backoff). Missing items are simply absent from the result.
+ * If DynamoDB keeps leaving keys unprocessed, the store is overloaded: code 4 (503), never a 500.
  */
 export async function batchGetItems(
   itemKeys: readonly { pk: string; sk: string }[],
@@ -24,8 +27,13 @@ export async function batchGetItems(
       );
       found.push(...(result.Responses?.[tableName()] ?? []));
       request = result.UnprocessedKeys as typeof request;
-      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
-      if (request !== undefined && Object.keys(request).length > 0) await pause(50 * (attempt + 1));
+      if (request === undefined || Object.keys(request).length === 0) break;
+      if (attempt >= 8)
+        throw new ServiceError(
+          Code.DatabaseUnavailable,
+          'The database kept part of the reads unanswered; retry',
+        );
+      await pause(25 * 2 ** attempt);
     }
   }
   return found;

@@ -1,8 +1,11 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
+import { Code } from '../errors/catalogue.ts';
+import { ServiceError } from '../errors/service-error.ts';
+import { batchGetItems } from './batch-get.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -156,21 +159,15 @@ export async function readBatchResults(account: string, key: string, record: Bat
     resultKey(account, key, record.resultsId, index),
   );
   const found = new Map<string, Buffer>();
-  for (let start = 0; start < wanted.length; start += 100) {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName()]: { Keys: wanted.slice(start, start + 100), ConsistentRead: true },
-          },
-        }),
-      ),
-    );
-    for (const item of result.Responses?.[tableName()] ?? [])
-      found.set(String(item.sk), Buffer.from(item.z as Uint8Array));
-  }
+  for (const item of await batchGetItems(wanted))
+    found.set(String(item.sk), Buffer.from(item.z as Uint8Array));
   const parts = wanted.map((entry) => found.get(entry.sk));
-  if (parts.some((part) => part === undefined)) throw new Error('batch results are incomplete');
+  // Every key was answered: a missing part is a store fault, answered as one (code 4), not a 500.
+  if (parts.some((part) => part === undefined))
+    throw new ServiceError(
+      Code.DatabaseUnavailable,
+      'The stored results of this batch are incomplete; retry',
+    );
   return JSON.parse(brotliDecompressSync(Buffer.concat(parts as Buffer[])).toString('utf8'));
 }
 

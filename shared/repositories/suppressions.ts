@@ -1,10 +1,11 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { writeInBatches } from '../aws/batch-write.ts';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import type { Suppression, SuppressionReason } from '../domain/suppressions.ts';
 import { keys } from './keys.ts';
+import { batchGetItems } from './batch-get.ts';
 
 /**
  * Storage of the per-account suppression list (docs/data-model.md): one item per account and
@@ -42,7 +43,6 @@ function itemOf(accountId: string, entry: Suppression): Item {
   };
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Batch requests in flight at once (long lists: the pre-send check has at most one batch). */
 const batchConcurrency = 4;
 
@@ -86,27 +86,8 @@ export async function findSuppressions(
 ): Promise<Map<string, Suppression>> {
   const found = new Map<string, Suppression>();
   await inChunks(emails, batchGetSize, async (chunk) => {
-    type Request = Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }>;
-    let request: Request | undefined = {
-      [tableName()]: {
-        Keys: chunk.map((email) => keys.suppression(accountId, email)),
-        ConsistentRead: true,
-      },
-    };
-    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
-      const batch: Request = request;
-      const result = await guarded('database', () =>
-        dynamo().send(new BatchGetCommand({ RequestItems: batch })),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) {
-        if (item.account_id === accountId) found.set(String(item.email), toSuppression(item));
-      }
-      request = result.UnprocessedKeys as Request | undefined;
-      if (request !== undefined && Object.keys(request).length > 0) {
-        if (attempt >= 8) throw new Error('DynamoDB kept keys unprocessed');
-        await pause(25 * 2 ** attempt);
-      }
-    }
+    for (const item of await batchGetItems(chunk.map((email) => keys.suppression(accountId, email))))
+      if (item.account_id === accountId) found.set(String(item.email), toSuppression(item));
   });
   return found;
 }
