@@ -4,8 +4,8 @@ import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import type { Suppression, SuppressionReason } from '../domain/suppressions.ts';
-import { keys } from './keys.ts';
 import { batchGetItems } from './batch-get.ts';
+import { keys } from './keys.ts';
 
 /**
  * Storage of the per-account suppression list (docs/data-model.md): one item per account and
