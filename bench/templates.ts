@@ -1,14 +1,25 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { missingVariables } from '../shared/domain/templates/model-check.ts';
+import { compileParts } from '../shared/domain/templates/render.ts';
+import { dataResponse } from '../shared/http/envelope.ts';
+import { jsonBody } from '../shared/middleware/json-body.ts';
+import { validateInput } from '../shared/middleware/validate-input.ts';
+import { templateRenderRequest } from '../shared/schemas/templates.ts';
+import { renderPreview } from '../shared/services/templates.ts';
 import { type Caller, call } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 
 /**
  * Templates (docs/templates.md), measured side by side in one run:
  * - accepting a templated message (manual-wait) against accepting the same rendered subject, HTML
- *   and text as a plain add: the template path adds one consistent GetItem of the template record
- *   and a render from the compiled-version cache. Target: ≤ 1.15 ×.
+ *   and text as a plain add: the template path reads the template record with the sender's domain
+ *   (one BatchGetItem instead of the plain add's GetItem) and renders from the compiled-version
+ *   cache. Target: ≤ 1.15 ×.
  * - `render` of a 50 KB template (HTML and text parts) against GET /health through the local
  *   gateway: the editor's preview of its own content (inline parts) and of a stored version
- *   (alias). Target (the preview an editor calls on each keystroke): ≤ 1.3 ×.
+ *   (alias). Target (the preview an editor calls on each keystroke): ≤ 1.3 ×. Beside it, an empty
+ *   render (the authenticated chain alone) and the stages of the 50 KB render timed one by one.
  * Each round times the two calls back to back and keeps their ratio; figures are the medians.
  */
 
@@ -102,6 +113,105 @@ async function sideBySide(
   return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
 }
 
+/** Median µs of one call of `fn`, over `rounds` calls after 20 warm-up calls. */
+async function microseconds(rounds: number, fn: () => unknown): Promise<number> {
+  const times: number[] = [];
+  for (let round = -20; round < rounds; round++) {
+    const t0 = performance.now();
+    await fn();
+    if (round >= 0) times.push((performance.now() - t0) * 1000);
+  }
+  return figure(times).median;
+}
+
+/**
+ * What moving `requestBody` up and `responseBody` down costs through fetch and a bare node:http
+ * server in this process (no gateway, no function), beyond a GET with a small answer: median µs of
+ * the per-round difference.
+ */
+async function transferMicroseconds(rounds: number, requestBody: string, responseBody: string) {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      Buffer.concat(chunks).toString('utf8');
+      const body = Buffer.from(request.method === 'GET' ? '{"data":{"status":"ok"}}' : responseBody);
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+      response.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const headers = { authorization: 'Bearer x', 'content-type': 'application/json' };
+  const differences: number[] = [];
+  for (let round = -20; round < rounds; round++) {
+    const t0 = performance.now();
+    await (await fetch(url, { headers })).text();
+    const t1 = performance.now();
+    await (await fetch(url, { method: 'POST', headers, body: requestBody })).text();
+    const t2 = performance.now();
+    if (round >= 0) differences.push((t2 - t1 - (t1 - t0)) * 1000);
+  }
+  await new Promise((resolve) => server.close(resolve));
+  return figure(differences).median;
+}
+
+/**
+ * Where a render's time goes: each stage of one inline render of `body`, run alone in this process
+ * (no network, no middleware chain), with the same code the route runs.
+ */
+async function renderStages(
+  body: { subject: string; html: string; text: string; model: unknown },
+  account: string,
+) {
+  const raw = JSON.stringify(body);
+  type Before = (request: unknown) => void;
+  const parse = jsonBody().before as Before;
+  const validate = validateInput(templateRenderRequest as never, 'body').before as Before;
+  const event = () => ({
+    body: raw,
+    isBase64Encoded: false,
+    headers: { 'content-type': 'application/json' },
+  });
+  const parsed: unknown = JSON.parse(raw);
+  const input = templateRenderRequest.parse(parsed);
+  const { template } = compileParts({ subject: body.subject, html: body.html, text: body.text });
+  const parts = [template.subject, template.html, template.text].filter((part) => part !== undefined);
+  const preview = await renderPreview(input, account);
+  const response = dataResponse(preview).body;
+  const rounds = 200;
+  return {
+    requestBytes: Buffer.byteLength(raw),
+    responseBytes: Buffer.byteLength(response),
+    stages: [
+      ['client: JSON.stringify of the request', await microseconds(rounds, () => JSON.stringify(body))],
+      ['JSON.parse of the body (json-body)', await microseconds(rounds, () => parse({ event: event() }))],
+      [
+        'schema validation (validate-input)',
+        await microseconds(rounds, () => validate({ event: { ...event(), jsonBody: parsed } })),
+      ],
+      [
+        'the action: cache key, compiled parts from the cache, walk, render, suggested model',
+        await microseconds(rounds, () => renderPreview(input, account)),
+      ],
+      [
+        '… of which the missing-variable walk',
+        await microseconds(rounds, () => parts.map((part) => missingVariables(part.ast, body.model))),
+      ],
+      [
+        '… of which Handlebars (subject, HTML, text)',
+        await microseconds(rounds, () => parts.map((part) => part.render(body.model))),
+      ],
+      ['JSON.stringify of the response', await microseconds(rounds, () => dataResponse(preview))],
+      ['client: JSON.parse of the response', await microseconds(rounds, () => JSON.parse(response))],
+      [
+        'the same request and answer bytes through fetch and a bare node:http server, minus a small GET',
+        await transferMicroseconds(rounds, raw, response),
+      ],
+    ] as Array<[string, number]>,
+  };
+}
+
 export async function templatesBench(who: Caller, sender: string, rounds: number): Promise<string[]> {
   progress('templates: templated add against the same content as plain add; render against health');
   const suffix = Date.now().toString(36);
@@ -140,6 +250,12 @@ export async function templatesBench(who: Caller, sender: string, rounds: number
     () => ok(who, '/template/render-1.0', { alias: news.alias, model: newsletterModel }),
     health,
   );
+  // The same route with nothing to render: the authenticated chain (token, account, scopes, body) alone.
+  const renderEmpty = await sideBySide(
+    rounds,
+    () => ok(who, '/template/render-1.0', { subject: 'Hello', model: {} }),
+    health,
+  );
   const htmlOnly = { subject: news.subject, html: news.html, model: newsletterModel };
   const renderDerived = await sideBySide(
     Math.max(5, Math.floor(rounds / 3)),
@@ -147,6 +263,10 @@ export async function templatesBench(who: Caller, sender: string, rounds: number
     health,
   );
 
+  const stages = await renderStages(inline, 'bench-render-stages');
+  const stageSum = stages.stages
+    .filter(([name]) => !name.startsWith('…'))
+    .reduce((sum, [, us]) => sum + us, 0);
   const kb = (bytes: number) => `${fmt(bytes / 1024, 0)} KB`;
   const orderBytes =
     Buffer.byteLength(order.subject) + Buffer.byteLength(order.html) + Buffer.byteLength(order.text);
@@ -162,8 +282,19 @@ export async function templatesBench(who: Caller, sender: string, rounds: number
     '|---|---:|---|---:|---:|---|',
     `| add with a template (${kb(orderBytes)} order confirmation, HTML and text, 6 items; manual-wait) | ${fmtFigure(add.a)} | add of the same rendered subject, HTML and text | ${fmtFigure(add.b)} | ${fmtFigure(add.ratio, 2)} | ≤ 1.15: ${verdict(add.ratio.median <= 1.15)} |`,
     `| render, inline parts (${kb(newsBytes)} newsletter, HTML and text) | ${fmtFigure(renderInline.a)} | GET /health | ${fmtFigure(renderInline.b)} | ${fmtFigure(renderInline.ratio, 2)} | ≤ 1.3: ${verdict(renderInline.ratio.median <= 1.3)} |`,
+    `| render with nothing to render (subject \`Hello\`, empty model): the authenticated chain alone | ${fmtFigure(renderEmpty.a)} | GET /health | ${fmtFigure(renderEmpty.b)} | ${fmtFigure(renderEmpty.ratio, 2)} | (token, account, scopes, JSON body) |`,
     `| render, stored version by alias (the same template) | ${fmtFigure(renderStored.a)} | GET /health | ${fmtFigure(renderStored.b)} | ${fmtFigure(renderStored.ratio, 2)} | (reads the template record) |`,
     `| render, inline HTML only (text derived from the HTML) | ${fmtFigure(renderDerived.a)} | GET /health | ${fmtFigure(renderDerived.b)} | ${fmtFigure(renderDerived.ratio, 2)} | (html-to-text on ${kb(Buffer.byteLength(news.html))}) |`,
+    '',
+    `Where the inline render's time goes: each stage run alone in this process (the benchmark's client and the local host share it), median of 200 calls, against the medians above (render − health ${fmt(renderInline.a.median - renderInline.b.median, 2)} ms; the chain alone, empty render − health, ${fmt(renderEmpty.a.median - renderEmpty.b.median, 2)} ms):`,
+    '',
+    '| stage of one render of the 50 KB newsletter | µs |',
+    '|---|---:|',
+    ...stages.stages.map(([name, us]) => `| ${name} | ${fmt(us, 0)} |`),
+    `| sum of the stages above (the two "of which" rows are inside the action) | ${fmt(stageSum, 0)} |`,
+    `| render − empty render through the gateway, for comparison with the sum | ${fmt((renderInline.a.median - renderEmpty.a.median) * 1000, 0)} |`,
+    '',
+    `The request carries ${kb(stages.requestBytes)} and the answer ${kb(stages.responseBytes)} (the rendered HTML and text, escaped for JSON, and the suggested model); health carries neither.`,
     '',
   ];
 }

@@ -2,6 +2,7 @@ import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } 
 import { authConfig } from '../config/auth.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
+import { VerifiedTokens } from './verified-tokens.ts';
 
 export interface VerifiedToken {
   subject: string;
@@ -30,10 +31,27 @@ export function scopesOf(payload: JWTPayload): Set<string> {
 }
 
 /**
- * Verifies a compact JWT: signature against the JWKS, pinned asymmetric algorithms, issuer,
- * audience, `exp` required. Expired or not-yet-valid → 105; anything else wrong → 110.
+ * Tokens that passed verification, for at most 5 minutes (API Gateway's default for a Lambda
+ * authorizer's cached answer) and never past their `exp`; at most 1,000 per function instance.
  */
-export async function verifyToken(token: string): Promise<VerifiedToken> {
+const verified = new VerifiedTokens<VerifiedToken>(5 * 60_000, 1_000);
+
+/**
+ * Verifies a compact JWT: signature against the JWKS, pinned asymmetric algorithms, issuer,
+ * audience, `exp` required. Expired or not-yet-valid → 105; anything else wrong → 110. A token
+ * this instance verified before is answered from `verified` until its `exp` (checked on every
+ * call) or for 5 minutes, whichever comes first; the account's status is checked by the caller on
+ * every request either way (bearer-auth.ts).
+ */
+export async function verifyToken(token: string, now = Date.now()): Promise<VerifiedToken> {
+  const known = verified.get(token, now);
+  if (known !== undefined) return known;
+  const { claims, expiresAt } = await verifySignature(token);
+  verified.set(token, claims, expiresAt, now);
+  return claims;
+}
+
+async function verifySignature(token: string): Promise<{ claims: VerifiedToken; expiresAt: number }> {
   if (keySet === undefined || authConfig.issuer === undefined || authConfig.audience === undefined) {
     throw new ServiceError(Code.ValidationUnavailable, 'Token verification is not configured');
   }
@@ -57,11 +75,13 @@ export async function verifyToken(token: string): Promise<VerifiedToken> {
   if (typeof account !== 'string' || account.length === 0 || account.length > 256) {
     throw new ServiceError(Code.TokenInvalid, 'Token names no account');
   }
-  return {
+  const claims = {
     subject: typeof payload.sub === 'string' ? payload.sub : account,
     account,
     scopes: scopesOf(payload),
   };
+  // jose required `exp` and checked that it is a number.
+  return { claims, expiresAt: (payload.exp as number) * 1000 };
 }
 
 function mapVerificationError(error: unknown): ServiceError {

@@ -20,7 +20,7 @@ export interface DomainRecord {
   receiving: boolean;
 }
 
-function toDomain(item: Record<string, unknown>): DomainRecord {
+export function toDomain(item: Record<string, unknown>): DomainRecord {
   const record: DomainRecord = {
     domain: String(item.domain),
     accountId: String(item.account_id),

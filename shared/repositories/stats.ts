@@ -118,6 +118,7 @@ function expiryOf(date: string): number {
 export interface CounterRow {
   date: string;
   value: string;
+  /** The stored item: its counter attributes (`forEachCount` reads them), keys, `seq`, `expires_at`. */
   attributes: Record<string, unknown>;
 }
 
@@ -157,8 +158,7 @@ export async function queryCounterRows(
         );
         for (const item of page.Items ?? []) {
           const [date = '', value = ''] = String(item.sk).slice(prefix.length).split('#');
-          const { pk: _pk, sk: _sk, seq: _seq, expires_at: _expires, ...attributes } = item;
-          rows.push({ date, value, attributes });
+          rows.push({ date, value, attributes: item });
         }
         start = page.LastEvaluatedKey;
       } while (start !== undefined);

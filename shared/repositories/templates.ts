@@ -11,6 +11,9 @@ import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import type { TemplateParts } from '../domain/templates/render.ts';
 import type { TemplateHead, VersionRecord } from '../domain/templates/template.ts';
+import { batchGetItems } from './batch-get.ts';
+import { type DomainRecord, normaliseDomain, toDomain } from './domains.ts';
+import { keys } from './keys.ts';
 import { deleteObjects, getObjectBytes, putObjects } from './message-objects.ts';
 
 /**
@@ -124,6 +127,28 @@ export async function getTemplateHead(accountId: string, alias: string): Promise
     ),
   );
   return result.Item === undefined ? undefined : toHead(result.Item);
+}
+
+/**
+ * The template record and a sending domain's record in one BatchGetItem, both consistent: what a
+ * message with a template reads before it is accepted, in one round trip instead of two.
+ */
+export async function getTemplateHeadAndDomain(
+  accountId: string,
+  alias: string,
+  domain: string,
+): Promise<{ head: TemplateHead | undefined; domain: DomainRecord | undefined }> {
+  const headKey = templateKeys.head(accountId, alias);
+  const domainKey = keys.domain(normaliseDomain(domain));
+  const items = await batchGetItems([headKey, domainKey]);
+  const find = (key: { pk: string; sk: string }) =>
+    items.find((item) => item.pk === key.pk && item.sk === key.sk);
+  const headItem = find(headKey);
+  const domainItem = find(domainKey);
+  return {
+    head: headItem === undefined ? undefined : toHead(headItem),
+    domain: domainItem === undefined ? undefined : toDomain(domainItem),
+  };
 }
 
 /** How many templates the account has (its counter; a dry run of add checks the limit with it). */

@@ -68,6 +68,17 @@ function expectRejected(response: ApiResponse<any>, status: number, code: number
   assert.ok(hasNoInternals(response.text), response.text);
 }
 
+/** Sends `token` until it is refused or `withinMs` passes; the last answer. */
+async function sendUntilRefused(token: string, withinMs: number): Promise<ApiResponse<any>> {
+  const deadline = Date.now() + withinMs;
+  let response = await send(token);
+  while (response.status === 200 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    response = await send(token);
+  }
+  return response;
+}
+
 // A server that must never be contacted: it stands for an attacker's key URL in a `jku` header.
 let attackerHits = 0;
 const attacker = createServer((_request, response) => {
@@ -191,6 +202,25 @@ describe('bearer authentication', () => {
     const noAccount = await send(await signed(claims({ sub: undefined })));
     expectRejected(noAccount, 401, 110);
     assert.match(noAccount.body.error.message, /account/);
+  });
+
+  it('refuses a token it accepted before once the token expires (105): exp is checked on every request', async () => {
+    const token = await signed(claims({ exp: now() + 2 }));
+    assert.equal((await send(token)).status, 200);
+    // The verified-token cache answers until exp; past it the token is verified again, with the
+    // configured clock tolerance (5 s), and refused.
+    expectRejected(await sendUntilRefused(token, 60_000), 401, 105);
+  });
+
+  it('refuses a token it accepted before once its account is disabled (110)', async () => {
+    const account = uniqueAccount('later-off');
+    const token = await mintToken({ account, scopes: [route.scope] });
+    assert.equal((await send(token)).status, 200);
+    await setAccountActive(account, false);
+    // The account's status is read on every request (cached for 30 s), whatever the token cache holds.
+    const response = await sendUntilRefused(token, 120_000);
+    expectRejected(response, 401, 110);
+    assert.match(response.body.error.message, /disabled/);
   });
 
   it('answers 110 to a valid token of a disabled account', async () => {

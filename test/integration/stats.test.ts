@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { handler as countBatch } from '../../functions/stats-counter/handler.ts';
+import { bucketOf } from '../../shared/domain/stats/counters.ts';
 import { queryStats } from '../../shared/services/stats/query.ts';
+import { formatDate, startOfZonedHour } from '../../shared/time/format.ts';
 import {
   addMessage,
   putTestMessage,
@@ -134,6 +137,71 @@ describe('POST /stats/query-1.0', () => {
     }
     const again = await statsOf(sending.token, { ...range(), granularity: 'day' });
     assert.deepEqual(again.totals, { ...expected, bounce_rate: 2 / 5, complaint_rate: 1 / 5 });
+  });
+
+  it('by tag, across a month boundary: one series per tag, each count on its day and hour', async () => {
+    const tagged = (
+      await addMessage(sending.token, {
+        message_sender: `shop@${sending.domain}`,
+        to: ['tagged@stats.test'],
+        content: { kind: 'text_only', text: 'tagged' },
+        tags: [
+          { name: 'list', value: 'import-1' },
+          { name: 'kind', value: 'news' },
+        ],
+        scheduling: { mode: 'manual-wait' },
+      })
+    ).uuid;
+    const deadline = Date.now() + 60_000;
+    let insert: DynamoDBRecord | undefined;
+    while (insert === undefined) {
+      insert = [...(await streamRecordsOf([tagged])).values()].flat().find((r) => r.eventName === 'INSERT');
+      if (insert === undefined) {
+        assert.ok(Date.now() < deadline, 'the message reaches the stream');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    // The same message accepted by another account at three instants around a month's end.
+    const account = uniqueAccount('stats-tags');
+    const instants = ['2025-01-31T22:30:00.000Z', '2025-02-01T03:15:00.000Z', '2025-02-01T03:45:00.000Z'];
+    const records = instants.map((createdAt, index) => {
+      const record = structuredClone(insert) as DynamoDBRecord & {
+        dynamodb: { NewImage: Record<string, unknown> };
+      };
+      record.dynamodb.SequenceNumber = String(index + 1);
+      record.dynamodb.NewImage.account_id = { S: account };
+      record.dynamodb.NewImage.created_at = { S: createdAt };
+      return record;
+    });
+    const counted = await countBatch({ Records: records, shardId: `shardId-tags-${account}` } as never);
+    assert.deepEqual(counted, { batchItemFailures: [], state: {} });
+
+    const token = await mintToken({ account });
+    const range = { date_from: '2025-01-20T00:00:00Z', date_to: '2025-02-10T00:00:00Z' };
+    /** The points with a count, as `at` → accepted. */
+    const countedPoints = (series: { points: Array<{ at: string; accepted: number }> }) =>
+      Object.fromEntries(series.points.filter((point) => point.accepted > 0).map((p) => [p.at, p.accepted]));
+    const expectedAt = (granularity: 'day' | 'hour') => {
+      const points: Record<string, number> = {};
+      for (const instant of instants) {
+        const { date, hour } = bucketOf(instant);
+        const at = formatDate(startOfZonedHour(date, granularity === 'day' ? 0 : hour));
+        points[at] = (points[at] ?? 0) + 1;
+      }
+      return points;
+    };
+    for (const granularity of ['day', 'hour'] as const) {
+      const byTag = await statsOf(token, { ...range, granularity, group_by: 'tag' });
+      assert.deepEqual(
+        byTag.series.map((series: { key: string }) => series.key),
+        ['kind:news', 'list:import-1'],
+      );
+      for (const series of byTag.series) assert.deepEqual(countedPoints(series), expectedAt(granularity));
+      // The totals are the account's, counted once however many tags a message has.
+      assert.equal(byTag.totals.accepted, 3);
+      const all = await statsOf(token, { ...range, granularity });
+      assert.deepEqual(countedPoints(all.series[0]), expectedAt(granularity));
+    }
   });
 
   it('a record that cannot be read is left out, not retried for ever (it would hold the shard back)', async () => {

@@ -200,7 +200,7 @@ describe('sending with a template', () => {
     });
   });
 
-  it('a foreign or unknown alias is 112; subject or content beside a template is 107', async () => {
+  it('a foreign or unknown alias is 112, a foreign sender 113; subject or content beside a template is 107', async () => {
     const owner = await newAccount('tps');
     const stranger = await newAccount('tps');
     await templateData(owner, 'add', order);
@@ -210,6 +210,16 @@ describe('sending with a template', () => {
       assert.equal(response.status, 404, response.text);
       assert.equal(response.body.error.code, 112);
       assert.equal(response.body.error.details[0].field, 'template.alias');
+    }
+    // The template record and the sender's domain are read together: the domain half still decides.
+    for (const sender of [stranger.sender, 'noreply@unregistered-domain.test']) {
+      const foreignSender = await add(
+        owner,
+        templated(owner, { alias: 'order', model }, { message_sender: sender }),
+      );
+      assert.equal(foreignSender.status, 403, foreignSender.text);
+      assert.equal(foreignSender.body.error.code, 113);
+      assert.equal(foreignSender.body.error.details[0].field, 'message_sender');
     }
     const unknownVersion = await add(owner, templated(owner, { alias: 'order', version: 5, model }));
     assert.equal(unknownVersion.body.error.code, 112);

@@ -158,6 +158,42 @@ describe('template rendering: missing variables', () => {
     ]);
     assert.deepEqual(missingVariables(ast('{{s.x}}'), { s: 'text' }), [{ variable: 's.x', line: 1 }]);
   });
+
+  it('walks a repeated statement once per context, naming its first line, and tells look-alikes apart', () => {
+    const block = '{{#each items}}{{name}}{{/each}}';
+    const model = { items: [{ name: 'a' }, {}], groups: [{ items: [{}] }, { items: [{ name: 'b' }, {}] }] };
+    // The same block at lines 1 and 2 (same context), then inside each group (other contexts).
+    assert.deepEqual(missingVariables(ast(`${block}\n${block}\n{{#each groups}}${block}{{/each}}`), model), [
+      { variable: 'items[1].name', line: 1 },
+      { variable: 'groups[0].items[0].name', line: 3 },
+      { variable: 'groups[1].items[1].name', line: 3 },
+    ]);
+    // Same text, other lookups: a key with a dot, `this.` and `../` against a block parameter.
+    assert.deepEqual(
+      missingVariables(ast('{{a.b}}\n{{[a.b]}}\n{{#each l as |a|}}{{a.b}} {{this.a}} {{../a.c}}{{/each}}'), {
+        a: { b: 1 },
+        l: [{ b: 2 }],
+      }),
+      [
+        { variable: '["a.b"]', line: 2 },
+        { variable: 'l[0].a', line: 3 },
+        { variable: 'a.c', line: 3 },
+      ],
+    );
+    // Same condition, other branches: both are walked.
+    assert.deepEqual(
+      missingVariables(
+        ast('{{#if on}}{{x}}{{/if}}\n{{#if on}}{{y}}{{/if}}\n{{#if on}}{{x}}{{else}}{{z}}{{/if}}'),
+        {
+          on: true,
+        },
+      ),
+      [
+        { variable: 'x', line: 1 },
+        { variable: 'y', line: 2 },
+      ],
+    );
+  });
 });
 
 describe('template rendering: prototype access renders nothing dangerous', () => {

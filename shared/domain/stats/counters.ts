@@ -1,3 +1,4 @@
+import { serverTimeZone } from '../../config/time.ts';
 import { startOfZonedHour, zonedHour } from '../../time/format.ts';
 import { deriveEvents, type MessageSnapshot, type WebhookEventType } from '../webhooks/events.ts';
 
@@ -142,38 +143,51 @@ export function counterOfAttribute(attribute: string): StatCounter | undefined {
   return counterOfLetter.get(attribute.charAt(0)) as StatCounter | undefined;
 }
 
-const number = (value: unknown): number => (typeof value === 'number' ? value : 0);
-
-/** Counts by slot (hours of a day row, days of a month row), slots without a count left out. */
-function slotsOf(
+/**
+ * Visits each count a stored row holds, as (counter, slot, n): the hour (0–23) of a day row's
+ * `d13`, the day (1–31) of a month row's `dd15`. It walks the attributes the row has (a day or a
+ * month with few counts has few), and skips the others (keys, `seq`, `expires_at`) and zeros.
+ */
+export function forEachCount(
   row: Record<string, unknown>,
-  slots: readonly number[],
-  attribute: (counter: StatCounter, slot: number) => string,
-): Map<number, Counts> {
-  const found = new Map<number, Counts>();
-  for (const slot of slots) {
-    let counts: Counts | undefined;
-    for (const counter of statCounters) {
-      const value = number(row[attribute(counter, slot)]);
-      if (value === 0) continue;
-      counts ??= zeroCounts();
-      counts[counter] = value;
-    }
-    if (counts !== undefined) found.set(slot, counts);
+  period: RowPeriod,
+  visit: (counter: StatCounter, slot: number, n: number) => void,
+): void {
+  // `d13`: letter and two digits; `dd15`: letter, `d`, two digits.
+  const digitsAt = period === 'day' ? 1 : 2;
+  for (const name in row) {
+    if (name.length !== digitsAt + 2 || (period === 'month' && name.charAt(1) !== 'd')) continue;
+    const counter = counterOfLetter.get(name.charAt(0)) as StatCounter | undefined;
+    const n = row[name];
+    if (counter === undefined || typeof n !== 'number' || n === 0) continue;
+    const tens = name.charCodeAt(digitsAt) - 48;
+    const ones = name.charCodeAt(digitsAt + 1) - 48;
+    if (tens < 0 || tens > 9 || ones < 0 || ones > 9) continue;
+    const slot = tens * 10 + ones;
+    if (period === 'day' ? slot > 23 : slot < 1 || slot > 31) continue;
+    visit(counter, slot, n);
   }
-  return found;
 }
 
-const hoursOfDay = Array.from({ length: 24 }, (_, hour) => hour);
-const daysOfMonth = Array.from({ length: 31 }, (_, index) => index + 1);
+/** Counts by slot (hours of a day row, days of a month row), slots without a count left out. */
+function slotsOf(row: Record<string, unknown>, period: RowPeriod): Map<number, Counts> {
+  const found = new Map<number, Counts>();
+  forEachCount(row, period, (counter, slot, n) => {
+    let counts = found.get(slot);
+    if (counts === undefined) {
+      counts = zeroCounts();
+      found.set(slot, counts);
+    }
+    counts[counter] += n;
+  });
+  return new Map([...found].sort(([a], [b]) => a - b));
+}
 
 /** The hourly counts of a stored day row. */
-export const hoursOfRow = (row: Record<string, unknown>): Map<number, Counts> =>
-  slotsOf(row, hoursOfDay, counterAttribute);
+export const hoursOfRow = (row: Record<string, unknown>): Map<number, Counts> => slotsOf(row, 'day');
 
 /** The daily counts of a stored month row, by day of the month. */
-export const daysOfRow = (row: Record<string, unknown>): Map<number, Counts> =>
-  slotsOf(row, daysOfMonth, dayOfMonthAttribute);
+export const daysOfRow = (row: Record<string, unknown>): Map<number, Counts> => slotsOf(row, 'month');
 
 /**
  * Stream sequence numbers are decimal strings of up to 40 digits (beyond a Number's precision):
@@ -196,9 +210,14 @@ export function bucketsBetween(
   const buckets: Array<{ date: string; hour?: number; start: Date }> = [];
   if (granularity === 'day') {
     const last = zonedHour(to, zone).date;
-    for (let date = first.date; date <= last; date = nextDate(date))
-      buckets.push({ date, start: startOfZonedHour(date, 0, zone) });
-    return buckets;
+    // Calendar dates step by 24 hours of UTC (the calendar itself has no zone); each day starts
+    // when the zone's clock shows its midnight, which in UTC is that very instant.
+    const utc = (zone ?? serverTimeZone) === 'UTC';
+    for (let midnight = Date.parse(`${first.date}T00:00:00Z`); ; midnight += 86_400_000) {
+      const date = new Date(midnight).toISOString().slice(0, 10);
+      if (date > last) return buckets;
+      buckets.push({ date, start: utc ? new Date(midnight) : startOfZonedHour(date, 0, zone) });
+    }
   }
   // Hours step in real time: an hour the change back from summer time repeats shows a label
   // already seen (one bucket), an hour the change to summer time skips never shows.
@@ -212,12 +231,6 @@ export function bucketsBetween(
     cursor += 3_600_000;
   }
   return buckets;
-}
-
-/** The calendar date after `date` (`YYYY-MM-DD`). */
-export function nextDate(date: string): string {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
 }
 
 /** Rates of a set of counts, as fractions: bounced ÷ sent and complained ÷ delivered (0 without any). */

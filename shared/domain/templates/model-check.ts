@@ -11,6 +11,12 @@ import { type Ast, isPath } from './syntax.ts';
  * `null` value is present: the model says "empty" on purpose). The condition of `#if` and `#unless`
  * may be absent (absent is false), and so may the value of an `#each` or `#with` that has an
  * `{{else}}` branch: the template says what to show without it.
+ *
+ * A statement identical (for the walk: same lookups, same blocks, see `signatureOf`) to one already
+ * walked in the same context looks up the same variables and finds what that one found, so it is
+ * skipped: its reports would only repeat the first one's, and each variable is named once, at its
+ * first line. The walk's cost follows the distinct statements of each context, not the template's
+ * length (a newsletter that repeats a section of variables walks the section once).
  */
 export interface MissingVariable {
   /** The path in the model: `user.name`, `items[2].title`. */
@@ -48,6 +54,55 @@ export function joinPath(base: string, key: string | number): string {
   if (typeof key === 'number') return `${base}[${key}]`;
   if (identifier.test(key)) return base === '' ? key : `${base}.${key}`;
   return `${base}[${JSON.stringify(key)}]`;
+}
+
+/** As Handlebars decides: `this.x`, `./x` and `../x` never name a block parameter. */
+const isScoped = (path: hbs.AST.PathExpression): boolean =>
+  path.depth > 0 || /^\.|this\b/.test(path.original);
+
+/** What decides a path's lookup (`original` does not: `{{[a.b]}}` and `{{a.b}}` differ in parts). */
+const lookupOf = (path: hbs.AST.PathExpression) => [path.data, path.depth, isScoped(path), path.parts];
+
+/** Signatures of parsed statements, kept as long as the parsed (and cached) template is. */
+const signatures = new WeakMap<hbs.AST.Node, string>();
+
+/**
+ * What the walk reads of a statement, as text: its lookups and block structure, without its text,
+ * comments or lines; undefined for a statement the walk does nothing with. Two statements with the
+ * same signature, met in the same context, resolve the same paths to the same values.
+ */
+function signatureOf(node: hbs.AST.Statement): string | undefined {
+  let signature = signatures.get(node);
+  if (signature !== undefined) return signature;
+  if (node.type === 'MustacheStatement') {
+    const path = (node as hbs.AST.MustacheStatement).path;
+    if (!isPath(path)) return undefined;
+    signature = JSON.stringify(['m', lookupOf(path)]);
+  } else if (node.type === 'BlockStatement') {
+    const block = node as hbs.AST.BlockStatement;
+    signature = JSON.stringify([
+      'b',
+      block.path.original,
+      block.params.map((param) => (isPath(param) ? lookupOf(param) : param.type)),
+      block.program.blockParams ?? [],
+      programSignature(block.program),
+      programSignature(block.inverse),
+    ]);
+  } else {
+    return undefined;
+  }
+  signatures.set(node, signature);
+  return signature;
+}
+
+function programSignature(program: Ast | undefined | null): string[] | null {
+  if (program === undefined || program === null) return null;
+  const body: string[] = [];
+  for (const statement of program.body) {
+    const signature = signatureOf(statement);
+    if (signature !== undefined) body.push(signature);
+  }
+  return body;
 }
 
 /** An own property, as Handlebars' prototype-safe lookup reads it. */
@@ -106,9 +161,7 @@ export class ModelChecker {
         return { found: true, value: loop?.[name as keyof typeof loop], path: `@${name}` };
       }
     } else {
-      // As Handlebars decides: `this.x`, `./x` and `../x` never name a block parameter.
-      const scoped = /^\.|this\b/.test(path.original) || path.depth > 0;
-      const param = scoped
+      const param = isScoped(path)
         ? undefined
         : innermost(stack, (frame) => frame.blockParams.has(path.parts[0] ?? ''));
       if (param !== undefined) {
@@ -140,7 +193,11 @@ export class ModelChecker {
 
   private program(program: Ast | undefined, stack: Frame[]): void {
     if (program === undefined || program === null) return;
+    const walked = new Set<string>();
     for (const statement of program.body) {
+      const signature = signatureOf(statement);
+      if (signature === undefined || walked.has(signature)) continue;
+      walked.add(signature);
       if (statement.type === 'MustacheStatement') {
         const mustache = statement as hbs.AST.MustacheStatement;
         if (isPath(mustache.path)) this.resolve(mustache.path, stack, true);

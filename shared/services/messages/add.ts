@@ -39,6 +39,7 @@ import {
   transitionMessage,
 } from '../../repositories/messages.ts';
 import { enqueueSend } from '../../repositories/send-queue.ts';
+import { getTemplateHeadAndDomain } from '../../repositories/templates.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
 import type { RenderedMessage } from '../templates.ts';
@@ -78,6 +79,16 @@ export class SendingDomains {
     this.account = account;
   }
 
+  /** Whether `domain`'s owner is read (or being read) already. */
+  knows(domain: string): boolean {
+    return this.#owners.has(domain);
+  }
+
+  /** The owner of `domain` as read together with another record (a template's, MessageTemplates). */
+  learn(domain: string, owner: Promise<string | undefined>): void {
+    if (!this.#owners.has(domain)) this.#owners.set(domain, owner);
+  }
+
   async require(emails: readonly string[], field: string): Promise<void> {
     for (const domain of new Set(emails.map(domainOf))) {
       let owner = this.#owners.get(domain);
@@ -115,9 +126,9 @@ async function enqueue(uuid: string, account: string): Promise<void> {
 
 /**
  * The templates a request's messages name (docs/templates.md), one per request like
- * `SendingDomains`: each message's template is rendered while its other checks run (the template's
- * reads overlap the sender-domain check), and a batch reads each template record once. The template
- * module (Handlebars) is imported only when a message names a template.
+ * `SendingDomains`: each message's template is rendered while its other checks run (its record is
+ * read with the sender's domain in one round trip), and a batch reads each template record once.
+ * The template module (Handlebars) is imported only when a message names a template.
  */
 export class MessageTemplates {
   readonly account: string;
@@ -126,8 +137,28 @@ export class MessageTemplates {
     this.account = account;
   }
 
-  /** Starts rendering; awaited, and its errors raised, where the template's turn comes (or dropped). */
-  render(template: NonNullable<MessageAddRequest['template']>): Promise<RenderedMessage> {
+  /**
+   * Starts rendering; awaited, and its errors raised, where the template's turn comes (or dropped).
+   * When neither the template record nor the sender's domain is read yet, the two are read in one
+   * BatchGetItem, and `domains` learns the owner from it.
+   */
+  render(
+    template: NonNullable<MessageAddRequest['template']>,
+    sender: string,
+    domains: SendingDomains,
+  ): Promise<RenderedMessage> {
+    const domain = domainOf(sender);
+    if (!this.#heads.has(template.alias) && !domains.knows(domain)) {
+      const both = getTemplateHeadAndDomain(this.account, template.alias, domain);
+      this.#heads.set(
+        template.alias,
+        both.then((read) => read.head),
+      );
+      domains.learn(
+        domain,
+        both.then((read) => read.domain?.accountId),
+      );
+    }
     const rendering = import('../templates.ts').then((templates) =>
       templates.renderForMessage(this.account, template, 'template', this.#heads),
     );
@@ -260,7 +291,8 @@ export async function prepareNewMessage(
   templates: MessageTemplates,
 ): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
-  const rendering = input.template === undefined ? undefined : templates.render(input.template);
+  const rendering =
+    input.template === undefined ? undefined : templates.render(input.template, sender.email, domains);
   await domains.require([sender.email], 'message_sender');
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   const mode = scheduling.mode as CreationMode;

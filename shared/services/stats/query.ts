@@ -3,8 +3,8 @@ import {
   bucketsBetween,
   type Counts,
   type DimensionKind,
-  daysOfRow,
-  hoursOfRow,
+  forEachCount,
+  type RowPeriod,
   ratesOf,
   statCounters,
   zeroCounts,
@@ -29,24 +29,43 @@ export interface StatsAnswer {
 const invalid = (field: string, message: string) =>
   new ServiceError(Code.InvalidInput, undefined, { details: [{ field, message }] });
 
-/** value → `YYYY-MM-DD` → hour (hourly) or 0 (daily) → counts, summed over the stream shards' rows. */
-type Tally = Map<string, Map<string, Map<number, Counts>>>;
+type Bucket = ReturnType<typeof bucketsBetween>[number];
 
-function tally(rows: readonly CounterRow[], hourly: boolean): Tally {
-  const byValue: Tally = new Map();
-  const add = (value: string, date: string, slot: number, counts: Counts) => {
-    const byDate = byValue.get(value) ?? new Map<string, Map<number, Counts>>();
-    byValue.set(value, byDate);
-    const bySlot = byDate.get(date) ?? new Map<number, Counts>();
-    byDate.set(date, bySlot);
-    bySlot.set(slot, addCounts(bySlot.get(slot) ?? zeroCounts(), counts));
+/**
+ * The points of each value (a domain, a tag, '' for `all`), summed over the stream shards' rows:
+ * one `Counts` per bucket of the range. A row's slot (an hour of a day row, a day of a month row)
+ * finds its bucket through a table made once per row date; slots outside the range are left out.
+ */
+function tally(
+  rows: readonly CounterRow[],
+  period: RowPeriod,
+  buckets: readonly Bucket[],
+): Map<string, Counts[]> {
+  const indexOf = new Map(
+    buckets.map((bucket, index) => [period === 'day' ? `${bucket.date} ${bucket.hour}` : bucket.date, index]),
+  );
+  const slotTables = new Map<string, Array<number | undefined>>();
+  const slotTableOf = (date: string) => {
+    let table = slotTables.get(date);
+    if (table === undefined) {
+      // A day row's hours 0–23; a month row's days 1–31 (index 0 unused).
+      table =
+        period === 'day'
+          ? Array.from({ length: 24 }, (_, hour) => indexOf.get(`${date} ${hour}`))
+          : Array.from({ length: 32 }, (_, day) => indexOf.get(`${date}-${String(day).padStart(2, '0')}`));
+      slotTables.set(date, table);
+    }
+    return table;
   };
+  const byValue = new Map<string, Counts[]>();
   for (const row of rows) {
-    if (hourly)
-      for (const [hour, counts] of hoursOfRow(row.attributes)) add(row.value, row.date, hour, counts);
-    else
-      for (const [day, counts] of daysOfRow(row.attributes))
-        add(row.value, `${row.date}-${String(day).padStart(2, '0')}`, 0, counts);
+    const slots = slotTableOf(row.date);
+    const points = byValue.get(row.value) ?? buckets.map(() => zeroCounts());
+    byValue.set(row.value, points);
+    forEachCount(row.attributes, period, (counter, slot, n) => {
+      const index = slots[slot];
+      if (index !== undefined) (points[index] as Counts)[counter] += n;
+    });
   }
   return byValue;
 }
@@ -77,30 +96,24 @@ export async function queryStats(
   const kinds: DimensionKind[] =
     request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
   // Hourly: the day rows of the range's days; daily: the month rows of its months.
+  const period: RowPeriod = hourly ? 'day' : 'month';
+  const [fromRow, toRow] = hourly ? [firstDate, lastDate] : [firstDate.slice(0, 7), lastDate.slice(0, 7)];
   const results = await Promise.all(
-    kinds.map((kind) =>
-      hourly
-        ? queryCounterRows(accountId, kind, 'day', firstDate, lastDate)
-        : queryCounterRows(accountId, kind, 'month', firstDate.slice(0, 7), lastDate.slice(0, 7)),
-    ),
+    kinds.map((kind) => queryCounterRows(accountId, kind, period, fromRow, toRow)),
   );
   const tallies = new Map(
-    kinds.map((kind, index) => [kind, tally((results[index] as (typeof results)[number]).rows, hourly)]),
+    kinds.map((kind, index) => [
+      kind,
+      tally((results[index] as (typeof results)[number]).rows, period, buckets),
+    ]),
   );
 
-  const countsOf = (byDate: Map<string, Map<number, Counts>> | undefined): Counts[] =>
-    buckets.map((bucket) => ({ ...(byDate?.get(bucket.date)?.get(bucket.hour ?? 0) ?? zeroCounts()) }));
   const pointsOf = (counts: Counts[]) =>
-    counts.map((point, index) => ({
-      at: formatDate((buckets[index] as (typeof buckets)[number]).start),
-      ...point,
-    }));
+    counts.map((point, index) => ({ at: formatDate((buckets[index] as Bucket).start), ...point }));
   const isEmpty = (counts: Counts[]) =>
     counts.every((point) => statCounters.every((name) => point[name] === 0));
 
-  const seriesOf = (kind: DimensionKind) =>
-    new Map([...(tallies.get(kind) ?? new Map())].map(([key, byDate]) => [key, countsOf(byDate)] as const));
-  const grouped = request.group_by === undefined ? undefined : seriesOf(request.group_by);
+  const grouped = request.group_by === undefined ? undefined : tallies.get(request.group_by);
   const account =
     request.group_by === 'domain'
       ? buckets.map((_, index) => {
@@ -109,7 +122,7 @@ export async function queryStats(
             addCounts(counts, series[index] as Counts);
           return counts;
         })
-      : countsOf(tallies.get('all')?.get(''));
+      : (tallies.get('all')?.get('') ?? buckets.map(() => zeroCounts()));
   const series =
     grouped === undefined
       ? [{ key: 'all', points: pointsOf(account) }]
