@@ -246,6 +246,90 @@ describe('watch entries and the dispatcher', () => {
     assert.ok(((await markOf(shard)) ?? 0) >= again);
   });
 
+  test('a processing message whose lease expired with no attempts left is failed, not sent again', async () => {
+    const uuid = await putTestMessage({
+      account,
+      domain,
+      to: ['tired@example.net', 'also-tired@example.net'],
+      status: 'processing',
+      attempts: deliverySettings.maxAttempts,
+      leaseUntil: Date.now() - 1_000,
+      dueAtMs: Date.now() - 1_000,
+    });
+    await dispatchDue();
+    const message = await waitForMessage(uuid, isSettled);
+    assert.equal(message.status, 'failed');
+    const reason = `Sending did not complete after ${deliverySettings.maxAttempts} attempts`;
+    assert.deepEqual(
+      message.recipients.map((recipient) => [recipient.status, recipient.detail]),
+      [
+        ['failed', reason],
+        ['failed', reason],
+      ],
+    );
+    assert.equal(details(message, /did not complete after/), 1);
+    assert.equal(smtpTransactions(uuid).length, 0);
+    const item = await rawItem(uuid);
+    assert.equal(item?.lease_until, undefined);
+    assert.equal(item?.gsi2pk.split('#').slice(0, 3).join('#'), `STATUS#${account}#failed`);
+  });
+
+  test('a message held by manual-wait past the longest hold is failed through its due entry', async () => {
+    const heldUntil = Date.now() - 1_000;
+    const uuid = await putTestMessage({
+      account,
+      domain,
+      to: ['forgotten@example.net'],
+      status: 'waiting',
+      dueAtMs: heldUntil,
+    });
+    const before = await rawItem(uuid);
+    assert.match(String(before?.gsi3pk), /^DUE#\d+$/);
+    // Still held: the run acts only on what is due.
+    const later = await putTestMessage({
+      account,
+      domain,
+      to: ['held@example.net'],
+      status: 'waiting',
+      dueAtMs: Date.now() + 3_600_000,
+    });
+    leftovers.push(later);
+    await dispatchDue();
+    const message = await waitForMessage(uuid, isSettled);
+    assert.equal(message.status, 'failed');
+    assert.equal(details(message, /held by manual-wait/), 1);
+    assert.equal(message.recipients[0]?.status, 'failed');
+    assert.equal(smtpTransactions(uuid).length, 0);
+    assert.equal((await getDeliveryMessage(later))?.status, 'waiting');
+  });
+
+  test('a scheduled message whose send time is near is released: queued with a delay, watched from its send time, sent then', async () => {
+    const sendAt = new Date(Date.now() + 3_000);
+    const uuid = await putTestMessage({
+      account,
+      domain,
+      to: ['on-time@example.net'],
+      status: 'scheduled',
+      sendAt,
+    });
+    assert.match(String((await rawItem(uuid))?.gsi3pk), /^DUE#\d+$/);
+    await dispatchDue();
+    const released = await rawItem(uuid);
+    // Released by this run or by the host's own: either way it waits in the queue, not in the table.
+    assert.ok(['queued', 'processing', 'sent', 'delivered'].includes(String(released?.status)));
+    assert.match(String(released?.gsi3pk), /^WATCH#\d+$/);
+    assert.ok(watchTimeOf(released) >= sendAt.getTime(), 'watched from its send time, not before');
+    const message = await waitForMessage(uuid, isSettled);
+    assert.equal(message.status, 'delivered');
+    assert.equal(details(message, /released by the scheduler/), 1);
+    const sentAt = Date.parse(message.history.find((entry) => entry.status === 'processing')?.at ?? '');
+    assert.ok(
+      sentAt >= sendAt.getTime() - 1_000,
+      `claimed ${sendAt.getTime() - sentAt} ms before its send time`,
+    );
+    assert.equal(smtpTransactions(uuid).length, 1);
+  });
+
   test('overlapping runs queue a stranded message once', async () => {
     const uuid = await stranded('overlap@example.net');
     await Promise.all([dispatchDue(), dispatchDue(), dispatchDue()]);
