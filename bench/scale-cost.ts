@@ -39,8 +39,12 @@ export const prices = {
   sesMessage: 0.0001,
 } as const;
 
-/** Lambda memory as the stack sets it (infra/stack/service-stack.ts): API functions 512 MB, sender 1,024 MB. */
+/**
+ * Lambda memory as the stack sets it (infra/stack/service-stack.ts): API functions, the dispatcher
+ * and the table stream's consumers 512 MB, the sender 1,024 MB.
+ */
 const memoryGb = { api: 0.5, sender: 1.0, dispatcher: 0.5 };
+const memoryOf = (functionId: string): number => (functionId === 'sender' ? memoryGb.sender : memoryGb.api);
 const partitionWriteLimit = 1000;
 
 export interface Profile {
@@ -274,7 +278,11 @@ export async function meterLifecycle(
   const sqsTotal = Object.values(sqsCounted).reduce((sum, value) => sum + value, 0);
   // Lambda bills the handler's time, not the gateway's: the handler's own figure when it logged one.
   const apiSeconds = handlerSeconds(logBefore, route) ?? addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
-  const senderSeconds = meter.batchDurationsMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  // The event sources' functions (the sender, the table stream's consumers): each invocation's own
+  // duration, at its function's memory.
+  const invoked = [...meter.invocations];
+  const workerGbSeconds = invoked.reduce((sum, [id, total]) => sum + (total.ms / 1000) * memoryOf(id), 0);
+  const workerInvocations = invoked.reduce((sum, [, total]) => sum + total.count, 0);
   return {
     profile,
     messages: count,
@@ -290,10 +298,10 @@ export async function meterLifecycle(
     },
     sqs: { total: perMessage(sqsTotal, count), byCommand: sqsCounted },
     apiRequests: perMessage(requests, count),
-    // The API function, the sender per queue batch, and the table-stream consumer (webhook fan-out)
-    // per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
-    lambdaInvocations: perMessage(requests + meter.receivesWithMessages + meter.streamBatches, count),
-    gbSeconds: perMessage(apiSeconds * memoryGb.api + senderSeconds * memoryGb.sender, count),
+    // The API function, the sender per queue batch, and the table stream's consumers (webhook fan-out,
+    // statistics) per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
+    lambdaInvocations: perMessage(requests + workerInvocations, count),
+    gbSeconds: perMessage(apiSeconds * memoryGb.api + workerGbSeconds, count),
     logBytes: perMessage(logSize() - logBefore, count),
     tableWritesByItem: Object.fromEntries(
       [...meter.tableWritesByItem].map(([kind, units]) => [kind, perMessage(units, count)]),
@@ -511,7 +519,7 @@ export function scaleReport(
   const typical = results[0] as LifecycleResult;
   lines.push('### 7. Scale and cost (full lifecycle add → delivered, counted)', '');
   lines.push(
-    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time; the batch profile: ${results.find((result) => result.profile.via === 'batch')?.messages ?? 0} messages, ${batchSize} to a \`POST /message/batch-1.0\`), sent by the sender through the SMTP sink until every one is \`delivered\` and the statistics' counting consumer has counted it (its writes are the \`counters\` column: per stream batch, so they fall as batches fill). DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated.`,
+    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time; the batch profile: ${results.find((result) => result.profile.via === 'batch')?.messages ?? 0} messages, ${batchSize} to a \`POST /message/batch-1.0\`), sent by the sender through the SMTP sink until every one is \`delivered\` and the statistics' counting consumer has counted it (its writes are the \`counters\` column: per stream batch, so they fall as batches fill). DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated. Lambda duration is each invocation's own time at its function's memory, as Lambda bills it: the API function per request, the sender per queue batch (1,024 MB), the table stream's consumers per stream batch; the time a received batch waits in the local event source for a free invocation is not billed, and not counted. With three sender invocations and the emulators sharing 2 cores, it is an upper bound.`,
     '',
   );
   lines.push('Write and read units per message, by table and index:', '');
