@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { streamInvocations } from '../infra/local/stream-source.ts';
+import { invocationTotals } from '../infra/local/invocations.ts';
 
 /**
  * Counts every AWS SDK request the service makes in this process (the local host runs the real
@@ -27,10 +27,11 @@ export interface Meter {
   /** ReceiveMessage answers that carried messages: one Lambda invocation each (event source mapping). */
   receivesWithMessages: number;
   emptyReceives: number;
-  /** Batches the table stream's consumers were invoked with (one Lambda invocation each). */
-  streamBatches: number;
-  /** Milliseconds from a batch's receipt to its deletion: the sender invocation's length. */
-  batchDurationsMs: number[];
+  /**
+   * Invocations of the host's event sources (queues and the table stream), by function: how many, and
+   * their summed duration as Lambda bills it (infra/local/invocations.ts).
+   */
+  invocations: Map<string, { count: number; ms: number }>;
 }
 
 const clientBase = Object.getPrototypeOf(SQSClient.prototype) as {
@@ -39,7 +40,6 @@ const clientBase = Object.getPrototypeOf(SQSClient.prototype) as {
 const originalSend = clientBase.send;
 const excluded = new WeakSet<object>();
 let active: Meter | undefined;
-const receivedAt = new Map<string, number>();
 
 const readCommands = new Set(['Get', 'Query', 'Scan', 'BatchGet', 'TransactGet']);
 const capacityCommands = new Set([
@@ -132,12 +132,6 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
     input.ReturnConsumedCapacity = 'INDEXES';
   const key = `${service} ${name.replace(/Command$/, '')}`;
   meter.requests.set(key, (meter.requests.get(key) ?? 0) + 1);
-  if (service === 'SQS' && operation === 'DeleteMessageBatch') {
-    const entries = (input?.Entries ?? []) as Array<{ ReceiptHandle?: string }>;
-    const first = entries[0]?.ReceiptHandle;
-    const at = first === undefined ? undefined : receivedAt.get(first);
-    if (at !== undefined) meter.batchDurationsMs.push(performance.now() - at);
-  }
   const result = (await originalSend.call(this, command, ...rest)) as Record<string, unknown>;
   if (service === 'DynamoDB')
     recordCapacity(
@@ -151,8 +145,6 @@ clientBase.send = async function metered(this: unknown, command: unknown, ...res
     const messages = (result?.Messages ?? []) as Array<{ ReceiptHandle?: string }>;
     if (messages.length > 0) {
       meter.receivesWithMessages += 1;
-      const now = performance.now();
-      for (const message of messages) if (message.ReceiptHandle) receivedAt.set(message.ReceiptHandle, now);
     } else meter.emptyReceives += 1;
   }
   return result;
@@ -163,10 +155,10 @@ export function excludeClient(client: object): void {
   excluded.add(client);
 }
 
-let invocationsAtStart = 0;
+let totalsAtStart = new Map<string, { count: number; ms: number }>();
 
 export function startMeter(): Meter {
-  invocationsAtStart = streamInvocations.count;
+  totalsAtStart = new Map([...invocationTotals].map(([id, total]) => [id, { ...total }]));
   active = {
     capacity: new Map(),
     tableWritesByOperation: new Map(),
@@ -174,16 +166,20 @@ export function startMeter(): Meter {
     requests: new Map(),
     receivesWithMessages: 0,
     emptyReceives: 0,
-    streamBatches: 0,
-    batchDurationsMs: [],
+    invocations: new Map(),
   };
   return active;
 }
 
 export function stopMeter(): void {
-  if (active !== undefined) active.streamBatches = streamInvocations.count - invocationsAtStart;
+  if (active !== undefined) {
+    for (const [id, total] of invocationTotals) {
+      const before = totalsAtStart.get(id) ?? { count: 0, ms: 0 };
+      if (total.count > before.count)
+        active.invocations.set(id, { count: total.count - before.count, ms: total.ms - before.ms });
+    }
+  }
   active = undefined;
-  receivedAt.clear();
 }
 
 /** Requests of one service (e.g. `SQS`), by command, and in all. */

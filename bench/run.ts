@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import autocannon from 'autocannon';
 import nodemailer from 'nodemailer';
+import { firstWatchAt } from '../shared/config/delivery.ts';
 import { keys, messageIndexAttributes } from '../shared/repositories/keys.ts';
 import { routes } from '../shared/routes.ts';
 import { registerDomain } from '../shared/services/domain-registry.ts';
@@ -617,7 +618,7 @@ for (const id of runs('memory') ? functionIds : []) {
           new UpdateCommand({
             TableName: table(),
             Key: keys.message(uuid),
-            UpdateExpression: 'SET #s = :q, gsi3pk = :w, gsi3sk = :ws REMOVE gsi2pk',
+            UpdateExpression: 'SET #s = :q, gsi2pk = :l, gsi3pk = :w, gsi3sk = :ws',
             ExpressionAttributeNames: { '#s': 'status' },
             ExpressionAttributeValues: (() => {
               const index = messageIndexAttributes({
@@ -625,8 +626,9 @@ for (const id of runs('memory') ? functionIds : []) {
                 account_id: account,
                 created_at: new Date().toISOString(),
                 status: 'queued',
+                watch_at: firstWatchAt(Date.now()),
               });
-              return { ':q': 'queued', ':w': index.gsi3pk, ':ws': index.gsi3sk };
+              return { ':q': 'queued', ':l': index.gsi2pk, ':w': index.gsi3pk, ':ws': index.gsi3sk };
             })(),
           }),
         );

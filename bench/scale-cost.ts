@@ -39,8 +39,12 @@ export const prices = {
   sesMessage: 0.0001,
 } as const;
 
-/** Lambda memory as the stack sets it (infra/stack/service-stack.ts): API functions 512 MB, sender 1,024 MB. */
+/**
+ * Lambda memory as the stack sets it (infra/stack/service-stack.ts): API functions, the dispatcher
+ * and the table stream's consumers 512 MB, the sender 1,024 MB.
+ */
 const memoryGb = { api: 0.5, sender: 1.0, dispatcher: 0.5 };
+const memoryOf = (functionId: string): number => (functionId === 'sender' ? memoryGb.sender : memoryGb.api);
 const partitionWriteLimit = 1000;
 
 export interface Profile {
@@ -274,7 +278,11 @@ export async function meterLifecycle(
   const sqsTotal = Object.values(sqsCounted).reduce((sum, value) => sum + value, 0);
   // Lambda bills the handler's time, not the gateway's: the handler's own figure when it logged one.
   const apiSeconds = handlerSeconds(logBefore, route) ?? addMs.reduce((sum, ms) => sum + ms, 0) / 1000;
-  const senderSeconds = meter.batchDurationsMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  // The event sources' functions (the sender, the table stream's consumers): each invocation's own
+  // duration, at its function's memory.
+  const invoked = [...meter.invocations];
+  const workerGbSeconds = invoked.reduce((sum, [id, total]) => sum + (total.ms / 1000) * memoryOf(id), 0);
+  const workerInvocations = invoked.reduce((sum, [, total]) => sum + total.count, 0);
   return {
     profile,
     messages: count,
@@ -290,10 +298,10 @@ export async function meterLifecycle(
     },
     sqs: { total: perMessage(sqsTotal, count), byCommand: sqsCounted },
     apiRequests: perMessage(requests, count),
-    // The API function, the sender per queue batch, and the table-stream consumer (webhook fan-out)
-    // per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
-    lambdaInvocations: perMessage(requests + meter.receivesWithMessages + meter.streamBatches, count),
-    gbSeconds: perMessage(apiSeconds * memoryGb.api + senderSeconds * memoryGb.sender, count),
+    // The API function, the sender per queue batch, and the table stream's consumers (webhook fan-out,
+    // statistics) per stream batch; the stream's own reads by a Lambda trigger are free on AWS.
+    lambdaInvocations: perMessage(requests + workerInvocations, count),
+    gbSeconds: perMessage(apiSeconds * memoryGb.api + workerGbSeconds, count),
     logBytes: perMessage(logSize() - logBefore, count),
     tableWritesByItem: Object.fromEntries(
       [...meter.tableWritesByItem].map(([kind, units]) => [kind, perMessage(units, count)]),
@@ -307,20 +315,67 @@ export async function meterLifecycle(
   };
 }
 
-/** One dispatcher run (every minute on AWS): its requests and read units, a fixed monthly cost. */
-export async function meterDispatcherRun(): Promise<{ requests: number; readUnits: number; ms: number }> {
-  const { handler } = await import('../functions/dispatcher/handler.ts');
+/** Runs `work` under the meter: DynamoDB requests, read and write units, and its time. */
+async function metered<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; requests: number; readUnits: number; writeUnits: number; ms: number }> {
   const meter = startMeter();
   const t0 = performance.now();
-  await handler({});
+  const result = await work();
   const ms = performance.now() - t0;
   stopMeter();
   let readUnits = 0;
-  for (const units of meter.capacity.values()) readUnits += units.read;
-  const requests = requestsOf(meter, 'DynamoDB').total;
+  let writeUnits = 0;
+  for (const units of meter.capacity.values()) {
+    readUnits += units.read;
+    writeUnits += units.write;
+  }
+  return { result, requests: requestsOf(meter, 'DynamoDB').total, readUnits, writeUnits, ms };
+}
+
+/** One dispatcher run (every minute on AWS): its requests and read units, a fixed monthly cost. */
+export async function meterDispatcherRun(): Promise<{
+  requests: number;
+  readUnits: number;
+  writeUnits: number;
+  ms: number;
+}> {
+  const { handler } = await import('../functions/dispatcher/handler.ts');
+  const run = await metered(() => handler({}));
   // DynamoDB Local reports 0 for a Query that finds nothing; DynamoDB bills at least 0.5 read unit
   // (eventually consistent) for every Query.
-  return { requests, readUnits: Math.max(readUnits, requests * 0.5), ms };
+  return { ...run, readUnits: Math.max(run.readUnits, run.requests * 0.5) };
+}
+
+/**
+ * The dispatcher's pass over the watch entries the section's messages left (one each, written at
+ * add): a run whose window reaches past their watch times, when every one of them is settled, as on
+ * AWS a minute or two after the messages went out. Gives what one entry costs the dispatcher (its
+ * share of a keys-only Query, and one consistent read of its item) and how fast one run gets through
+ * entries here.
+ */
+export interface WatchPass {
+  entries: number;
+  readUnitsPerEntry: number;
+  writeUnitsPerEntry: number;
+  requestsPerEntry: number;
+  entriesPerSecond: number;
+  ms: number;
+}
+
+export async function meterWatchPass(): Promise<WatchPass> {
+  const { dispatchDue } = await import('../shared/services/delivery/dispatch.ts');
+  const { firstWatchAt } = await import('../shared/config/delivery.ts');
+  const run = await metered(() => dispatchDue(Date.parse(firstWatchAt(Date.now())) + 1_000));
+  const entries = Math.max(1, run.result.watched);
+  return {
+    entries: run.result.watched,
+    readUnitsPerEntry: run.readUnits / entries,
+    writeUnitsPerEntry: run.writeUnits / entries,
+    requestsPerEntry: run.requests / entries,
+    entriesPerSecond: run.result.watched / (run.ms / 1000),
+    ms: run.ms,
+  };
 }
 
 export interface CostLine {
@@ -393,9 +448,9 @@ export interface Ceilings {
  * Messages per second before one partition key reaches DynamoDB's 1,000 write units per second,
  * from the measured write units of each index and how its keys spread (shared/repositories/keys.ts):
  * the table's key is the message; gsi1 holds an account's domains, no message; gsi2 keys belong to
- * one account's shard (gsi2's writes of a lifecycle all land in one status partition, counted as if
- * on one shard); gsi3 keys are the service's work shards, of which one account uses
- * `shardCount.account`.
+ * one account's shard (gsi2's writes of a lifecycle all land in one lane partition, counted as if
+ * on one shard); gsi3 keys are the service's work shards, over which even one account's messages
+ * spread (by uuid).
  */
 export function ceilings(units: Record<string, number>): Ceilings {
   const per = (shards: number, value: number) =>
@@ -420,17 +475,17 @@ export function ceilings(units: Record<string, number>): Ceilings {
     {
       index: 'gsi2',
       units: units.gsi2 ?? 0,
-      keysPerAccount: `${shardCount.account} per status`,
-      keysServiceWide: `${shardCount.account} per account and status`,
+      keysPerAccount: `${shardCount.account} per lane`,
+      keysServiceWide: `${shardCount.account} per account and lane`,
       perAccount: per(shardCount.account, units.gsi2 ?? 0),
       serviceWide: Infinity,
     },
     {
       index: 'gsi3',
       units: units.gsi3 ?? 0,
-      keysPerAccount: `${shardCount.account} of ${shardCount.work}`,
+      keysPerAccount: `all ${shardCount.work} (by uuid)`,
       keysServiceWide: `${shardCount.work}`,
-      perAccount: per(shardCount.account, units.gsi3 ?? 0),
+      perAccount: per(shardCount.work, units.gsi3 ?? 0),
       serviceWide: per(shardCount.work, units.gsi3 ?? 0),
     },
     {
@@ -457,19 +512,20 @@ const shown = (value: number) => (Number.isFinite(value) ? fmt(value, 0) : 'no l
 /** The section of the report: tables and the verdicts against the targets. */
 export function scaleReport(
   results: LifecycleResult[],
-  dispatcher: { requests: number; readUnits: number; ms: number },
+  dispatcher: { requests: number; readUnits: number; writeUnits: number; ms: number },
+  watch: WatchPass,
 ): string[] {
   const lines: string[] = [];
   const typical = results[0] as LifecycleResult;
   lines.push('### 7. Scale and cost (full lifecycle add → delivered, counted)', '');
   lines.push(
-    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time; the batch profile: ${results.find((result) => result.profile.via === 'batch')?.messages ?? 0} messages, ${batchSize} to a \`POST /message/batch-1.0\`), sent by the sender through the SMTP sink until every one is \`delivered\` and the statistics' counting consumer has counted it (its writes are the \`counters\` column: per stream batch, so they fall as batches fill). DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated.`,
+    `Each profile: ${typical.messages} messages added through the local gateway (4 at a time; the batch profile: ${results.find((result) => result.profile.via === 'batch')?.messages ?? 0} messages, ${batchSize} to a \`POST /message/batch-1.0\`), sent by the sender through the SMTP sink until every one is \`delivered\` and the statistics' counting consumer has counted it (its writes are the \`counters\` column: per stream batch, so they fall as batches fill). DynamoDB units are DynamoDB Local's \`ConsumedCapacity\` (\`INDEXES\`) of every request the service made; requests are counted at the AWS SDK of the service's process (the handlers and the event-source loop), not estimated. Lambda duration is each invocation's own time at its function's memory, as Lambda bills it: the API function per request, the sender per queue batch (1,024 MB), the table stream's consumers per stream batch; the time a received batch waits in the local event source for a free invocation is not billed, and not counted. With three sender invocations and the emulators sharing 2 cores, it is an upper bound.`,
     '',
   );
   lines.push('Write and read units per message, by table and index:', '');
   lines.push(
-    '| profile | bodies | table W | gsi1 W | gsi2 W | gsi3 W | counters W | **total W** | table R | gsi R | DynamoDB requests |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| profile | bodies | table W | gsi1 W | gsi2 W | gsi3 W | counters W | **total W** | table R | gsi R | dispatcher R | DynamoDB requests |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const result of results) {
     const w = result.writeUnits;
@@ -477,7 +533,7 @@ export function scaleReport(
     const total = Object.values(w).reduce((sum, value) => sum + value, 0);
     const indexReads = (r.gsi1 ?? 0) + (r.gsi2 ?? 0) + (r.gsi3 ?? 0);
     lines.push(
-      `| ${result.profile.name} | ${fmt(result.bodyBytes / 1024, 1)} KB | ${fmt(w.table ?? 0, 2)} | ${fmt(w.gsi1 ?? 0, 2)} | ${fmt(w.gsi2 ?? 0, 2)} | ${fmt(w.gsi3 ?? 0, 2)} | ${fmt(w.counters ?? 0, 2)} | **${fmt(total, 2)}** | ${fmt(r.table ?? 0, 2)} | ${fmt(indexReads, 2)} | ${fmt(result.dynamoRequests, 2)} |`,
+      `| ${result.profile.name} | ${fmt(result.bodyBytes / 1024, 1)} KB | ${fmt(w.table ?? 0, 2)} | ${fmt(w.gsi1 ?? 0, 2)} | ${fmt(w.gsi2 ?? 0, 2)} | ${fmt(w.gsi3 ?? 0, 2)} | ${fmt(w.counters ?? 0, 2)} | **${fmt(total, 2)}** | ${fmt(r.table ?? 0, 2)} | ${fmt(indexReads, 2)} | ${fmt(r.dispatcher ?? 0, 2)} | ${fmt(result.dynamoRequests, 2)} |`,
     );
   }
   lines.push('');
@@ -538,6 +594,13 @@ export function scaleReport(
       `| ${row.index} | ${fmt(row.units, 2)} | ${row.keysPerAccount} | ${row.keysServiceWide} | ${shown(row.perAccount)} | ${shown(row.serviceWide)} |`,
     );
   lines.push('');
+  // One run a minute must get through a minute of entries; a shard it cannot finish records how far
+  // it got, and the next run goes on from there.
+  const perRunAtTenThousand = 10_000 * 60;
+  lines.push(
+    `The dispatcher reads each message's watch entry once, after the message went out (\`WATCH#<n>\`, ${shardCount.work} shards, read forward from a mark): here one run went through ${watch.entries.toLocaleString('en')} settled entries in ${fmt(watch.ms, 0)} ms, ${fmt(watch.entriesPerSecond, 0)} entries/s on DynamoDB Local on this shared machine (${fmt(watch.requestsPerEntry, 3)} requests, ${fmt(watch.readUnitsPerEntry, 2)} read units and ${fmt(watch.writeUnitsPerEntry, 3)} write units per entry: its share of a keys-only Query page and of a consistent BatchGetItem of 100 items; the \`dispatcher R\` column). At 10,000 messages/s a one-minute run meets ${perRunAtTenThousand.toLocaleString('en')} entries: ${fmt(perRunAtTenThousand / Math.max(1, watch.entriesPerSecond), 0)} s at this rate, against the function's 60 s. On AWS a page of 100 entries is one Query and one BatchGetItem (about 10-30 ms each), 8 shards at a time: roughly 15,000-40,000 entries/s, so the dispatcher, not a partition key, is the service's first limit near 10,000 messages/s (docs/data-model.md, "Scale").`,
+    '',
+  );
   lines.push(
     `AWS cost per million messages, prices ${prices.region} as of ${prices.dated} (\`bench/scale-cost.ts\`); SES itself is $${fmt(prices.sesMessage * 1e6, 2)} per million:`,
     '',
@@ -576,10 +639,11 @@ export function scaleReport(
   const dispatcherMonthly =
     runsPerMonth *
     (dispatcher.readUnits * (prices.dynamoReadUnit / 1e6) +
+      dispatcher.writeUnits * (prices.dynamoWriteUnit / 1e6) +
       prices.lambdaRequest / 1e6 +
       (dispatcher.ms / 1000) * memoryGb.dispatcher * prices.lambdaGbSecond);
   lines.push(
-    `Fixed cost, not per message: one dispatcher run (idle service) makes ${dispatcher.requests} DynamoDB queries (${shardCount.work} work shards × 2 families) for ${fmt(dispatcher.readUnits, 1)} read units (at least 0.5 per Query, as billed) in ${fmt(dispatcher.ms, 0)} ms here; at one run a minute that is about $${fmt(dispatcherMonthly, 2)} a month. The event source's idle long polls are not counted per message.`,
+    `Fixed cost, not per message: one dispatcher run (idle service) makes ${dispatcher.requests} DynamoDB requests (${shardCount.work} work shards × 3 families: due, watch and the drained in-flight index of earlier releases; and one read of the marks) for ${fmt(dispatcher.readUnits, 1)} read units (at least 0.5 per Query, as billed) and ${fmt(dispatcher.writeUnits, 1)} write units (a mark is written only when its window held entries) in ${fmt(dispatcher.ms, 0)} ms here; at one run a minute that is about $${fmt(dispatcherMonthly, 2)} a month. The event source's idle long polls are not counted per message.`,
     '',
   );
   const totalWrites = Object.values(typical.writeUnits).reduce((sum, value) => sum + value, 0);
@@ -640,8 +704,19 @@ export async function scaleAndCost(who: Caller, sender: string, messages: number
     );
     results.push(result);
   }
+  // An idle run (the section's watch entries are not due yet), then a run whose window reaches past
+  // them all.
   const dispatcher = await meterDispatcherRun();
   progress(`  dispatcher run: ${dispatcher.requests} requests, ${fmt(dispatcher.readUnits, 1)} read units`);
+  const watch = await meterWatchPass();
+  progress(
+    `  watch pass: ${watch.entries} entries in ${fmt(watch.ms, 0)} ms, ${fmt(watch.readUnitsPerEntry, 2)} read units each`,
+  );
+  // Each message's entry is read once by the dispatcher: its reads and its share of the run.
+  for (const result of results) {
+    result.readUnits.dispatcher = watch.readUnitsPerEntry;
+    result.gbSeconds += (watch.ms / 1000 / Math.max(1, watch.entries)) * memoryGb.dispatcher;
+  }
   void figure;
-  return scaleReport(results, dispatcher);
+  return scaleReport(results, dispatcher, watch);
 }

@@ -9,9 +9,17 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { firstWatchAt } from '../shared/config/delivery.ts';
 import { chunkSize } from '../shared/domain/messages/merge.ts';
 import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/domain/stats/counters.ts';
-import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../shared/repositories/keys.ts';
+import {
+  isInFlight,
+  keys,
+  laneOf,
+  messageIndexAttributes,
+  searchEntriesOf,
+  shardCount,
+} from '../shared/repositories/keys.ts';
 import { readState } from '../shared/repositories/message-state.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
@@ -107,7 +115,13 @@ export function cloneItem(
     status,
     created_at: created,
     updated_at: created,
-    ...messageIndexAttributes({ message_uuid: uuid, account_id: account, created_at: created, status }),
+    ...messageIndexAttributes({
+      message_uuid: uuid,
+      account_id: account,
+      created_at: created,
+      status,
+      ...(isInFlight(status) ? { watch_at: firstWatchAt(createdAt.getTime()) } : {}),
+    }),
   };
 }
 
@@ -194,7 +208,7 @@ export const raw = {
             IndexName: 'gsi2',
             KeyConditionExpression: 'gsi2pk = :pk AND gsi1sk BETWEEN :lower AND :upper',
             ExpressionAttributeValues: {
-              ':pk': keys.messagesOfAccountByStatus(account, status, shard),
+              ':pk': keys.messagesOfAccountByLane(account, laneOf(status), shard),
               ':lower': from,
               ':upper': `${to}#~`,
             },

@@ -7,7 +7,8 @@ import { isServiceError } from '../../shared/errors/service-error.ts';
 import { scopes as knownScopes } from '../../shared/routes.ts';
 
 /**
- * `npm run admin -- <command>`: operator commands for accounts, sending domains and suppression lists. They write
+ * `npm run admin -- <command>`: operator commands for accounts, sending domains, suppression lists and
+ * the one-off move of messages to a new key layout. They write
  * through the same repository and service modules the functions use, against whatever table the
  * environment names (TABLE_NAME, AWS credentials, AWS_ENDPOINT_URL_DYNAMODB): the deployed table
  * on AWS, or the running local host (its <DATA_DIR>/host.json) when TABLE_NAME is unset.
@@ -26,6 +27,10 @@ Commands:
                                          account's suppression list, reason manual
   accounts disable <id>                  refuse the account's tokens (code 110)
   accounts enable <id>                   accept the account's tokens again
+  messages migrate-layout [--account <id>]
+                                         move messages written before listing lanes and
+                                         watch entries to them (once, after the upgrade;
+                                         safe to run again or beside the service)
   token --account <id> [--scopes a,b] [--expires-in <seconds>]
                                          mint a development token with the local identity
                                          provider's key (local use only; default: every scope)
@@ -195,6 +200,23 @@ async function suppressions(action: string | undefined, args: string[], given: O
   return `suppressed ${result.added} new address(es) for account ${account}; ${result.existing} already listed (${seconds} s)`;
 }
 
+/** The one-off move to listing lanes and watch entries (docs/decisions.md). */
+async function messages(action: string | undefined, args: string[], given: Options): Promise<string> {
+  if (action !== 'migrate-layout') {
+    throw new UsageError(
+      action === undefined ? 'missing messages command' : `unknown messages command "${action}"`,
+    );
+  }
+  onlyOptions(given, ['account']);
+  positionals(args, 0, 'no arguments (use --account <id> to move one account)');
+  const account = given.account === undefined ? undefined : requireAccount(given.account);
+  const { migrateMessageLayout } = await import('../../shared/repositories/message-layout-migration.ts');
+  const started = performance.now();
+  const result = await migrateMessageLayout(account === undefined ? {} : { account });
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  return `moved ${result.moved} message(s) to the new layout (${result.skipped} changed meanwhile and left as they are; ${result.scanned} items scanned in ${seconds} s)`;
+}
+
 async function accounts(action: string | undefined, args: string[], given: Options): Promise<string> {
   if (action !== 'disable' && action !== 'enable') {
     throw new UsageError(
@@ -270,6 +292,7 @@ export async function runAdmin(argv: string[]): Promise<{ code: number; out?: st
     if (group === 'domains') out = await domains(rest[0], rest.slice(1), given);
     else if (group === 'accounts') out = await accounts(rest[0], rest.slice(1), given);
     else if (group === 'suppressions') out = await suppressions(rest[0], rest.slice(1), given);
+    else if (group === 'messages') out = await messages(rest[0], rest.slice(1), given);
     else if (group === 'token') out = await token(rest, given);
     else throw new UsageError(`unknown command "${group}"`);
     const note = hostUrl !== undefined && group !== 'token' ? `(local host at ${hostUrl})` : undefined;

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { FairScheduler } from './fair-dispatch.ts';
+import { timedInvocation } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /**
@@ -218,12 +219,15 @@ export function startEventSource(options: EventSourceOptions): EventSource {
     try {
       const fn = await getHandler();
       const requestId = crypto.randomUUID();
-      response = await withTimeout(
-        (fn as unknown as (e: SQSEvent, c: unknown) => Promise<SQSBatchResponse | undefined>)(
-          event,
-          lambdaContext(options.functionId ?? 'sqs-consumer', requestId, timeoutMs),
+      const functionId = options.functionId ?? 'sqs-consumer';
+      response = await timedInvocation(functionId, () =>
+        withTimeout(
+          (fn as unknown as (e: SQSEvent, c: unknown) => Promise<SQSBatchResponse | undefined>)(
+            event,
+            lambdaContext(functionId, requestId, timeoutMs),
+          ),
+          timeoutMs,
         ),
-        timeoutMs,
       );
     } catch (error) {
       // The whole batch stays on the queue and comes back after the visibility timeout.

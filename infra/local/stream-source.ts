@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { loadFunction } from './event-source.ts';
+import { timedInvocation } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /**
@@ -48,13 +49,6 @@ export interface StreamSourceOptions {
 export interface StreamSource {
   stop(): Promise<void>;
 }
-
-/**
- * Invocations of stream consumers in this process, one per batch handed to a function (Lambda
- * bills one invocation per batch): the benchmark counts them. A batch gathered over a batching
- * window may take several reads of the stream, so reads are not invocations.
- */
-export const streamInvocations = { count: 0 };
 
 interface ShardState {
   shardId: string;
@@ -174,7 +168,6 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
 
   /** Undefined when the batch succeeded, else the sequence number to resume at. */
   const invoke = async (records: _Record[], shardId: string): Promise<string | undefined> => {
-    streamInvocations.count += 1;
     const event: DynamoDBStreamEvent = {
       Records: records.map((record) => toLambdaRecord(record, options.streamArn, region)),
       ...(options.tumblingWindowSeconds === undefined
@@ -185,12 +178,17 @@ export function startStreamSource(options: StreamSourceOptions): StreamSource {
     try {
       const fn = await getHandler();
       const requestId = crypto.randomUUID();
-      const response = await withTimeout(
-        (fn as unknown as (e: DynamoDBStreamEvent, c: unknown) => Promise<DynamoDBBatchResponse | undefined>)(
-          event,
-          lambdaContext(options.functionId ?? 'stream-consumer', requestId, options.timeoutMs ?? 60_000),
+      const functionId = options.functionId ?? 'stream-consumer';
+      const response = await timedInvocation(functionId, () =>
+        withTimeout(
+          (
+            fn as unknown as (
+              e: DynamoDBStreamEvent,
+              c: unknown,
+            ) => Promise<DynamoDBBatchResponse | undefined>
+          )(event, lambdaContext(functionId, requestId, options.timeoutMs ?? 60_000)),
+          options.timeoutMs ?? 60_000,
         ),
-        options.timeoutMs ?? 60_000,
       );
       const failures = response?.batchItemFailures ?? [];
       if (failures.length === 0) return undefined;

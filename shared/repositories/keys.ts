@@ -4,16 +4,18 @@ import { type Searchable, termDigest, termsOf } from '../domain/messages/terms.t
 /**
  * Key layout of the single DynamoDB table (see docs/data-model.md). Every item has `pk` and `sk`;
  * the indexes use `gsi1pk/gsi1sk` (an account's domains), `gsi2pk/gsi1sk` (an account's messages
- * by status, newest first; sparse: not while in flight) and `gsi3pk/gsi3sk` (the dispatcher's
- * work, and an account's in-flight messages: `queued` and `processing`); the sparse `suppressions`
- * index uses `suppressions_pk/suppressions_sk` (an account's suppression list, by reason, newest
- * first), carried only by suppression items. A message is on exactly one status partition at a
- * time, gsi2 or the in-flight part of gsi3, so an unfiltered listing merges every status (the
- * message writes no listing-only index entry: one write unit less per message). No partition key
- * is written by every message: per-account message keys are spread over `shardCount.account`
- * shards by the message uuid, and the work index over `shardCount.work` shards
- * (docs/data-model.md, "Scale"). Search entries (`TERM#…`) are table items of their own, one per
- * recipient, tag and metadata pair of a message, spread over the same account shards.
+ * by listing lane, newest first) and `gsi3pk/gsi3sk` (the dispatcher's work: watch entries of
+ * messages that went in flight, due entries of held ones); the sparse `suppressions` index uses
+ * `suppressions_pk/suppressions_sk` (an account's suppression list, by reason, newest first),
+ * carried only by suppression items. A message is on exactly one listing lane at a time, so an
+ * unfiltered listing merges every lane (the message writes no listing-only index entry). The
+ * common path (queued → processing → sent → delivered) never leaves the `accepted` lane, and its
+ * watch entry is written once and left behind when the message settles: the lifecycle writes gsi2
+ * once and gsi3 once. No partition key is written by every message: per-account message keys are
+ * spread over `shardCount.account` shards by the message uuid, and the work index over
+ * `shardCount.work` shards by the uuid (docs/data-model.md, "Scale"). Search entries (`TERM#…`)
+ * are table items of their own, one per recipient, tag and metadata pair of a message, spread over
+ * the same account shards.
  */
 
 export const shardCount = { account: 4, work: 32 } as const;
@@ -37,15 +39,17 @@ export function stableHash(text: string): number {
 /** The account shard (0 … shardCount.account − 1) of a message: fixed by its uuid for its whole life. */
 export const accountShardOf = (messageUuid: string): number => stableHash(messageUuid) % shardCount.account;
 
-/** Work shard of a scheduled message's due entry: spread by uuid over the service. */
-export const dueShardOf = (messageUuid: string): number => stableHash(messageUuid) % shardCount.work;
+/**
+ * Work shard of a message's entries on the work index (its due entry while held, its watch entry
+ * once in flight): spread by uuid over the service, whatever the account.
+ */
+export const workShardOf = (messageUuid: string): number => stableHash(messageUuid) % shardCount.work;
 
 /**
- * Work shard of an in-flight message: the account's 4 shards sit side by side from a place chosen
- * by the account's hash, so one account spreads over `shardCount.account` work shards (its queries
- * fan out over those only) and the accounts spread over all of them.
+ * The work shard of the in-flight index of earlier releases (`INFLIGHT#<n>`), which the dispatcher
+ * drains into watch entries (docs/decisions.md, "Listing lanes and watch entries").
  */
-export const inFlightShardOf = (accountId: string, accountShard: number): number =>
+export const legacyInFlightShardOf = (accountId: string, accountShard: number): number =>
   (stableHash(accountId) + accountShard) % shardCount.work;
 
 export const keys = {
@@ -56,16 +60,24 @@ export const keys = {
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
-  /** gsi2: an account's messages in one status (never `queued` or `processing`), per account shard. */
-  messagesOfAccountByStatus: (accountId: string, status: string, shard: number) =>
-    `STATUS#${accountId}#${status}#${shard}`,
+  /** gsi2: an account's messages in one listing lane (`laneOf`), per account shard. */
+  messagesOfAccountByLane: (accountId: string, lane: string, shard: number) =>
+    `STATUS#${accountId}#${lane}#${shard}`,
   /**
    * A search entry's partition: one account's messages carrying one term (a recipient, a tag pair
    * or a metadata pair, by its digest), per account shard. Sort key `<created_at>#<uuid>`.
    */
   searchTerm: (accountId: string, digest: string, shard: number) => `TERM#${accountId}#${digest}#${shard}`,
-  /** gsi3: in-flight (`queued`, `processing`) messages; sort key `<account>#<created_at>#<uuid>`. */
-  inFlight: (workShard: number) => `INFLIGHT#${workShard}`,
+  /**
+   * gsi3: watch entries, written when a message goes in flight (`queued`) and left when it settles;
+   * sort key `<watch_at>#<uuid>`, when the dispatcher looks at the message (docs/data-model.md).
+   */
+  watch: (workShard: number) => `WATCH#${workShard}`,
+  /** gsi3 of earlier releases: in-flight messages, sort key `<account>#<created_at>#<uuid>` (drained). */
+  legacyInFlight: (workShard: number) => `INFLIGHT#${workShard}`,
+  /** The dispatcher's mark of one watch shard: up to when its entries were processed. */
+  dispatchMark: (workShard: number) => ({ pk: 'DISPATCH_MARK', sk: `WATCH#${workShard}` }),
+  dispatchMarks: 'DISPATCH_MARK',
   /** gsi3: held messages by due time (scheduled: send time; waiting: hold end); sort key `<due>#<uuid>`. */
   due: (workShard: number) => `DUE#${workShard}`,
   /**
@@ -155,10 +167,30 @@ export function inboundIndexAttributes(item: {
   };
 }
 
-/** Statuses during which a message lives on the work index instead of the status index. */
+/** Statuses during which the dispatcher watches a message (its watch entry on gsi3 is live). */
 export const inFlightStatuses = ['queued', 'processing'] as const;
 export const isInFlight = (status: string): boolean =>
   (inFlightStatuses as readonly string[]).includes(status);
+
+/** Held statuses: on a due entry of gsi3 (scheduled: the send time; waiting: the hold's end). */
+const heldStatuses = ['scheduled', 'waiting'] as const;
+const isHeld = (status: string): boolean => (heldStatuses as readonly string[]).includes(status);
+
+/**
+ * The listing lane of the statuses a message passes through when all goes well, from add to its
+ * recipients' servers: a message stays on it from add to `delivered`, so the common path (and SES's
+ * sent → delivered) never moves its gsi2 entry.
+ */
+export const acceptedLane = 'accepted';
+export const acceptedLaneStatuses = ['queued', 'processing', 'sent', 'delivered'] as const;
+
+/** A message's listing lane (its gsi2 partition): `accepted` for the common path, else its status. */
+export const laneOf = (status: string): string =>
+  (acceptedLaneStatuses as readonly string[]).includes(status) ? acceptedLane : status;
+
+/** The statuses listed on a lane. */
+export const statusesOfLane = (lane: string, statuses: readonly string[]): string[] =>
+  statuses.filter((status) => laneOf(status) === lane);
 
 /** What the index attributes of a message are computed from. */
 export interface IndexedMessage {
@@ -170,31 +202,33 @@ export interface IndexedMessage {
   send_at?: string;
   /** For `waiting`: the end of the hold (UTC ISO), when the dispatcher fails it; the due entry's sort key. */
   due_at?: string;
+  /**
+   * For a message going in flight (`queued`, `processing`): when the dispatcher first looks at it
+   * (UTC ISO, `firstWatchAt`), the watch entry's sort key.
+   */
+  watch_at?: string;
 }
 
 export interface MessageIndexAttributes {
   /** The sort key of every message index entry (gsi2's sort key attribute; the merge key). */
   gsi1sk: string;
-  gsi2pk?: string;
+  gsi2pk: string;
   gsi3pk?: string;
   gsi3sk?: string;
 }
 
-/**
- * The single source of a message's index attributes, for every status: the repositories, the
- * test helpers and the benchmark all build them here, and test/unit/partition-keys.test.ts checks
- * that none of them is a key shared by every message.
- */
-export function messageIndexAttributes(message: IndexedMessage): MessageIndexAttributes {
-  const shard = accountShardOf(message.message_uuid);
-  const sortKey = `${message.created_at}#${message.message_uuid}`;
-  const attributes: MessageIndexAttributes = { gsi1sk: sortKey };
+/** The watch entry of a message: `WATCH#<work shard>`, sorted by when the dispatcher looks at it. */
+export function watchEntryOf(messageUuid: string, watchAt: string): { gsi3pk: string; gsi3sk: string } {
+  return { gsi3pk: keys.watch(workShardOf(messageUuid)), gsi3sk: `${watchAt}#${messageUuid}` };
+}
+
+/** The work-index entry a status has of its own: a watch entry in flight, a due entry while held. */
+function workEntryOf(message: IndexedMessage): { gsi3pk: string; gsi3sk: string } | undefined {
   if (isInFlight(message.status)) {
-    attributes.gsi3pk = keys.inFlight(inFlightShardOf(message.account_id, shard));
-    attributes.gsi3sk = `${message.account_id}#${sortKey}`;
-    return attributes;
+    if (message.watch_at === undefined)
+      throw new Error(`a ${message.status} message needs its watch time (message ${message.message_uuid})`);
+    return watchEntryOf(message.message_uuid, message.watch_at);
   }
-  attributes.gsi2pk = keys.messagesOfAccountByStatus(message.account_id, message.status, shard);
   // Held messages wait on the due shards for a time: `scheduled` for its send time, `waiting` for
   // the end of the longest hold.
   const dueTime =
@@ -203,31 +237,48 @@ export function messageIndexAttributes(message: IndexedMessage): MessageIndexAtt
       : message.status === 'waiting'
         ? message.due_at
         : undefined;
-  if (dueTime !== undefined) {
-    attributes.gsi3pk = keys.due(dueShardOf(message.message_uuid));
-    attributes.gsi3sk = `${dueTime}#${message.message_uuid}`;
-  }
-  return attributes;
+  return dueTime === undefined
+    ? undefined
+    : { gsi3pk: keys.due(workShardOf(message.message_uuid)), gsi3sk: `${dueTime}#${message.message_uuid}` };
 }
 
 /**
- * The index attributes a status change writes: SET for those the new status has, REMOVE for those
- * it has not. A change between two in-flight statuses (the sender's claim) touches no index, and
- * the sort key never changes after creation, so those updates write nothing to any index.
+ * The single source of a message's index attributes, for every status, as a new item carries them:
+ * the repositories, the test helpers and the benchmark all build them here, and
+ * test/unit/partition-keys.test.ts checks that none of them is a key shared by every message.
+ */
+export function messageIndexAttributes(message: IndexedMessage): MessageIndexAttributes {
+  const shard = accountShardOf(message.message_uuid);
+  const attributes: MessageIndexAttributes = {
+    gsi1sk: `${message.created_at}#${message.message_uuid}`,
+    gsi2pk: keys.messagesOfAccountByLane(message.account_id, laneOf(message.status), shard),
+  };
+  const work = workEntryOf(message);
+  return work === undefined ? attributes : { ...attributes, ...work };
+}
+
+/**
+ * The index attributes a status change writes (`from`: the statuses the message may be in), and
+ * only those: gsi2 when the lane changes; gsi3 when the message goes in flight from a held status or
+ * none (a watch entry), or is held (a due entry). A due entry is removed when the message leaves
+ * its held status otherwise (the dispatcher reads the due shards from their start every run). A
+ * watch entry is never removed: when the message settles the dispatcher passes over it, which costs
+ * less than a removal, and a change between in-flight statuses (the sender's claim) keeps it. So
+ * queued → processing → sent → delivered writes nothing to any index.
  */
 export function indexChangeFor(
   message: IndexedMessage,
   from: readonly string[],
 ): { set: Record<string, string>; remove: string[] } {
-  if (isInFlight(message.status) && from.every(isInFlight)) return { set: {}, remove: [] };
-  const { gsi1sk: _gsi1sk, ...target } = messageIndexAttributes(message);
   const set: Record<string, string> = {};
   const remove: string[] = [];
-  for (const name of ['gsi2pk', 'gsi3pk', 'gsi3sk'] as const) {
-    const value = target[name];
-    if (value === undefined) remove.push(name);
-    else set[name] = value;
-  }
+  const lane = laneOf(message.status);
+  if (from.some((status) => laneOf(status) !== lane))
+    set.gsi2pk = keys.messagesOfAccountByLane(message.account_id, lane, accountShardOf(message.message_uuid));
+  const stays = isInFlight(message.status) && from.every(isInFlight);
+  const work = stays ? undefined : workEntryOf(message);
+  if (work !== undefined) Object.assign(set, work);
+  else if (!stays && from.some(isHeld)) remove.push('gsi3pk', 'gsi3sk');
   return { set, remove };
 }
 

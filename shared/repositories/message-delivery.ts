@@ -1,6 +1,7 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
+import { firstWatchAt } from '../config/delivery.ts';
 import { tableName } from '../config/storage.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../domain/delivery/status.ts';
 import type { Address } from '../domain/messages/addresses.ts';
@@ -13,7 +14,9 @@ import {
   sliceAt,
   unpackBodies,
 } from '../domain/messages/message.ts';
-import { contentKeyOf, indexChangeFor, keys } from './keys.ts';
+import { batchGetItems } from './batch-get.ts';
+import { setAttributes, updateIf } from './conditional-update.ts';
+import { contentKeyOf, indexChangeFor, keys, messageIndexAttributes, watchEntryOf } from './keys.ts';
 import { getObjectBytes } from './message-objects.ts';
 import {
   appendHistory,
@@ -29,7 +32,7 @@ import {
 
 /**
  * The delivery pipeline's view of a message item (docs/data-model.md): claim with a lease, record
- * what the relay said, per-recipient statuses, history appends, and the due index (gsi3). Every
+ * what the relay said, per-recipient statuses, history appends, and the work index (gsi3). Every
  * state change is a conditional update, so two workers never both move the same message.
  */
 /**
@@ -48,6 +51,9 @@ export interface DeliveryMessage
   /** How the send the relay answered was composed (docs/data-model.md): what rebuilds it exactly. */
   composed?: ComposedRecord;
   due_at?: string;
+  /** The work-index entry (gsi3) the item carries: a watch entry (`WATCH#<n>`) or a due entry. */
+  gsi3pk?: string;
+  gsi3sk?: string;
   /**
    * The stored state as read (message-state.ts): the next write of this message is conditional on
    * it. Null for an item with the plain attributes; absent on an object not read from the table.
@@ -212,12 +218,15 @@ async function change(
 
 /**
  * The status and the index attributes that follow it (shared/repositories/keys.ts): an update
- * between in-flight statuses writes no index attribute, so it costs nothing on the indexes.
+ * within a listing lane that keeps the message in flight or settles it writes no index attribute,
+ * so it costs nothing on the indexes. `watchAt`: the watch time, should the change put the message
+ * in flight.
  */
 function statusIndex(
   message: Indexed,
   status: MessageStatus,
   from: readonly string[],
+  watchAt?: string,
 ): { set: Record<string, unknown>; remove: string[] } {
   const change = indexChangeFor(
     {
@@ -226,6 +235,7 @@ function statusIndex(
       created_at: message.created_at,
       status,
       ...(message.scheduling?.send_at === undefined ? {} : { send_at: message.scheduling.send_at }),
+      ...(watchAt === undefined ? {} : { watch_at: watchAt }),
     },
     from,
   );
@@ -241,8 +251,11 @@ export interface ClaimOptions {
 
 /**
  * Claims a message for sending: `queued` (or a due `scheduled`) → `processing`, or takes over a
- * `processing` message whose lease expired. The lease is also the message's due time in gsi3, so
- * the dispatcher finds it if this sender dies. Undefined when another sender was faster.
+ * `processing` message whose lease expired. The lease is the message's due time; its watch entry
+ * stays where it is (the dispatcher looks at the lease when the entry comes up, and re-arms the
+ * entry to it if it has not expired), so a claim writes no index. A claim straight from
+ * `scheduled` puts the message in flight, watched at the end of the lease. Undefined when another
+ * sender was faster.
  */
 export async function claimMessage(
   message: Indexed & Partial<DeliveryMessage>,
@@ -252,7 +265,7 @@ export async function claimMessage(
   const attempt = (message.attempts ?? 0) + 1;
   const condition =
     options.from === 'processing' ? '#status = :from AND lease_until <= :now' : '#status = :from';
-  const index = statusIndex(message, 'processing', [options.from]);
+  const index = statusIndex(message, 'processing', [options.from], dueAtIso(leaseUntil));
   return change(message, {
     condition,
     values:
@@ -288,7 +301,8 @@ export interface RelayOutcome {
 
 /**
  * Records what happened to a claimed message: `sent` / `delivered` / `bounced` / `failed` with the
- * recipients' statuses and the relay's reply. Leaves the due index and drops the lease.
+ * recipients' statuses and the relay's reply, and drops the lease. `sent` and `delivered` stay on
+ * the accepted lane and the watch entry is left behind, so the common outcome writes no index.
  */
 export async function recordOutcome(
   message: Indexed & Partial<DeliveryMessage>,
@@ -382,13 +396,17 @@ export async function markFailed(
   });
 }
 
-/** Dispatcher: a `scheduled` message whose send time is near becomes `queued`. */
+/**
+ * Dispatcher: a `scheduled` message whose send time is near becomes `queued`; its due entry becomes
+ * a watch entry.
+ */
 export async function releaseScheduled(
   message: Indexed & Partial<DeliveryMessage>,
-  options: { nowMs: number; reconcileAtMs: number; detail: string },
+  options: { nowMs: number; sendAtMs: number; reconcileAtMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
-  const index = statusIndex(message, 'queued', ['scheduled']);
+  // Watched from when it is sent, as a message added then would be.
+  const index = statusIndex(message, 'queued', ['scheduled'], firstWatchAt(options.sendAtMs));
   return change(message, {
     condition: '#status = :scheduled',
     values: { ':scheduled': 'scheduled' },
@@ -403,13 +421,13 @@ export async function releaseScheduled(
 }
 
 /**
- * Dispatcher: moves the due time of a message it has just queued again, provided nothing moved it
- * meanwhile (same status, same due time).
+ * Dispatcher: moves the due time of a message it has just queued again, and its watch entry to
+ * `watchAtMs`, provided nothing moved it meanwhile (same status, same due time).
  */
 export async function postponeDue(
   message: Pick<DeliveryMessage, 'message_uuid' | 'status' | 'due_at' | 'lease_until'> &
     Partial<DeliveryMessage>,
-  options: { nowMs: number; nextDueMs: number; detail: string },
+  options: { nowMs: number; nextDueMs: number; watchAtMs: number; detail: string },
 ): Promise<DeliveryMessage | undefined> {
   const at = new Date(options.nowMs).toISOString();
   return change(message, {
@@ -427,8 +445,68 @@ export async function postponeDue(
         : message.lease_until !== undefined
           ? { ':status': message.status, ':lease': message.lease_until }
           : { ':status': message.status },
-    set: { due_at: dueAtIso(options.nextDueMs), updated_at: at },
+    set: {
+      due_at: dueAtIso(options.nextDueMs),
+      updated_at: at,
+      ...watchEntryOf(message.message_uuid, dueAtIso(options.watchAtMs)),
+    },
     history: [{ status: message.status, at, detail: options.detail }],
+  });
+}
+
+/**
+ * Dispatcher: moves the watch entry of an in-flight message that is not due yet to when it will be
+ * (the rare path: a message still queued or processing when its entry comes up). Conditional on the
+ * entry being where it was read and the message still in flight; the message's state is untouched.
+ * False when either moved meanwhile.
+ */
+export async function rearmWatch(
+  message: Pick<DeliveryMessage, 'message_uuid' | 'gsi3sk'>,
+  watchAtMs: number,
+): Promise<boolean> {
+  const entry = watchEntryOf(message.message_uuid, dueAtIso(watchAtMs));
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.message(message.message_uuid),
+    UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+    ConditionExpression: `${message.gsi3sk === undefined ? 'attribute_not_exists(gsi3sk)' : 'gsi3sk = :seen'} AND #status IN (:queued, :processing)`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':pk': entry.gsi3pk,
+      ':sk': entry.gsi3sk,
+      ...(message.gsi3sk === undefined ? {} : { ':seen': message.gsi3sk }),
+      ':queued': 'queued',
+      ':processing': 'processing',
+    },
+  });
+}
+
+/**
+ * Dispatcher, for one release after the watch entries replaced the in-flight index: moves a message
+ * still on `INFLIGHT#<n>` to its listing lane and, in flight, to its watch entry (at `watchAtMs`);
+ * a settled one (settled by this release, which leaves the work index alone) just leaves the old
+ * index. Conditional on it still being there (docs/decisions.md, "Listing lanes and watch
+ * entries"). False when it was not.
+ */
+export async function adoptLegacyInFlight(
+  message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at' | 'status' | 'gsi3pk'>,
+  watchAtMs: number,
+): Promise<boolean> {
+  // Every index attribute of the new layout but the sort key, which the item already has.
+  const { gsi1sk: _sortKey, ...set } = messageIndexAttributes({
+    message_uuid: message.message_uuid,
+    account_id: message.account_id,
+    created_at: message.created_at,
+    status: message.status,
+    watch_at: dueAtIso(watchAtMs),
+  });
+  const update = setAttributes(set);
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.message(message.message_uuid),
+    UpdateExpression: `${update.expression}${set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : ''}`,
+    ConditionExpression: 'gsi3pk = :legacy',
+    ExpressionAttributeValues: { ...update.values, ':legacy': message.gsi3pk ?? '' },
   });
 }
 
@@ -470,49 +548,115 @@ function bump(stamp: string): string {
   return new Date((Number.isNaN(time) ? Date.now() : time) + 1).toISOString();
 }
 
+/** The entry families of the work index (gsi3) the dispatcher reads. */
+export type WorkFamily = 'due' | 'watch' | 'legacy';
+
+const familyKey: Record<WorkFamily, (shard: number) => string> = {
+  due: keys.due,
+  watch: keys.watch,
+  legacy: keys.legacyInFlight,
+};
+
 /**
- * One page of a work shard (gsi3): the scheduled messages due up to `untilMs` (`DUE#<n>`), or
- * every in-flight message (`INFLIGHT#<n>`). The index holds keys only; the page's items are read
- * with one consistent BatchGetItem.
+ * One page of a work shard (gsi3), oldest first: held messages due up to `untilMs` (`DUE#<n>`),
+ * watch entries with a watch time in `(fromMs, untilMs]` (`WATCH#<n>`; from the start without
+ * `fromMs`), or every entry of the in-flight index of earlier releases (`INFLIGHT#<n>`). The index
+ * holds keys only; the page's items are read with one consistent BatchGetItem. `unreadable`: the
+ * uuids of items that could not be decoded; `lastKey`: the sort key of the page's last entry.
  */
 export async function queryWork(
-  family: 'due' | 'inFlight',
+  family: WorkFamily,
   shard: number,
-  options: { untilMs: number; limit: number; startKey?: Record<string, unknown> },
-): Promise<{ items: DeliveryMessage[]; nextKey?: Record<string, unknown> }> {
-  const due = family === 'due';
+  options: { fromMs?: number; untilMs: number; limit: number; startKey?: Record<string, unknown> },
+): Promise<{
+  items: DeliveryMessage[];
+  unreadable: string[];
+  lastKey?: string;
+  nextKey?: Record<string, unknown>;
+}> {
+  const until = `${new Date(options.untilMs).toISOString()}#~`;
+  const values: Record<string, string> = { ':pk': familyKey[family](shard) };
+  let condition = 'gsi3pk = :pk';
+  if (family === 'watch' && options.fromMs !== undefined) {
+    condition += ' AND gsi3sk BETWEEN :from AND :until';
+    values[':from'] = `${new Date(options.fromMs).toISOString()}#~`;
+    values[':until'] = until;
+  } else if (family !== 'legacy') {
+    condition += ' AND gsi3sk <= :until';
+    values[':until'] = until;
+  }
   const result = await guarded('database', () =>
     dynamo().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: 'gsi3',
-        KeyConditionExpression: due ? 'gsi3pk = :pk AND gsi3sk <= :until' : 'gsi3pk = :pk',
-        ExpressionAttributeValues: due
-          ? { ':pk': keys.due(shard), ':until': `${new Date(options.untilMs).toISOString()}#~` }
-          : { ':pk': keys.inFlight(shard) },
+        KeyConditionExpression: condition,
+        ExpressionAttributeValues: values,
         Limit: options.limit,
         ExclusiveStartKey: options.startKey,
       }),
     ),
   );
-  const uuids = (result.Items ?? []).map((item) => String(item.pk).slice('MESSAGE#'.length));
+  const entries = result.Items ?? [];
   const items: DeliveryMessage[] = [];
-  for (let start = 0; start < uuids.length; start += 100) {
-    const batch = uuids.slice(start, start + 100);
-    let request: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: batch.map((uuid) => keys.message(uuid)), ConsistentRead: true },
-    };
-    for (let attempt = 0; request !== undefined && Object.keys(request).length > 0; attempt++) {
-      const pending: Record<string, { Keys: Record<string, string>[]; ConsistentRead: boolean }> = request;
-      const read = await guarded('database', () =>
-        dynamo().send(new BatchGetCommand({ RequestItems: pending })),
-      );
-      items.push(...(read.Responses?.[tableName()] ?? []).map(toMessage));
-      request = read.UnprocessedKeys as typeof request;
-      if (attempt > 8) throw new Error('BatchGetItem kept returning unprocessed keys');
+  // An item that cannot be decoded (its state is corrupt) does not hold up the rest of the page.
+  const unreadable: string[] = [];
+  const read = await batchGetItems(
+    entries.map((entry) => keys.message(String(entry.pk).slice('MESSAGE#'.length))),
+  );
+  for (const item of read) {
+    try {
+      items.push(toMessage(item));
+    } catch {
+      unreadable.push(String(item.message_uuid ?? item.pk));
     }
   }
-  return { items, nextKey: result.LastEvaluatedKey };
+  const last = entries[entries.length - 1];
+  return {
+    items,
+    unreadable,
+    ...(last === undefined ? {} : { lastKey: String(last.gsi3sk) }),
+    nextKey: result.LastEvaluatedKey,
+  };
+}
+
+/**
+ * The dispatcher's marks, one per watch shard (epoch ms): every watch entry up to a shard's mark
+ * has been processed. One consistent Query of a single partition (32 small items: one page); a
+ * shard without one has none.
+ */
+export async function readDispatchMarks(): Promise<Map<number, number>> {
+  const page = await guarded('database', () =>
+    dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.dispatchMarks },
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  const marks = new Map<number, number>();
+  for (const item of page.Items ?? []) {
+    const shard = Number(String(item.sk).slice('WATCH#'.length));
+    if (Number.isInteger(shard) && typeof item.at === 'number') marks.set(shard, item.at);
+  }
+  return marks;
+}
+
+/**
+ * Moves a watch shard's mark forward to `atMs`, never back: of two overlapping runs, the later
+ * mark stays. False when the mark was already there or further.
+ */
+export async function advanceDispatchMark(shard: number, atMs: number): Promise<boolean> {
+  return updateIf({
+    TableName: tableName(),
+    Key: keys.dispatchMark(shard),
+    UpdateExpression: 'SET #at = :at',
+    ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
+    ExpressionAttributeNames: { '#at': 'at' },
+    ExpressionAttributeValues: { ':at': atMs },
+  });
 }
 
 /** A message's bodies and attachments, as bytes. */

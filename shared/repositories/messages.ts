@@ -10,12 +10,19 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { writeInBatches } from '../aws/batch-write.ts';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
+import { firstWatchAt } from '../config/delivery.ts';
 import { tableName } from '../config/storage.ts';
 import { mapLimit } from '../domain/map-limit.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../domain/messages/message.ts';
 import { type MessageStatus, protectedStatuses } from '../domain/messages/statuses.ts';
 import { batchGetItems } from './batch-get.ts';
-import { indexChangeFor, keys, type MessageIndexAttributes, messageIndexAttributes } from './keys.ts';
+import {
+  indexChangeFor,
+  isInFlight,
+  keys,
+  type MessageIndexAttributes,
+  messageIndexAttributes,
+} from './keys.ts';
 import {
   appendHistory,
   encodeState,
@@ -46,8 +53,14 @@ const isConditionalFailure = (error: unknown): error is ConditionalFailure =>
 const isCancelled = (error: unknown): error is ConditionalFailure =>
   (error as { name?: string })?.name === 'TransactionCanceledException';
 
+/**
+ * A new message's index attributes. An in-flight one is watched from the time of its write (not its
+ * creation, which a batch completed by a retry keeps from the first request), so the dispatcher's
+ * window never starts past it (docs/data-model.md, "Watch entries").
+ */
 function indexAttributes(item: MessageItem, dueAt: string | undefined): MessageIndexAttributes {
   return messageIndexAttributes({
+    ...(isInFlight(item.status) ? { watch_at: firstWatchAt(Date.now()) } : {}),
     message_uuid: item.message_uuid,
     account_id: item.account_id,
     created_at: item.created_at,
@@ -489,6 +502,7 @@ function transitionUpdate(transition: Transition, current: Record<string, unknow
         account_id: account,
         created_at: String(current.created_at),
         status: to,
+        ...(isInFlight(to) ? { watch_at: firstWatchAt(Date.parse(entry.at)) } : {}),
         ...(typeof (current.scheduling as MessageItem['scheduling'] | undefined)?.send_at === 'string'
           ? { send_at: (current.scheduling as MessageItem['scheduling']).send_at }
           : {}),
@@ -527,7 +541,7 @@ function transitionUpdate(transition: Transition, current: Record<string, unknow
 }
 
 export interface KeyPage {
-  /** Sort keys `<created_at>#<uuid>` in index order (newest first), without any partition prefix. */
+  /** Sort keys `<created_at>#<uuid>` in index order (newest first). */
   keys: string[];
   /** DynamoDB returned a LastEvaluatedKey: the stream may hold more. */
   more: boolean;
@@ -536,11 +550,9 @@ export interface KeyPage {
 }
 
 export interface IndexStream {
-  /** An index, or `table` for the search entries, which are table items keyed by their term. */
-  index: 'gsi2' | 'gsi3' | 'table';
+  /** The listing lanes (gsi2), or `table` for the search entries, which are items keyed by their term. */
+  index: 'gsi2' | 'table';
   partition: string;
-  /** What precedes `<created_at>#<uuid>` in the sort key (the account, on the in-flight index). */
-  prefix: string;
 }
 
 export interface KeyQuery {
@@ -554,7 +566,6 @@ export interface KeyQuery {
 
 const keyAttributes = {
   gsi2: { partition: 'gsi2pk', sort: 'gsi1sk' },
-  gsi3: { partition: 'gsi3pk', sort: 'gsi3sk' },
   table: { partition: 'pk', sort: 'sk' },
 } as const;
 
@@ -564,8 +575,8 @@ const keyAttributes = {
  */
 export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Promise<KeyPage> {
   const { partition: partitionName, sort: sortName } = keyAttributes[stream.index];
-  const lower = `${stream.prefix}${query.createdFrom ?? '0'}`;
-  const upper = `${stream.prefix}${query.createdTo === undefined ? '~' : `${query.createdTo}#~`}`;
+  const lower = query.createdFrom ?? '0';
+  const upper = query.createdTo === undefined ? '~' : `${query.createdTo}#~`;
   let startKey: Record<string, string> | undefined;
   if (query.after !== undefined) {
     const uuid = query.after.slice(query.after.indexOf('#') + 1);
@@ -574,7 +585,7 @@ export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Prom
     startKey = {
       ...(stream.index === 'table' ? {} : keys.message(uuid)),
       [partitionName]: stream.partition,
-      [sortName]: `${stream.prefix}${query.after}`,
+      [sortName]: query.after,
     };
   }
   const result = await guarded('database', () =>
@@ -592,7 +603,7 @@ export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Prom
     ),
   );
   return {
-    keys: (result.Items ?? []).map((item) => String(item[sortName]).slice(stream.prefix.length)),
+    keys: (result.Items ?? []).map((item) => String(item[sortName])),
     more: result.LastEvaluatedKey !== undefined,
     scannedCount: result.ScannedCount ?? 0,
   };

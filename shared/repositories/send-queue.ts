@@ -41,7 +41,7 @@ export async function enqueueSend(messageUuid: string, accountId: string, delayS
 /**
  * Puts many messages of one account on the send queue: SendMessageBatch, 10 a request (SQS's
  * limit), 8 requests at a time. Returns the uuids SQS did not take (the caller logs them; the
- * dispatcher re-enqueues them from the in-flight index once their due time has passed).
+ * dispatcher re-enqueues them through their watch entries once their due time has passed).
  */
 export async function enqueueManySends(uuids: readonly string[], accountId: string): Promise<string[]> {
   const chunks: string[][] = [];

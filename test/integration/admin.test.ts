@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,41 +6,19 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, describe, it } from 'vitest';
 import { getAccount } from '../../shared/repositories/accounts.ts';
 import { getDomain } from '../../shared/repositories/domains.ts';
-import { call, hostInfo, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
+import { type AdminRun, adminCommand, adminProcess } from '../support/admin.ts';
+import { call, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
-const projectRoot = join(import.meta.dirname, '..', '..');
 const info = useHostEnvironment();
 const scratch = mkdtempSync(join(tmpdir(), 'svc-mail-admin-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `npm run admin -- …` as an operator would: a separate process, configured by its environment. */
-function admin(args: string[], env: Record<string, string> = hostInfo().env): Promise<Run> {
-  const base: Record<string, string | undefined> = { ...process.env };
-  for (const name of Object.keys(hostInfo().env)) delete base[name];
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'infra/admin/cli.ts', ...args],
-    {
-      cwd: projectRoot,
-      env: { ...base, ...env },
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
-}
+/*
+ * The commands run in this process (`adminCommand`, against the host's environment); what only a
+ * separate process shows (its exit code and output, the target it finds in its environment or
+ * `<DATA_DIR>/host.json`) runs as `npm run admin` does (`adminProcess`).
+ */
+const admin = adminCommand;
 
 describe('admin command: domains', () => {
   it('adds a domain through the repository, lists it, refuses another owner, removes it', async () => {
@@ -113,11 +90,18 @@ describe('admin command: domains', () => {
       [['domains', 'list', '--bogus'], /Unknown option '--bogus'/],
       [['accounts', 'delete', 'a'], /unknown accounts command "delete"/],
       [['token', '--account', 'a', '--scopes', 'messages:send,root'], /unknown scope root/],
+      [['token', '--account', 'a', '--expires-in', 'soon'], /--expires-in must be whole seconds/],
+      [['accounts', 'enable'], /expected one account <id>/],
+      [['accounts', 'disable', 'two words'], /is not an account id/],
+      [['suppressions'], /missing suppressions command/],
+      [['messages', 'rebuild'], /unknown messages command "rebuild"/],
+      [['messages', 'migrate-layout', 'now'], /expected no arguments/],
+      [['messages', 'migrate-layout', '--json'], /--json does not apply/],
       [['launch'], /unknown command "launch"/],
     ];
     const runs = await Promise.all(cases.map(([args]) => admin(args)));
     cases.forEach(([args, message], index) => {
-      const run = runs[index] as Run;
+      const run = runs[index] as AdminRun;
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, message, args.join(' '));
       assert.equal(run.stdout, '');
@@ -125,11 +109,19 @@ describe('admin command: domains', () => {
     const help = await admin(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /domains add <domain> --account <id>/);
+
+    // The process prints the same and exits with the code.
+    const usage = await adminProcess(['domains', 'frobnicate']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /unknown domains command "frobnicate"/);
+    const listed = await adminProcess(['--help']);
+    assert.equal(listed.code, 0);
+    assert.equal(listed.stdout, help.stdout);
   });
 
   it('says the database is not configured (code 3) when neither TABLE_NAME nor a local host is there', async () => {
     const empty = mkdtempSync(join(scratch, 'empty-'));
-    const run = await admin(['domains', 'list'], {
+    const run = await adminProcess(['domains', 'list'], {
       DATA_DIR: empty,
       TABLE_NAME: '',
       AWS_REGION: 'us-east-1',
@@ -145,7 +137,7 @@ describe('admin command: domains', () => {
     writeFileSync(join(dataDir, 'host.json'), JSON.stringify({ url: info.url, env: info.env }));
     const account = uniqueAccount('hostjson');
     const domain = uniqueDomain('hostjson');
-    const run = await admin(['domains', 'add', domain, '--account', account], { DATA_DIR: dataDir });
+    const run = await adminProcess(['domains', 'add', domain, '--account', account], { DATA_DIR: dataDir });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, new RegExp(`local host at ${info.url}`));
     assert.equal((await getDomain(domain))?.accountId, account);

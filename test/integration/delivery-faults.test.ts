@@ -55,7 +55,14 @@ describe('delivery under faults', () => {
 
   test('a sender killed between claim and send: the lease expires, the message is sent once', async () => {
     const { account, domain } = await arrange();
-    const uuid = await putTestMessage({ account, domain, to: ['patient@example.net'] });
+    // Watched 5 s from now: when the short lease below ends (the service watches a message it
+    // queues at the end of a lease taken at once, SEND_LEASE_SECONDS, 120 s by default).
+    const uuid = await putTestMessage({
+      account,
+      domain,
+      to: ['patient@example.net'],
+      dueAtMs: Date.now() + 5_000,
+    });
     const current = await getDeliveryMessage(uuid);
     assert.ok(current);
     // A sender claims with a short lease, then dies before sending anything.

@@ -270,6 +270,7 @@ describe('sizes that can never break storage', () => {
         {
           nowMs: Date.now(),
           nextDueMs: start + change * 1000,
+          watchAtMs: start + change * 1000,
           detail: `change ${change} ${'d'.repeat(1000)}`,
         },
       );

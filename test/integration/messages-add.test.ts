@@ -29,13 +29,19 @@ describe('POST /message/add-1.0', () => {
     const item = await rawItem(response.body.data.message_uuid);
     assert.equal(item?.account_id, who.account);
     assert.deepEqual(item?.history[0], { status: 'queued', at: item?.created_at, detail: 'immediate' });
-    // The delivery pipeline may already have claimed it; while it is in flight, it is on one of its
-    // account's shards of the work index (not on the status index), with a due time.
+    // Listed on its account's accepted lane from the start, where it stays through delivery; and
+    // watched: a work-index entry (spread by uuid) for when the dispatcher first looks at it, after
+    // its creation and no later than its re-enqueue time. The entry stays when the message settles.
+    const uuid = response.body.data.message_uuid;
+    if (['queued', 'processing', 'sent', 'delivered'].includes(String(item?.status)))
+      assert.match(String(item?.gsi2pk), new RegExp(`^STATUS#${who.account}#accepted#[0-3]$`));
+    assert.match(String(item?.gsi3pk), /^WATCH#\d+$/);
+    assert.ok(String(item?.gsi3sk).endsWith(`#${uuid}`));
+    const watchAt = Date.parse(String(item?.gsi3sk).split('#')[0] as string);
+    assert.ok(watchAt > Date.parse(String(item?.created_at)), 'watched after its creation');
     if (item?.status === 'queued') {
-      assert.match(String(item.gsi3pk), /^INFLIGHT#\d+$/);
-      assert.equal(item.gsi3sk, `${who.account}#${item.created_at}#${response.body.data.message_uuid}`);
-      assert.equal(item.gsi2pk, undefined);
       assert.ok(Date.parse(String(item.due_at)) > Date.parse(String(item.created_at)));
+      assert.ok(watchAt <= Date.parse(String(item.due_at)), 'watched by its re-enqueue time');
     }
   });
 
@@ -306,10 +312,10 @@ describe('POST /message/add-1.0', () => {
       ['waiting', 'manual-wait'],
       ['queued', 'manual-send'],
     ]);
-    if (released?.status === 'queued') {
-      assert.equal(released.gsi2pk, undefined);
-      assert.match(String(released.gsi3pk), /^INFLIGHT#\d+$/);
-    }
+    // Off the waiting lane and the due index, onto the accepted lane and a watch entry.
+    if (['queued', 'processing', 'sent', 'delivered'].includes(String(released?.status)))
+      assert.match(String(released?.gsi2pk), new RegExp(`^STATUS#${who.account}#accepted#[0-3]$`));
+    assert.match(String(released?.gsi3pk), /^WATCH#\d+$/);
 
     // manual-cancel cancels the scheduled one and takes it off the due index
     const cancel = await add(who, {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { chunkSize } from '../../shared/domain/messages/merge.ts';
 import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
-import { isInFlight, shardCount } from '../../shared/repositories/keys.ts';
+import { laneOf, shardCount } from '../../shared/repositories/keys.ts';
 import { listMessages } from '../../shared/services/messages/query.ts';
 import { call, mintToken } from '../support/host.ts';
 import {
@@ -250,11 +250,98 @@ describe('POST /message/query-1.0', () => {
     assert.deepEqual([...firstIds, ...rest].sort(), [...waiting].sort());
   });
 
-  it('lists a message that settled after its in-flight index entry was read, once, as it is now', async () => {
+  it('lists by lane: a status of the accepted lane is filtered from it, the whole lane and the unfiltered list are complete and ordered', async () => {
+    const who = await newAccount();
+    // Created one after another (oldest first), then moved: the accepted lane holds queued,
+    // processing, sent and delivered messages; bounced, failed and waiting are lanes of their own.
+    const uuids: string[] = [];
+    for (let index = 0; index < 9; index++) uuids.push(...(await many(who, 1, 'manual-wait')));
+    const statuses = [
+      'queued',
+      'delivered',
+      'processing',
+      'bounced',
+      'delivered',
+      'sent',
+      'failed',
+      'delivered',
+      'waiting',
+    ];
+    await mapLimit(uuids, 3, async (uuid, index) => {
+      const status = statuses[index] as string;
+      if (status !== 'waiting') assert.ok(await forceStatus(uuid, status, 'waiting'));
+    });
+    const newestFirst = (list: string[]) => [...list].reverse();
+    const withStatus = (...wanted: string[]) =>
+      newestFirst(uuids.filter((_, index) => wanted.includes(statuses[index] as string)));
+    const cases: Array<[Record<string, unknown>, string[]]> = [
+      [{ limit: 2 }, newestFirst(uuids)],
+      [{ limit: 2, status: 'delivered' }, withStatus('delivered')],
+      [{ limit: 1, status: 'sent' }, withStatus('sent')],
+      [{ limit: 2, status: ['queued', 'processing'] }, withStatus('queued', 'processing')],
+      [
+        { limit: 3, status: ['queued', 'processing', 'sent', 'delivered'] },
+        withStatus('queued', 'processing', 'sent', 'delivered'),
+      ],
+      [
+        { limit: 2, status: ['delivered', 'bounced', 'failed'] },
+        withStatus('delivered', 'bounced', 'failed'),
+      ],
+    ];
+    for (const [filters, expected] of cases) {
+      const seen = (await pageThrough(who, filters)).flatMap((page) => page.messages);
+      assert.deepEqual(
+        seen.map((message: any) => message.message_uuid),
+        expected,
+        JSON.stringify(filters),
+      );
+      for (const message of seen)
+        if (filters.status !== undefined) assert.ok([filters.status].flat().includes(message.status));
+    }
+    // The whole accepted lane reads its entries without their items (no status to drop).
+    const lane = await listMessages(
+      who.account,
+      { status: ['queued', 'processing', 'sent', 'delivered'] },
+      undefined,
+    );
+    assert.equal(lane.budgetReached, false);
+    assert.ok(lane.scannedCount <= lane.count + shardCount.account * chunkSize(100, shardCount.account));
+  });
+
+  it('pages a lane exactly once while its messages change status between pages, out of the lane and into another', async () => {
+    const who = await newAccount();
+    const uuids: string[] = [];
+    for (let index = 0; index < 6; index++) uuids.push(...(await many(who, 1, 'manual-wait')));
+    await mapLimit(uuids, 3, (uuid) => forceStatus(uuid, 'delivered', 'waiting'));
+    // newest first: uuids[5] … uuids[0]
+    for (const filters of [{ limit: 2 }, { limit: 2, status: ['delivered', 'bounced'] }]) {
+      const first = await query(who, { filters });
+      assert.equal(first.status, 200, first.text);
+      const firstIds = first.body.data.messages.map((m: any) => m.message_uuid);
+      assert.deepEqual(firstIds, [uuids[5], uuids[4]]);
+      // One shown moves out of the accepted lane (delivered → bounced); one not shown yet does too,
+      // into a lane whose stream is continued from the same boundary: neither repeated nor skipped.
+      await forceStatus(uuids[5] as string, 'bounced');
+      await forceStatus(uuids[2] as string, 'bounced');
+      const rest: string[] = [];
+      for (let cursor = first.body.data.next_cursor; cursor !== null; ) {
+        const next = await query(who, { filters, cursor });
+        assert.equal(next.status, 200, next.text);
+        rest.push(...next.body.data.messages.map((m: any) => m.message_uuid));
+        cursor = next.body.data.next_cursor;
+        assert.ok(rest.length <= uuids.length, 'paging does not end');
+      }
+      assert.deepEqual([...firstIds, ...rest], [...uuids].reverse(), JSON.stringify(filters));
+      await forceStatus(uuids[5] as string, 'delivered');
+      await forceStatus(uuids[2] as string, 'delivered');
+    }
+  });
+
+  it('filters a lane of several statuses by the items as they are now: a delivered message is not in flight', async () => {
     const who = await newAccount();
     const [uuid] = await many(who, 1, 'manual-wait');
-    // The item is delivered while the index still has it in flight: what a list sees that read the
-    // in-flight shard just before the sender's final write moved the entry to its settled status.
+    // The accepted lane holds queued, processing, sent and delivered messages alike: a filter on
+    // some of them reads the lane's items and keeps those in the asked statuses as they are now.
     assert.ok(await forceStatus(uuid as string, 'delivered', undefined, { indexedAs: 'processing' }));
     const list = await query(who, { filters: {} });
     assert.equal(list.status, 200, list.text);
@@ -277,9 +364,9 @@ describe('POST /message/query-1.0', () => {
       const streams = statuses * shardCount.account;
       return count + streams * chunkSize(limit, streams);
     };
-    // Without a status filter every status is merged: one stream per settled or held status and
-    // shard, plus the account's in-flight shards (queued and processing share them).
-    const everyStatus = messageStatuses.filter((status) => !isInFlight(status)).length + 1;
+    // Without a status filter every listing lane is merged: one stream per lane and shard (queued,
+    // processing, sent and delivered share the accepted lane).
+    const everyStatus = new Set(messageStatuses.map(laneOf)).size;
     const cases = [
       { limit: 7 },
       { limit: 7, status: 'waiting' as const },

@@ -12,9 +12,9 @@ import { putTestMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 /**
- * A filtered query over a large backlog answers within its work budget. The in-flight index holds
- * `queued` and `processing` messages together, and a `status: queued` filter reads and drops every
- * `processing` entry in its way; before the budget, a backlog of them made one request loop until
+ * A filtered query over a large backlog answers within its work budget. The accepted listing lane
+ * holds `queued`, `processing`, `sent` and `delivered` messages together, and a `status: queued`
+ * filter reads and drops every `processing` entry in its way; before the budget, a backlog of them made one request loop until
  * the function timed out. Now each page stops at its budget and answers what it has (possibly
  * nothing) with a cursor, and following the cursors shows every queued message exactly once.
  */
@@ -52,6 +52,7 @@ async function writeBacklog(count: number): Promise<void> {
           account_id: account,
           created_at: createdAt,
           status: 'processing',
+          watch_at: far,
         }),
       };
     });

@@ -6,6 +6,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { authenticate } from 'mailauth';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
+import { firstWatchAt } from '../../shared/config/delivery.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import type { Recipient } from '../../shared/domain/delivery/status.ts';
 import { planContent } from '../../shared/domain/messages/message.ts';
@@ -36,8 +37,11 @@ export interface TestMessageOptions {
   attachments?: Array<{ filename: string; content_type: string; content: Buffer }>;
   status?: 'queued' | 'scheduled' | 'waiting' | 'processing' | 'sent';
   sendAt?: Date;
+  /** The due time; for `waiting`, the end of the hold (without it, a waiting message has no due entry). */
   dueAtMs?: number;
   leaseUntil?: number;
+  /** Send attempts already made (claims of the message). */
+  attempts?: number;
   /** Leave out the S3 objects (a poison message). */
   withoutParts?: boolean;
   subject?: string;
@@ -77,6 +81,9 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
   );
   const status = options.status ?? 'queued';
   const createdAt = now.toISOString();
+  // A held (`waiting`) message is on a due entry only when the test gives its hold's end.
+  const holdEnd =
+    status === 'waiting' && options.dueAtMs !== undefined ? dueAtIso(options.dueAtMs) : undefined;
   const dueAtMs =
     options.dueAtMs ??
     (status === 'scheduled' ? (options.sendAt as Date).getTime() : now.getTime() + 300_000);
@@ -108,16 +115,27 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
         st: encodeState({ recipients, history: [{ status, at: createdAt }] }),
         created_at: createdAt,
         updated_at: createdAt,
-        attempts: 0,
+        attempts: options.attempts ?? 0,
         ...(options.leaseUntil === undefined ? {} : { lease_until: options.leaseUntil }),
         ...messageIndexAttributes({
           message_uuid: uuid,
           account_id: options.account,
           created_at: createdAt,
           status,
+          // As the service watches a message it writes now; a test that sets the due time or the
+          // lease earlier is watched from then (but never behind the dispatcher's window).
+          watch_at: new Date(
+            Math.max(
+              now.getTime(),
+              Math.min(Date.parse(firstWatchAt(now.getTime())), dueAtMs, options.leaseUntil ?? Infinity),
+            ),
+          ).toISOString(),
           ...(options.sendAt === undefined ? {} : { send_at: options.sendAt.toISOString() }),
+          ...(holdEnd === undefined ? {} : { due_at: holdEnd }),
         }),
-        ...(status === 'waiting' || status === 'sent' ? {} : { due_at: dueAtIso(dueAtMs) }),
+        ...(status === 'sent' || (status === 'waiting' && holdEnd === undefined)
+          ? {}
+          : { due_at: dueAtIso(dueAtMs) }),
       },
     }),
   );

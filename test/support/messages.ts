@@ -1,8 +1,9 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
+import { firstWatchAt } from '../../shared/config/delivery.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
-import { indexChangeFor, keys } from '../../shared/repositories/keys.ts';
+import { indexChangeFor, isInFlight, keys } from '../../shared/repositories/keys.ts';
 import { readState } from '../../shared/repositories/message-state.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
@@ -96,6 +97,8 @@ export async function forceStatus(
       account_id: item.account_id,
       created_at: item.created_at,
       status: options.indexedAs ?? to,
+      // Put in flight now: watched as the service would watch it.
+      ...(isInFlight(options.indexedAs ?? to) ? { watch_at: firstWatchAt(Date.now()) } : {}),
       ...(item.scheduling?.send_at === undefined ? {} : { send_at: item.scheduling.send_at }),
     },
     [from ?? item.status],

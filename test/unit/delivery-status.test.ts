@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { planDueEntry } from '../../shared/domain/delivery/dispatch-plan.ts';
+import { planDueEntry, watchAgainAt } from '../../shared/domain/delivery/dispatch-plan.ts';
 import {
   applyRecipientUpdates,
   claimDecision,
@@ -166,5 +166,36 @@ describe('dispatch plan', () => {
     });
     assert.equal(planDueEntry({ status: 'waiting', dueAtMs: now + 1 }, now, settings).action, 'none');
     assert.equal(planDueEntry({ status: 'cancelled', dueAtMs: now - 1 }, now, settings).action, 'none');
+  });
+});
+
+describe('re-arming a watch entry', () => {
+  const now = Date.parse('2026-05-01T12:00:00Z');
+  const lease = 120_000;
+  test('a queued message is looked at again at its re-enqueue time, or at the end of a lease taken now', () => {
+    assert.equal(watchAgainAt({ status: 'queued', dueAtMs: now + 60_000 }, now, lease), now + 60_000);
+    assert.equal(watchAgainAt({ status: 'queued', dueAtMs: now + 300_000 }, now, lease), now + lease);
+    assert.equal(watchAgainAt({ status: 'queued', dueAtMs: Number.NaN }, now, lease), now + lease);
+  });
+  test('a processing message is looked at again when its lease, or the take-over time, ends', () => {
+    assert.equal(
+      watchAgainAt({ status: 'processing', dueAtMs: now + 30_000, leaseUntil: now + 30_000 }, now, lease),
+      now + 30_000,
+    );
+    // A failed attempt released the lease; the take-over time is later.
+    assert.equal(
+      watchAgainAt({ status: 'processing', dueAtMs: now + 240_000, leaseUntil: now - 5 }, now, lease),
+      now + 240_000,
+    );
+    // A new claim after a failed attempt: the lease is later than the old take-over time.
+    assert.equal(
+      watchAgainAt({ status: 'processing', dueAtMs: now - 5, leaseUntil: now + 90_000 }, now, lease),
+      now + 90_000,
+    );
+    assert.equal(watchAgainAt({ status: 'processing', dueAtMs: Number.NaN }, now, lease), now + lease);
+  });
+  test('never at or before the run: the next window holds it', () => {
+    assert.equal(watchAgainAt({ status: 'queued', dueAtMs: now - 10 }, now, lease), now + 1);
+    assert.equal(watchAgainAt({ status: 'processing', dueAtMs: now, leaseUntil: now }, now, lease), now + 1);
   });
 });

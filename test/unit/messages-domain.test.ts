@@ -83,7 +83,7 @@ describe('paging cursor', () => {
   });
 
   it('carries one boundary when every stream continues after the same key', () => {
-    const streams = ['delivered/0', 'delivered/1', 'inflight/0'];
+    const streams = ['accepted/0', 'accepted/1', 'bounced/0'];
     const positions = Object.fromEntries(streams.map((id) => [id, { after: key(7), done: false }]));
     const cursor = encodeCursor('acct-1', { s: ['*'] }, positions) as string;
     assert.ok(!Buffer.from(cursor, 'base64url').toString('utf8').includes('delivered/0'));
@@ -151,7 +151,7 @@ describe('mergeStreams', () => {
         };
       },
     });
-    const streams = [streamOf('inflight', ['k5', 'k3']), streamOf('delivered', ['k4', 'k3', 'k1'])];
+    const streams = [streamOf('accepted', ['k5', 'k3']), streamOf('bounced', ['k4', 'k3', 'k1'])];
     const merged = await mergeStreams(streams, {}, 10);
     assert.deepEqual(
       merged.taken.map((entry) => entry.key),
@@ -223,7 +223,7 @@ describe('mergeStreams', () => {
         fc.boolean(),
         async (streamsRaw, limit, filtering) => {
           // each value belongs to one stream only; with `filtering`, odd values of stream 0 are
-          // evaluated but dropped, as the in-flight stream drops statuses that were not asked for
+          // evaluated but dropped, as a lane read for some of its statuses drops the others that were not asked for
           const owner = new Map<number, number>();
           streamsRaw.forEach((values, stream) => {
             for (const value of values) if (!owner.has(value)) owner.set(value, stream);
@@ -272,7 +272,7 @@ describe('mergeStreams', () => {
         fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 100 }),
         async (streamsRaw, limit, budget, keepOneIn, moves) => {
           // Every stream filters: it keeps one value in `keepOneIn` and evaluates (and drops) the rest,
-          // as the in-flight stream does with a large backlog of another status. Messages may move
+          // as a lane read for a transient status does with a large backlog of another status. Messages may move
           // between streams between two pages.
           const home = new Map<number, number>();
           streamsRaw.forEach((values, stream) => {
@@ -327,7 +327,7 @@ describe('mergeStreams', () => {
     const values = Array.from({ length: 5001 }, (_, index) => 5001 - index);
     const reads: number[] = [];
     const stream: KeyStream = {
-      id: 'inflight',
+      id: 'accepted',
       fetch: async (after, size) => {
         reads.push(size);
         return readPage(values, after, size, (value) => value === 1);

@@ -46,6 +46,7 @@ const writers: Writer[] = [
           status,
           send_at: sendAt,
           due_at: sendAt,
+          watch_at: sendAt,
         }),
       }));
     },
@@ -170,6 +171,7 @@ describe('partition keys of every write', () => {
         created_at: createdAt(0),
         status,
         send_at: sendAt,
+        watch_at: sendAt,
       });
       for (const [name, value] of Object.entries(attributes)) {
         if (!name.endsWith('pk') || value === undefined) continue;

@@ -67,3 +67,22 @@ export function planDueEntry(entry: DueEntry, nowMs: number, settings: DispatchS
       return { action: 'none' };
   }
 }
+
+/**
+ * When the dispatcher should look again at an in-flight message its watch entry brought up but the
+ * plan left alone (`none`: not due yet): a queued message at its re-enqueue time, or sooner, at the
+ * end of a lease a sender could take now; a processing one when its lease (or the take-over time
+ * after a failed attempt) ends. Always after `nowMs`, so the next run's window holds it.
+ */
+export function watchAgainAt(entry: DueEntry, nowMs: number, leaseMs: number): number {
+  const finite = (value: number | undefined): value is number =>
+    value !== undefined && Number.isFinite(value);
+  let at: number;
+  if (entry.status === 'queued')
+    at = finite(entry.dueAtMs) ? Math.min(entry.dueAtMs, nowMs + leaseMs) : nowMs + leaseMs;
+  else {
+    const times = [entry.dueAtMs, entry.leaseUntil].filter(finite);
+    at = times.length === 0 ? nowMs + leaseMs : Math.max(...times);
+  }
+  return Math.max(at, nowMs + 1);
+}

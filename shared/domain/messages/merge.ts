@@ -2,8 +2,8 @@ import type { Positions } from './cursor.ts';
 
 /**
  * One index stream (a shard of an index partition) as the merge sees it: `fetch` returns the next
- * sort keys after `after` (exclusive), newest first. A stream that filters (the in-flight one keeps
- * only the asked statuses) may return fewer keys than it evaluated; `last` is then where it stopped.
+ * sort keys after `after` (exclusive), newest first. A stream that filters (a listing lane read for
+ * some of its statuses keeps only those) may return fewer keys than it evaluated; `last` is then where it stopped.
  */
 export interface KeyStream {
   id: string;
@@ -24,8 +24,8 @@ export function chunkSize(limit: number, streams: number): number {
 /**
  * The work a page may do (docs/messages.md, "Work budget"): the index entries DynamoDB evaluates for
  * it. A page of streams that keep everything they read never needs more than
- * `limit + streams × chunkSize` (see `mergeStreams`); streams that filter (the in-flight one keeps
- * only the asked statuses; filters on tags, metadata or recipients) may read any number of entries
+ * `limit + streams × chunkSize` (see `mergeStreams`); streams that filter (a lane read for some of
+ * its statuses keeps only those; filters on tags, metadata or recipients) may read any number of entries
  * they then drop, so they get `extraWorkPerPage` entries more, and then the page ends where the
  * reading stopped, with a cursor.
  */

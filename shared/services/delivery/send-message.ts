@@ -1,3 +1,4 @@
+import { deliverySettings } from '../../config/delivery.ts';
 import {
   applyRecipientUpdates,
   claimDecision,
@@ -34,7 +35,6 @@ import { composeSignedMessage } from './compose-message.ts';
 import { feedbackTagOf } from './feedback-id.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
 import { recordSesMessageId } from './ses-message-ids.ts';
-import { deliverySettings } from './settings.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deliverySettings } from '../../config/delivery.ts';
 import { type Address, domainOf } from '../../domain/messages/addresses.ts';
 import type { Metadata, Tag } from '../../domain/messages/labels.ts';
 import {
@@ -41,7 +42,6 @@ import { enqueueSend } from '../../repositories/send-queue.ts';
 import { getTemplateHeadAndDomain } from '../../repositories/templates.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
-import { deliverySettings } from '../delivery/settings.ts';
 import type { RenderedMessage } from '../templates.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';

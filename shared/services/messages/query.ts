@@ -12,7 +12,7 @@ import {
 } from '../../domain/messages/terms.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
-import { inFlightShardOf, isInFlight, keys, shardCount } from '../../repositories/keys.ts';
+import { keys, laneOf, shardCount, statusesOfLane } from '../../repositories/keys.ts';
 import { getMessage, getMessages, type IndexStream, queryIndexKeys } from '../../repositories/messages.ts';
 import type { MessageQueryRequest } from '../../schemas/messages.ts';
 import { parseDateWithOffset } from '../../time/format.ts';
@@ -80,12 +80,12 @@ function keyStream(
 }
 
 /**
- * The index streams a status filter reads (docs/data-model.md, "Queries"): per settled or held
- * status, gsi2's shards of the account; for `queued`/`processing`, the account's in-flight shards of
- * gsi3, whose entries are read to keep only the asked statuses (as the items are now, so a message
- * that settled since the index was read stays in an unfiltered list). Without a status filter,
- * every status: a message is on exactly one of those partitions at a time, so the merge is the
- * whole list.
+ * The index streams a status filter reads (docs/data-model.md, "Queries"): the gsi2 shards of the
+ * account's listing lanes that hold the asked statuses. A lane holding statuses that were not asked
+ * (the accepted lane, for `delivered` alone or for a transient status) is read with its entries'
+ * items, to keep only the asked statuses (as the items are now) and the caller's account. Without a
+ * status filter, every lane and no keep: a message is on exactly one lane at a time, so the merge
+ * is the whole list.
  */
 function statusStreams(
   account: string,
@@ -94,23 +94,16 @@ function statusStreams(
   cache: Map<string, MessageItem>,
 ): KeyStream[] {
   const streams: KeyStream[] = [];
-  for (const status of statuses.filter((status) => !isInFlight(status)))
+  for (const lane of [...new Set(statuses.map(laneOf))]) {
+    const whole = statusesOfLane(lane, messageStatuses).every((status) => statuses.includes(status));
+    const keep: Keep | undefined = whole
+      ? undefined
+      : (item) => item.account_id === account && statuses.includes(item.status);
     for (const shard of shards)
       streams.push(
         keyStream(
-          `${status}/${shard}`,
-          { index: 'gsi2', partition: keys.messagesOfAccountByStatus(account, status, shard), prefix: '' },
-          range,
-          cache,
-        ),
-      );
-  if (statuses.some(isInFlight)) {
-    const keep: Keep = (item) => item.account_id === account && statuses.includes(item.status);
-    for (const shard of shards)
-      streams.push(
-        keyStream(
-          `inflight/${shard}`,
-          { index: 'gsi3', partition: keys.inFlight(inFlightShardOf(account, shard)), prefix: `${account}#` },
+          `${lane}/${shard}`,
+          { index: 'gsi2', partition: keys.messagesOfAccountByLane(account, lane, shard) },
           range,
           cache,
           keep,
@@ -156,7 +149,7 @@ function searchStreams(
   return shards.map((shard) =>
     keyStream(
       `term/${shard}`,
-      { index: 'table', partition: keys.searchTerm(account, digest, shard), prefix: '' },
+      { index: 'table', partition: keys.searchTerm(account, digest, shard) },
       range,
       cache,
       keep,
@@ -170,10 +163,10 @@ type Filters = NonNullable<MessageQueryRequest['filters']>;
 
 /**
  * A page of the caller's messages, newest first: an exact merge of the index shards the filters
- * name (see `streamsFor` and `mergeStreams`), then one BatchGetItem for the page's items. Dates
- * bound the index sort keys, so DynamoDB evaluates the page plus at most one read-ahead chunk per
- * shard, whatever the table holds. Streams that drop what they read (the in-flight one, and any
- * filter that reads entries it may not keep) are held to the page's work budget (`workBudget`): past
+ * name (see `statusStreams`, `searchStreams` and `mergeStreams`), then one BatchGetItem for the
+ * page's items. Dates bound the index sort keys, so DynamoDB evaluates the page plus at most one
+ * read-ahead chunk per shard, whatever the table holds. Streams that drop what they read (a lane
+ * read for some of its statuses, and any filter that reads entries it may not keep) are held to the page's work budget (`workBudget`): past
  * it the page ends early, possibly short or empty, with a cursor that continues where the reading
  * stopped. `scannedCount` (index entries DynamoDB evaluated) and `budgetReached` are for tests and
  * the debug log, not the response.

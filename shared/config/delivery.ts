@@ -1,4 +1,4 @@
-import { envNumber } from '../../config/env.ts';
+import { envNumber } from './env.ts';
 
 /**
  * Delivery timings, read once. Defaults follow the queue definition (infra/resources/definitions.ts):
@@ -17,3 +17,15 @@ export const deliverySettings = {
    */
   retryTakeoverMs: envNumber('RETRY_TAKEOVER_SECONDS', 240, { min: 1 }) * 1000,
 } as const;
+
+/**
+ * When the dispatcher first looks at a message queued at `queuedAtMs` (its watch entry,
+ * docs/data-model.md, "Watch entries"): the earlier of the re-enqueue time (nobody claimed it) and
+ * the end of a lease taken at once (its sender died). A message sent in time is settled by then,
+ * and the dispatcher passes over its entry without a write. UTC ISO, as the entry's sort key.
+ */
+export function firstWatchAt(queuedAtMs: number): string {
+  return new Date(
+    queuedAtMs + Math.min(deliverySettings.reconcileAfterMs, deliverySettings.leaseMs),
+  ).toISOString();
+}

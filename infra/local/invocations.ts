@@ -1,0 +1,19 @@
+/**
+ * What Lambda's REPORT lines say, for the local host: per function, its invocations and their summed
+ * duration, the handler's own time as Lambda bills it (not the time a batch waited for a free
+ * invocation). The benchmark reads the totals before and after a run (bench/meter.ts).
+ */
+export const invocationTotals = new Map<string, { count: number; ms: number }>();
+
+/** Runs one invocation of `functionId` and adds its duration to the totals. */
+export async function timedInvocation<T>(functionId: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await run();
+  } finally {
+    const total = invocationTotals.get(functionId) ?? { count: 0, ms: 0 };
+    total.count += 1;
+    total.ms += performance.now() - started;
+    invocationTotals.set(functionId, total);
+  }
+}
