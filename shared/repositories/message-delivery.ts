@@ -482,11 +482,33 @@ export async function rearmWatch(
 }
 
 /**
+ * Dispatcher: puts a watch entry it could not handle (an item that cannot be decoded, an action that
+ * kept failing) at `watchAtMs`, so the shard's mark can pass it and it comes up again then. Only the
+ * sort key changes, conditional on the entry being where it was read: an entry moved meanwhile was
+ * moved ahead by its writer. False when the entry is not known (nothing was written).
+ */
+export async function deferWatch(entry: WorkEntry, watchAtMs: number): Promise<boolean> {
+  if (entry.gsi3pk === undefined || entry.gsi3sk === undefined) return false;
+  await updateIf({
+    TableName: tableName(),
+    Key: keys.message(entry.message_uuid),
+    UpdateExpression: 'SET gsi3sk = :sk',
+    ConditionExpression: 'gsi3pk = :pk AND gsi3sk = :seen',
+    ExpressionAttributeValues: {
+      ':pk': entry.gsi3pk,
+      ':seen': entry.gsi3sk,
+      ':sk': `${dueAtIso(watchAtMs)}#${entry.message_uuid}`,
+    },
+  });
+  return true;
+}
+
+/**
  * Dispatcher, for one release after the watch entries replaced the in-flight index: moves a message
  * still on `INFLIGHT#<n>` to its listing lane and, in flight, to its watch entry (at `watchAtMs`);
  * a settled one (settled by this release, which leaves the work index alone) just leaves the old
- * index. Conditional on it still being there (docs/decisions.md, "Listing lanes and watch
- * entries"). False when it was not.
+ * index. Conditional on it still being there with the status read (docs/decisions.md, "Listing
+ * lanes and watch entries"). False when it was not.
  */
 export async function adoptLegacyInFlight(
   message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at' | 'status' | 'gsi3pk'>,
@@ -505,8 +527,15 @@ export async function adoptLegacyInFlight(
     TableName: tableName(),
     Key: keys.message(message.message_uuid),
     UpdateExpression: `${update.expression}${set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : ''}`,
-    ConditionExpression: 'gsi3pk = :legacy',
-    ExpressionAttributeValues: { ...update.values, ':legacy': message.gsi3pk ?? '' },
+    // The lane follows the status read: a message whose status changed since is left for the next
+    // run (still on the old index), which reads it again.
+    ConditionExpression: 'gsi3pk = :legacy AND #status = :status',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ...update.values,
+      ':legacy': message.gsi3pk ?? '',
+      ':status': message.status,
+    },
   });
 }
 
@@ -564,13 +593,20 @@ const familyKey: Record<WorkFamily, (shard: number) => string> = {
  * holds keys only; the page's items are read with one consistent BatchGetItem. `unreadable`: the
  * uuids of items that could not be decoded; `lastKey`: the sort key of the page's last entry.
  */
+/** A message's entry on the work index (gsi3), as read. */
+export interface WorkEntry {
+  message_uuid: string;
+  gsi3pk?: string;
+  gsi3sk?: string;
+}
+
 export async function queryWork(
   family: WorkFamily,
   shard: number,
   options: { fromMs?: number; untilMs: number; limit: number; startKey?: Record<string, unknown> },
 ): Promise<{
   items: DeliveryMessage[];
-  unreadable: string[];
+  unreadable: WorkEntry[];
   lastKey?: string;
   nextKey?: Record<string, unknown>;
 }> {
@@ -600,7 +636,7 @@ export async function queryWork(
   const entries = result.Items ?? [];
   const items: DeliveryMessage[] = [];
   // An item that cannot be decoded (its state is corrupt) does not hold up the rest of the page.
-  const unreadable: string[] = [];
+  const unreadable: WorkEntry[] = [];
   const read = await batchGetItems(
     entries.map((entry) => keys.message(String(entry.pk).slice('MESSAGE#'.length))),
   );
@@ -608,7 +644,11 @@ export async function queryWork(
     try {
       items.push(toMessage(item));
     } catch {
-      unreadable.push(String(item.message_uuid ?? item.pk));
+      unreadable.push({
+        message_uuid: String(item.message_uuid ?? String(item.pk).slice('MESSAGE#'.length)),
+        ...(typeof item.gsi3pk === 'string' ? { gsi3pk: item.gsi3pk } : {}),
+        ...(typeof item.gsi3sk === 'string' ? { gsi3sk: item.gsi3sk } : {}),
+      });
     }
   }
   const last = entries[entries.length - 1];

@@ -189,7 +189,7 @@ describe('watch entries and the dispatcher', () => {
     assert.deepEqual(await rawItem(behind), before);
   });
 
-  test("a shard's mark stays when one of its entries could not be handled; the rest of the shard is", async () => {
+  test('an entry that cannot be handled is put a lease ahead, with an error, and its shard moves on', async () => {
     const good = await stranded('neighbour@example.net');
     const shard = workShardOf(good);
     // An item of the same shard whose state cannot be decoded. (Without an account: the table
@@ -197,6 +197,7 @@ describe('watch entries and the dispatcher', () => {
     // not hold up the shared host's webhooks, which fail on a corrupt state, and are retried.)
     let poison = randomUUID();
     while (workShardOf(poison) !== shard) poison = randomUUID();
+    const poisonAt = Date.now() - 1_000;
     await dynamo().send(
       new PutCommand({
         TableName: tableName(),
@@ -207,28 +208,57 @@ describe('watch entries and the dispatcher', () => {
           created_at: new Date().toISOString(),
           st: new Uint8Array([1, 2, 3, 4]),
           gsi3pk: keys.watch(shard),
-          gsi3sk: `${dueAtIso(Date.now() - 1_000)}#${poison}`,
+          gsi3sk: `${dueAtIso(poisonAt)}#${poison}`,
         },
       }),
     );
     leftovers.push(poison);
-    // A neighbour in another shard, whose window is not empty either.
-    let elsewhere = await stranded('elsewhere@example.net');
-    while (workShardOf(elsewhere) === shard) elsewhere = await stranded('elsewhere@example.net');
-    const other = workShardOf(elsewhere);
     const runAt = Date.now();
     const report = await dispatchDue(runAt);
     assert.ok(report.errors >= 1);
-    assert.ok(((await markOf(shard)) ?? 0) < runAt, 'the failed shard is read again next run');
-    assert.ok(((await markOf(other)) ?? 0) >= runAt, 'the other shards moved on');
+    // Put ahead by this run, or by the host's own: either way a lease ahead of when it was read.
+    const deferred = (
+      await dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: keys.message(poison), ConsistentRead: true }),
+      )
+    ).Item;
+    assert.equal(deferred?.gsi3pk, keys.watch(shard));
+    assert.ok(
+      watchTimeOf(deferred) >= runAt + deliverySettings.leaseMs - 1_000,
+      `${watchTimeOf(deferred) - runAt} ms ahead`,
+    );
+    assert.ok(((await markOf(shard)) ?? 0) >= runAt, 'the shard is not held back by it');
     const message = await waitForMessage(good, isSettled);
     assert.equal(details(message, /no sender had claimed it/), 1);
+  });
 
-    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.message(poison) }));
-    await settledEntryIn(shard);
-    const again = Date.now();
-    await dispatchDue(again);
-    assert.ok(((await markOf(shard)) ?? 0) >= again);
+  test('a run that re-arms an entry long after its start writes a watch time ahead of the write, not of its start', async () => {
+    // A run that started 30 s ago (a long run, or one that overlapped the next): what it re-arms
+    // must still come up in the windows of the runs after it.
+    const runAt = Date.now() - 30_000;
+    const uuid = await putTestMessage({
+      account,
+      domain,
+      to: ['slow-run@example.net'],
+      status: 'processing',
+      // Live when the run started, so the plan re-arms it to the lease's end: 28 s ago.
+      leaseUntil: runAt + 2_000,
+      dueAtMs: runAt + 2_000,
+    });
+    const shard = workShardOf(uuid);
+    await watchAt(uuid, runAt - 1_000);
+    // No mark: the run reads the shard from its start, as a first run does.
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.dispatchMark(shard) }));
+    const before = Date.now();
+    const report = await dispatchDue(runAt);
+    assert.ok(report.rearmed >= 1);
+    const after = await rawItem(uuid);
+    assert.ok(
+      watchTimeOf(after) >= before + watchLagMs,
+      `watched ${watchTimeOf(after) - before} ms after the write`,
+    );
+    // Settled here, so that no run takes over its long-expired lease.
+    assert.ok(await forceStatus(uuid, 'delivered', 'processing'));
   });
 
   test('a shard a run cannot finish is not marked done: the next run goes on from where it got', async () => {
@@ -357,7 +387,14 @@ describe('watch entries and the dispatcher', () => {
     );
     const hidden = await listMessages(account, { status: 'queued' }, undefined);
     assert.ok(!hidden.messages.some((message) => message.message_uuid === uuid));
+    const adoptedBy = Date.now();
     await dispatchDue();
+    // Watched at least the lag after the move (the entry of a run's own write is never behind a
+    // window another run has begun); brought forward here, the next run queues it again.
+    const adopted = await rawItem(uuid);
+    assert.match(String(adopted?.gsi3pk), /^WATCH#\d+$/);
+    assert.ok(watchTimeOf(adopted) >= adoptedBy + watchLagMs);
+    await watchAt(uuid, Date.now() - 1_000);
     await dispatchDue();
     const message = await waitForMessage(uuid, isSettled);
     assert.equal(message.status, 'delivered');

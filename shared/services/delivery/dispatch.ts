@@ -14,6 +14,7 @@ import {
   adoptLegacyInFlight,
   advanceDispatchMark,
   type DeliveryMessage,
+  deferWatch,
   dueAtOf,
   getDeliveryMessage,
   markFailed,
@@ -22,6 +23,7 @@ import {
   readDispatchMarks,
   rearmWatch,
   releaseScheduled,
+  type WorkEntry,
   type WorkFamily,
 } from '../../repositories/message-delivery.ts';
 import { enqueueSend } from '../../repositories/send-queue.ts';
@@ -36,9 +38,10 @@ import { enqueueSend } from '../../repositories/send-queue.ts';
  *   message nobody claimed in time (an enqueue that failed after the write) is queued again; a
  *   processing one whose lease expired (its sender died, or its attempt failed and no redelivery
  *   came) is queued again or failed after the last attempt; one not due yet has its entry re-armed
- *   to when it will be. Every in-flight message thus keeps an entry ahead of the window. The
- *   shard's mark moves to the run's start only when every entry of its window was handled, so a
- *   failed shard is read again next run;
+ *   to when it will be. Every in-flight message thus keeps an entry ahead of the window. An entry
+ *   that could not be handled is put a lease ahead (and logged). The shard's mark moves to the
+ *   run's start only when every entry of its window was handled or put ahead, so a failed shard is
+ *   read again next run;
  * - the in-flight index of earlier releases (`INFLIGHT#<n>`), every entry: moved to a watch entry.
  * Every move is a conditional write, so overlapping runs are harmless.
  */
@@ -58,8 +61,9 @@ export interface DispatchReport {
 
 /**
  * How far before a shard's mark a run starts reading its watch entries. A watch time is at least
- * min(RECONCILE_AFTER_SECONDS, SEND_LEASE_SECONDS) after the write that sets it, or after the run
- * that re-arms it, so an entry is normally on the index long before a window reaches it; the lag
+ * min(RECONCILE_AFTER_SECONDS, SEND_LEASE_SECONDS) after the write that sets it, and at least this
+ * lag after a dispatcher's own write (a re-arm, a move from the old index, an entry put ahead), so an
+ * entry is normally on the index long before a window reaches it; the lag
  * covers what could still put an entry behind a mark: the index's propagation (usually well under
  * a second), clocks of different hosts, and a write the SDK kept retrying past the lead (an
  * outage). Every entry of the lag is read twice, so it stays small.
@@ -97,9 +101,13 @@ export async function dispatchDue(
     errors: 0,
   };
   const marks = await readDispatchMarks();
+  // Each run starts at another shard, so a run out of budget does not always leave the same ones.
+  const first = Math.floor(nowMs / 60_000) % shardCount.work;
   const work: Array<[WorkFamily, number]> = [];
-  for (let shard = 0; shard < shardCount.work; shard++)
+  for (let step = 0; step < shardCount.work; step++) {
+    const shard = (first + step) % shardCount.work;
     work.push(['watch', shard], ['due', shard], ['legacy', shard]);
+  }
   // A few shards at a time: one run reads every shard, whatever the number of accounts.
   await mapLimit(work, concurrency, async ([family, shard]) => {
     try {
@@ -136,21 +144,21 @@ async function dispatchShard(
       ...(startKey === undefined ? {} : { startKey }),
     });
     if (family === 'watch') report.watched += page.items.length;
-    for (const uuid of page.unreadable) {
-      failures += 1;
+    for (const entry of page.unreadable) {
       report.errors += 1;
-      log('error', 'dispatch could not read a message', { message_uuid: uuid });
+      log('error', 'dispatch could not read a message', { message_uuid: entry.message_uuid });
+      if (!(await deferred(family, entry))) failures += 1;
     }
     for (const message of page.items) {
       try {
         await handleEntry(family, message, nowMs, report);
       } catch (error) {
-        failures += 1;
         report.errors += 1;
         log('error', 'dispatch failed for a message', {
           message_uuid: message.message_uuid,
           ...describeError(error),
         });
+        if (!(await deferred(family, message))) failures += 1;
       }
     }
     startKey = page.nextKey;
@@ -165,6 +173,24 @@ async function dispatchShard(
   // of its last entry), so the next run continues from there instead of starting over.
   const reached = startKey === undefined ? nowMs : Date.parse((lastKey ?? '').split('#')[0] ?? '');
   if (Number.isFinite(reached)) await advanceDispatchMark(shard, reached);
+}
+
+/**
+ * A watch entry that could not be handled is put a lease ahead (it is logged each time it comes up),
+ * so one bad item does not hold its shard's mark: the window would grow with every run until it
+ * no longer fit in one. True when the entry is out of the way; false keeps the mark where it is.
+ */
+async function deferred(family: WorkFamily, entry: WorkEntry): Promise<boolean> {
+  if (family !== 'watch') return false;
+  try {
+    return await deferWatch(entry, Date.now() + deliverySettings.leaseMs);
+  } catch (error) {
+    log('error', 'dispatch could not put a watch entry ahead', {
+      message_uuid: entry.message_uuid,
+      ...describeError(error),
+    });
+    return false;
+  }
 }
 
 /** The plan's view of a message: its due time is `due_at`, or a claimed message's lease. */
@@ -196,7 +222,7 @@ async function handleEntry(
     // In flight: watched from when it is due (no later than a lease from now), so the next run, or
     // a later one, plans it through its watch entry. Settled: it just leaves the old index.
     const at = watchAgainAt(dueEntryOf(message), nowMs, deliverySettings.leaseMs);
-    if (await adoptLegacyInFlight(message, Math.min(at, nowMs + deliverySettings.leaseMs)))
+    if (await adoptLegacyInFlight(message, notBehind(Math.min(at, nowMs + deliverySettings.leaseMs))))
       report.adopted += 1;
     return;
   }
@@ -218,7 +244,7 @@ async function watchEntry(first: DeliveryMessage, nowMs: number, report: Dispatc
     const entry = dueEntryOf(message);
     const action = planDueEntry(entry, nowMs, deliverySettings);
     if (action.action === 'none') {
-      if (await rearmWatch(message, watchAgainAt(entry, nowMs, deliverySettings.leaseMs))) {
+      if (await rearmWatch(message, notBehind(watchAgainAt(entry, nowMs, deliverySettings.leaseMs)))) {
         report.rearmed += 1;
         return;
       }
@@ -227,6 +253,13 @@ async function watchEntry(first: DeliveryMessage, nowMs: number, report: Dispatc
   }
   throw new Error('the message kept changing while its watch entry was handled');
 }
+
+/**
+ * A watch time the dispatcher writes, at least the lag after the write: the plan counts from the
+ * run's start, and a run may write long after it started, after an overlapping run has moved the
+ * shard's mark past that start.
+ */
+const notBehind = (watchAtMs: number): number => Math.max(watchAtMs, Date.now() + watchLagMs);
 
 /** Carries out a plan; false when the message had moved on (its conditional write failed). */
 async function apply(
