@@ -1,6 +1,7 @@
 /**
  * The route table: the single source for the local gateway, the CDK stack (one Lambda per route)
- * and the OpenAPI document. Data only, so that any function can import it for free.
+ * and the OpenAPI document. Data only, so that any function can import it for free; what is said of
+ * each route (its summary, its OpenAPI tag) is in route-docs.ts, which no function bundles.
  */
 export type HttpMethod = 'GET' | 'POST';
 
@@ -12,17 +13,6 @@ export interface Route {
   readonly public: boolean;
   readonly scopes: readonly string[];
   readonly dryRun: boolean;
-  readonly summary: string;
-  readonly tag:
-    | 'messages'
-    | 'stats'
-    | 'domains'
-    | 'avatars'
-    | 'service'
-    | 'suppressions'
-    | 'webhooks'
-    | 'templates'
-    | 'inbound';
 }
 
 export const scopes = {
@@ -55,8 +45,6 @@ export const routes = [
     public: true,
     scopes: [],
     dryRun: false,
-    tag: 'service',
-    summary: 'Service health and the caller address',
   },
   {
     id: 'keepalive-status',
@@ -65,8 +53,6 @@ export const routes = [
     public: true,
     scopes: [],
     dryRun: false,
-    tag: 'service',
-    summary: 'Uptime probe',
   },
   {
     id: 'keepalive-run',
@@ -75,8 +61,6 @@ export const routes = [
     public: false,
     scopes: ['keepalive:run'],
     dryRun: false,
-    tag: 'avatars',
-    summary: 'Run avatar housekeeping',
   },
   {
     id: 'openapi',
@@ -85,8 +69,6 @@ export const routes = [
     public: true,
     scopes: [],
     dryRun: false,
-    tag: 'service',
-    summary: 'This API as an OpenAPI 3.0 document',
   },
   {
     id: 'message-add',
@@ -95,8 +77,6 @@ export const routes = [
     public: false,
     scopes: ['messages:send'],
     dryRun: true,
-    tag: 'messages',
-    summary: 'Accept a message for sending, or release/cancel a held one',
   },
   {
     id: 'message-batch',
@@ -105,8 +85,6 @@ export const routes = [
     public: false,
     scopes: ['messages:send'],
     dryRun: true,
-    tag: 'messages',
-    summary: 'Accept up to 500 messages in one request',
   },
   {
     id: 'message-query',
@@ -115,8 +93,6 @@ export const routes = [
     public: false,
     scopes: ['messages:read'],
     dryRun: false,
-    tag: 'messages',
-    summary: 'One message in full, or a filtered page of messages',
   },
   {
     id: 'message-content',
@@ -125,8 +101,6 @@ export const routes = [
     public: false,
     scopes: ['messages:read_content'],
     dryRun: false,
-    tag: 'messages',
-    summary: 'The content of one message: subject, bodies, headers, attachments and the signed message',
   },
   {
     id: 'message-delete',
@@ -135,8 +109,6 @@ export const routes = [
     public: false,
     scopes: ['messages:delete'],
     dryRun: true,
-    tag: 'messages',
-    summary: 'Delete messages that have not been sent',
   },
   {
     id: 'stats-query',
@@ -145,8 +117,6 @@ export const routes = [
     public: false,
     scopes: ['messages:read'],
     dryRun: false,
-    tag: 'stats',
-    summary: 'Hourly or daily counts of your messages by status, with bounce and complaint rates',
   },
   {
     id: 'dkim-status',
@@ -155,8 +125,6 @@ export const routes = [
     public: false,
     scopes: ['domains:read'],
     dryRun: false,
-    tag: 'domains',
-    summary: 'DKIM configuration, keys and DNS status of a domain',
   },
   {
     id: 'dkim-set-algorithm',
@@ -165,8 +133,6 @@ export const routes = [
     public: false,
     scopes: ['domains:write'],
     dryRun: true,
-    tag: 'domains',
-    summary: 'Rotate to a new DKIM key with the given algorithm',
   },
   {
     id: 'avatar-get',
@@ -175,8 +141,6 @@ export const routes = [
     public: false,
     scopes: ['avatars:read'],
     dryRun: false,
-    tag: 'avatars',
-    summary: 'Avatar image URL for an e-mail address',
   },
   {
     id: 'suppression-query',
@@ -185,8 +149,6 @@ export const routes = [
     public: false,
     scopes: ['suppressions:read'],
     dryRun: false,
-    tag: 'suppressions',
-    summary: 'One address of your suppression list, or a filtered page of it',
   },
   {
     id: 'suppression-add',
@@ -195,8 +157,6 @@ export const routes = [
     public: false,
     scopes: ['suppressions:write'],
     dryRun: true,
-    tag: 'suppressions',
-    summary: 'Suppress addresses for your account',
   },
   {
     id: 'suppression-delete',
@@ -205,8 +165,6 @@ export const routes = [
     public: false,
     scopes: ['suppressions:write'],
     dryRun: true,
-    tag: 'suppressions',
-    summary: 'Remove addresses from your suppression list',
   },
   {
     id: 'webhook-add',
@@ -215,8 +173,6 @@ export const routes = [
     public: false,
     scopes: ['webhooks:write'],
     dryRun: false,
-    tag: 'webhooks',
-    summary: 'Add a webhook endpoint; the answer carries its signing secret',
   },
   {
     id: 'webhook-query',
@@ -225,8 +181,6 @@ export const routes = [
     public: false,
     scopes: ['webhooks:read'],
     dryRun: false,
-    tag: 'webhooks',
-    summary: 'Your webhook endpoints, or one with its latest delivery attempts',
   },
   {
     id: 'webhook-delete',
@@ -235,8 +189,6 @@ export const routes = [
     public: false,
     scopes: ['webhooks:write'],
     dryRun: false,
-    tag: 'webhooks',
-    summary: 'Delete a webhook endpoint',
   },
   {
     id: 'webhook-rotate-secret',
@@ -245,8 +197,6 @@ export const routes = [
     public: false,
     scopes: ['webhooks:write'],
     dryRun: false,
-    tag: 'webhooks',
-    summary: 'Rotate the signing secret of a webhook endpoint',
   },
   {
     id: 'webhook-replay',
@@ -255,8 +205,6 @@ export const routes = [
     public: false,
     scopes: ['webhooks:write'],
     dryRun: false,
-    tag: 'webhooks',
-    summary: 'Deliver a past event to a webhook endpoint again',
   },
   {
     id: 'template-add',
@@ -265,8 +213,6 @@ export const routes = [
     public: false,
     scopes: ['templates:write'],
     dryRun: true,
-    tag: 'templates',
-    summary: 'Add a template with its first version (a draft)',
   },
   {
     id: 'template-update',
@@ -275,8 +221,6 @@ export const routes = [
     public: false,
     scopes: ['templates:write'],
     dryRun: true,
-    tag: 'templates',
-    summary: 'Make a new draft version of a template, or rename it',
   },
   {
     id: 'template-publish',
@@ -285,8 +229,6 @@ export const routes = [
     public: false,
     scopes: ['templates:write'],
     dryRun: true,
-    tag: 'templates',
-    summary: 'Make a version of a template the live one (an older one: rollback)',
   },
   {
     id: 'template-query',
@@ -295,8 +237,6 @@ export const routes = [
     public: false,
     scopes: ['templates:read'],
     dryRun: false,
-    tag: 'templates',
-    summary: 'One template with a version in full, or a page of your templates',
   },
   {
     id: 'template-delete',
@@ -305,8 +245,6 @@ export const routes = [
     public: false,
     scopes: ['templates:write'],
     dryRun: true,
-    tag: 'templates',
-    summary: 'Delete a template with all its versions',
   },
   {
     id: 'template-render',
@@ -315,8 +253,6 @@ export const routes = [
     public: false,
     scopes: ['templates:read'],
     dryRun: false,
-    tag: 'templates',
-    summary: "Render a template or inline parts over a model (the editor's preview)",
   },
   {
     id: 'inbound-query',
@@ -325,8 +261,6 @@ export const routes = [
     public: false,
     scopes: ['inbound:read'],
     dryRun: false,
-    tag: 'inbound',
-    summary: 'One received message in full, or a filtered page of received mail',
   },
   {
     id: 'inbound-delete',
@@ -335,8 +269,6 @@ export const routes = [
     public: false,
     scopes: ['inbound:write'],
     dryRun: false,
-    tag: 'inbound',
-    summary: 'Delete a received message and its stored content',
   },
 ] as const satisfies readonly Route[];
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
+import { routeDocs } from '../../shared/route-docs.ts';
 import { type Route, type RouteId, requestLimits, routes, scopes } from '../../shared/routes.ts';
 import { contract, type Example, type RouteContract } from '../../shared/schemas/contract.ts';
 
@@ -169,6 +170,7 @@ function operationId(id: string): string {
 
 function operation(route: Route, components: Record<string, Schema>): Schema {
   const entry: RouteContract = contract[route.id as RouteId];
+  const doc = routeDocs[route.id as RouteId];
   const request = entry.request === undefined ? undefined : toSchema(entry.request, 'input', components);
   const requestExamples = entry.examples?.request;
   const firstRequest = Object.values(requestExamples ?? {})[0]?.value as Record<string, unknown> | undefined;
@@ -222,7 +224,7 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     };
   } else {
     responses['200'] = {
-      description: route.summary,
+      description: doc.summary,
       headers: requestIdHeader,
       content: {
         'application/json': {
@@ -248,9 +250,9 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     : `Needs a Bearer token with the scope${route.scopes.length > 1 ? 's' : ''} ${route.scopes.map((scope) => `\`${scope}\``).join(', ')}.`;
   return {
     operationId: operationId(route.id),
-    summary: route.summary,
+    summary: doc.summary,
     description: `${scopeText}${route.dryRun ? ' Supports `?dry_run=true`.' : ''}`,
-    tags: [route.tag],
+    tags: [doc.tag],
     security: route.public ? [] : [{ bearer: [] }],
     ...(route.public ? {} : { 'x-scopes': [...route.scopes] }),
     ...(parameters.length > 0 ? { parameters } : {}),

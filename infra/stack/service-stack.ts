@@ -7,7 +7,8 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
-import { type Route, routes } from '../../shared/routes.ts';
+import { routeDocs } from '../../shared/route-docs.ts';
+import { type Route, type RouteId, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
 import {
@@ -194,7 +195,7 @@ export class MailServiceStack extends Stack {
     for (const route of routes as readonly Route[]) {
       const fn = new ServiceFunction(this, `Route-${route.id}`, {
         functionId: route.id,
-        description: `${route.method} ${route.path}: ${route.summary}`,
+        description: `${route.method} ${route.path}: ${routeDocs[route.id as RouteId].summary}`,
         timeout: timeouts[route.id as FunctionId] ?? httpTimeout,
         memorySize: memory[route.id as FunctionId],
         logRetention,
@@ -271,7 +272,7 @@ export class MailServiceStack extends Stack {
         ...(routes as readonly Route[]).map((route) => ({
           id: route.id,
           function: this.functionById(route.id as FunctionId).function,
-          impact: `callers of ${route.method} ${route.path} get errors instead of: ${route.summary.toLowerCase()}`,
+          impact: `callers of ${route.method} ${route.path} get errors instead of: ${routeDocs[route.id as RouteId].summary.toLowerCase()}`,
         })),
         ...(workers as readonly Worker[]).map((worker) => ({
           id: worker.id,
