@@ -15,7 +15,14 @@ import {
 import { dispatchDue, watchLagMs } from '../../shared/services/delivery/dispatch.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { listMessages } from '../../shared/services/messages/query.ts';
-import { isSettled, putTestMessage, smtpTransactions, waitForMessage } from '../support/delivery.ts';
+import {
+  isSettled,
+  putTestMessage,
+  smtpTransactions,
+  waitForMessage,
+  watchAt,
+  workEntryTimeOf,
+} from '../support/delivery.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { forceStatus, rawItem } from '../support/messages.ts';
 
@@ -38,18 +45,6 @@ afterAll(async () => {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.message(uuid) }));
 });
 
-/** Moves a message's watch entry to `atMs` (on `shard`), as if it had been written so. */
-async function watchAt(uuid: string, atMs: number, shard = workShardOf(uuid)): Promise<void> {
-  await dynamo().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.message(uuid),
-      UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
-      ExpressionAttributeValues: { ':pk': keys.watch(shard), ':sk': `${dueAtIso(atMs)}#${uuid}` },
-    }),
-  );
-}
-
 /**
  * A delivered message's entry on a watch shard, just past: the shard's next window is not empty,
  * so a run that handles it moves the shard's mark (a run leaves the mark of an empty window).
@@ -60,9 +55,6 @@ async function settledEntryIn(shard: number): Promise<void> {
   assert.ok(await forceStatus(uuid, 'delivered', 'queued'));
   await watchAt(uuid, Date.now() - 1_000, shard);
 }
-
-const watchTimeOf = (item: Record<string, any> | undefined) =>
-  Date.parse(String(item?.gsi3sk).split('#')[0] as string);
 
 async function markOf(shard: number): Promise<number | undefined> {
   const result = await dynamo().send(
@@ -91,7 +83,7 @@ describe('watch entries and the dispatcher', () => {
     assert.equal(smtpTransactions(uuid).length, 1);
     // Moved ahead when it was queued again, and left there when it settled.
     const after = await rawItem(uuid);
-    assert.ok(watchTimeOf(after) > runAt - 60_000 && watchTimeOf(after) > watchTimeOf(before));
+    assert.ok(workEntryTimeOf(after) > runAt - 60_000 && workEntryTimeOf(after) > workEntryTimeOf(before));
     assert.equal(after?.gsi3pk, before?.gsi3pk);
   });
 
@@ -145,12 +137,12 @@ describe('watch entries and the dispatcher', () => {
     const before = await Promise.all([queued, processing].map(rawItem));
     await dispatchDue(runAt);
     const after = await Promise.all([queued, processing].map(rawItem));
-    const queuedAt = watchTimeOf(after[0]);
+    const queuedAt = workEntryTimeOf(after[0]);
     assert.ok(
       queuedAt > runAt && queuedAt <= Date.now() + deliverySettings.leaseMs,
       `${queuedAt - runAt} ms`,
     );
-    assert.equal(watchTimeOf(after[1]), leaseUntil);
+    assert.equal(workEntryTimeOf(after[1]), leaseUntil);
     for (const [index, item] of after.entries()) {
       const { gsi3sk: _moved, ...rest } = item ?? {};
       const { gsi3sk: _was, ...restBefore } = before[index] ?? {};
@@ -224,8 +216,8 @@ describe('watch entries and the dispatcher', () => {
     ).Item;
     assert.equal(deferred?.gsi3pk, keys.watch(shard));
     assert.ok(
-      watchTimeOf(deferred) >= runAt + deliverySettings.leaseMs - 1_000,
-      `${watchTimeOf(deferred) - runAt} ms ahead`,
+      workEntryTimeOf(deferred) >= runAt + deliverySettings.leaseMs - 1_000,
+      `${workEntryTimeOf(deferred) - runAt} ms ahead`,
     );
     assert.ok(((await markOf(shard)) ?? 0) >= runAt, 'the shard is not held back by it');
     const message = await waitForMessage(good, isSettled);
@@ -254,8 +246,8 @@ describe('watch entries and the dispatcher', () => {
     assert.ok(report.rearmed >= 1);
     const after = await rawItem(uuid);
     assert.ok(
-      watchTimeOf(after) >= before + watchLagMs,
-      `watched ${watchTimeOf(after) - before} ms after the write`,
+      workEntryTimeOf(after) >= before + watchLagMs,
+      `watched ${workEntryTimeOf(after) - before} ms after the write`,
     );
     // Settled here, so that no run takes over its long-expired lease.
     assert.ok(await forceStatus(uuid, 'delivered', 'processing'));
@@ -348,7 +340,7 @@ describe('watch entries and the dispatcher', () => {
     // Released by this run or by the host's own: either way it waits in the queue, not in the table.
     assert.ok(['queued', 'processing', 'sent', 'delivered'].includes(String(released?.status)));
     assert.match(String(released?.gsi3pk), /^WATCH#\d+$/);
-    assert.ok(watchTimeOf(released) >= sendAt.getTime(), 'watched from its send time, not before');
+    assert.ok(workEntryTimeOf(released) >= sendAt.getTime(), 'watched from its send time, not before');
     const message = await waitForMessage(uuid, isSettled);
     assert.equal(message.status, 'delivered');
     assert.equal(details(message, /released by the scheduler/), 1);
@@ -393,7 +385,7 @@ describe('watch entries and the dispatcher', () => {
     // window another run has begun); brought forward here, the next run queues it again.
     const adopted = await rawItem(uuid);
     assert.match(String(adopted?.gsi3pk), /^WATCH#\d+$/);
-    assert.ok(watchTimeOf(adopted) >= adoptedBy + watchLagMs);
+    assert.ok(workEntryTimeOf(adopted) >= adoptedBy + watchLagMs);
     await watchAt(uuid, Date.now() - 1_000);
     await dispatchDue();
     const message = await waitForMessage(uuid, isSettled);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { getIdempotencyRecord } from '../../shared/repositories/messages.ts';
+import { workEntryTimeOf } from '../support/delivery.ts';
 import { fakeGravatarPng, gravatarHits, setGravatar } from '../support/fake-gravatar.ts';
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
 import {
@@ -440,7 +441,7 @@ describe('smaller findings', () => {
     assert.equal(response.status, 200);
     assert.equal(response.body.data.status, 'waiting');
     const item = await rawItem(response.body.data.message_uuid);
-    const due = Date.parse(String(item?.gsi3sk).split('#')[0] as string);
+    const due = workEntryTimeOf(item);
     const expected = Date.parse(String(item?.created_at)) + 30 * 24 * 3600 * 1000;
     assert.equal(due, expected, 'the dispatcher fails it visibly when the hold ends');
   });

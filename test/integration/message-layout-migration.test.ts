@@ -14,7 +14,7 @@ import { moveWhileOld } from '../../shared/repositories/message-layout-migration
 import { dispatchDue, watchLagMs } from '../../shared/services/delivery/dispatch.ts';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { listMessages } from '../../shared/services/messages/query.ts';
-import { isSettled, putTestMessage, waitForMessage } from '../support/delivery.ts';
+import { isSettled, putTestMessage, waitForMessage, watchAt, workEntryTimeOf } from '../support/delivery.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { forceStatus, rawItem } from '../support/messages.ts';
 
@@ -94,16 +94,9 @@ describe('moving messages of earlier releases to listing lanes and watch entries
     // Watched ahead of the move (the command: as a message queued now is, time enough for the
     // operator's clock to be off; a dispatcher: at least its lag ahead); brought forward here, the
     // next dispatcher run queues it again.
-    const watchedAt = Date.parse(String(moved?.gsi3sk).split('#')[0] ?? '');
+    const watchedAt = workEntryTimeOf(moved);
     assert.ok(watchedAt >= oldAt + watchLagMs, `watched ${watchedAt - oldAt} ms after the old layout`);
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.message(stranded),
-        UpdateExpression: 'SET gsi3sk = :sk',
-        ExpressionAttributeValues: { ':sk': `${new Date(Date.now() - 1_000).toISOString()}#${stranded}` },
-      }),
-    );
+    await watchAt(stranded, Date.now() - 1_000);
     await dispatchDue();
     const message = await waitForMessage(stranded, isSettled);
     assert.equal(message.status, 'delivered');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { workEntryTimeOf } from '../support/delivery.ts';
 import { call, hasNoInternals, mintToken, uniqueDomain } from '../support/host.ts';
 import {
   add,
@@ -37,7 +38,7 @@ describe('POST /message/add-1.0', () => {
       assert.match(String(item?.gsi2pk), new RegExp(`^STATUS#${who.account}#accepted#[0-3]$`));
     assert.match(String(item?.gsi3pk), /^WATCH#\d+$/);
     assert.ok(String(item?.gsi3sk).endsWith(`#${uuid}`));
-    const watchAt = Date.parse(String(item?.gsi3sk).split('#')[0] as string);
+    const watchAt = workEntryTimeOf(item);
     assert.ok(watchAt > Date.parse(String(item?.created_at)), 'watched after its creation');
     if (item?.status === 'queued') {
       assert.ok(Date.parse(String(item.due_at)) > Date.parse(String(item.created_at)));
@@ -296,7 +297,7 @@ describe('POST /message/add-1.0', () => {
     const waitingItem = await rawItem(waiting.body.data.message_uuid);
     assert.match(String(waitingItem?.gsi3pk), /^DUE#\d+$/);
     assert.equal(
-      Date.parse(String(waitingItem?.gsi3sk).split('#')[0] as string),
+      workEntryTimeOf(waitingItem),
       Date.parse(String(waitingItem?.created_at)) + 30 * 24 * 3600 * 1000,
     );
 

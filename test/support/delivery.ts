@@ -3,14 +3,14 @@ import { Resolver } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { authenticate } from 'mailauth';
 import { dynamo, s3 } from '../../shared/aws/clients.ts';
 import { firstWatchAt } from '../../shared/config/delivery.ts';
 import { bucketName, tableName } from '../../shared/config/storage.ts';
 import type { Recipient } from '../../shared/domain/delivery/status.ts';
 import { planContent } from '../../shared/domain/messages/message.ts';
-import { keys, messageIndexAttributes } from '../../shared/repositories/keys.ts';
+import { keys, messageIndexAttributes, workShardOf } from '../../shared/repositories/keys.ts';
 import {
   type DeliveryMessage,
   dueAtIso,
@@ -140,6 +140,22 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
     }),
   );
   return uuid;
+}
+
+/** The time of a message item's work-index entry (gsi3: its watch time, or a held message's due time). */
+export const workEntryTimeOf = (item: Record<string, unknown> | undefined): number =>
+  Date.parse(String(item?.gsi3sk).split('#')[0] as string);
+
+/** Moves a message's watch entry to `atMs` (on `shard`), as if it had been written so. */
+export async function watchAt(uuid: string, atMs: number, shard = workShardOf(uuid)): Promise<void> {
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.message(uuid),
+      UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+      ExpressionAttributeValues: { ':pk': keys.watch(shard), ':sk': `${dueAtIso(atMs)}#${uuid}` },
+    }),
+  );
 }
 
 /** Polls the stored message until `done` holds, or fails after `timeoutMs` (generous: a loaded host). */
