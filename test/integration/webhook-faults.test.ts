@@ -10,6 +10,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
 import { processWebhookBatch } from '../../shared/services/webhooks/delivery.ts';
+import { fanOutStreamBatch } from '../../shared/services/webhooks/fanout.ts';
 import { postTo } from '../../shared/services/webhooks/http-target.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
@@ -136,5 +137,27 @@ describe('no event lost when the delivery function fails mid-batch', () => {
     const again = await processWebhookBatch({ Records: [failed] });
     assert.deepEqual(again.batchItemFailures, []);
     assert.deepEqual([...delivered()].sort(), jobs.map((job) => job.event_id).sort());
+  });
+});
+
+describe('the fan-out and a change it cannot read', () => {
+  it('a message image that cannot be decoded is left out, not retried for ever (it would hold the shard back)', async () => {
+    // The account has an endpoint, so the fan-out does read the change.
+    await hookAndEvents(`${receiver.url}/undecodable`, 0);
+    const uuid = randomUUID();
+    const corrupt = {
+      eventName: 'MODIFY',
+      dynamodb: {
+        SequenceNumber: '7',
+        NewImage: {
+          pk: { S: `MESSAGE#${uuid}` },
+          sk: { S: 'MESSAGE' },
+          message_uuid: { S: uuid },
+          account_id: { S: who.account },
+          st: { B: Buffer.from('not brotli').toString('base64') },
+        },
+      },
+    };
+    assert.deepEqual(await fanOutStreamBatch({ Records: [corrupt] } as never), { batchItemFailures: [] });
   });
 });

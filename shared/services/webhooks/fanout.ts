@@ -29,8 +29,9 @@ import { formatDate } from '../../time/format.ts';
  * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
  * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
  * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
- * outbox: nothing that was written can be missed, and a failed record is reported in
- * `batchItemFailures` so the stream hands it (and what follows it) over again. Ids are derived from
+ * outbox: nothing that was written can be missed, and a record whose events could not be stored or
+ * queued is reported in `batchItemFailures` so the stream hands it (and what follows it) over again
+ * (a record that cannot be decoded at all is logged and left out: it would never succeed). Ids are derived from
  * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
  */
 type Image = Record<string, AttributeValue>;
@@ -127,7 +128,19 @@ async function fanOutRecord(
   endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
 ): Promise<void> {
   if (record.eventName === 'REMOVE') return;
-  const change = eventsOf(record);
+  let change: ReturnType<typeof eventsOf>;
+  try {
+    change = eventsOf(record);
+  } catch (error) {
+    // An image that cannot be decoded fails the same way at every retry: retried, it would hold
+    // back every later change of its stream shard (every account's events) until the stream drops
+    // it. It is logged and left out; failures to store or queue (a store down) are still retried.
+    log('error', 'a stream record could not be read as an event source; left out', {
+      sequence_number: record.dynamodb?.SequenceNumber,
+      ...describeError(error),
+    });
+    return;
+  }
   if (change === undefined || change.events.length === 0) return;
   const { accountId, events, logFields } = change;
   const endpoints = await endpointsOf(accountId);
