@@ -9,7 +9,8 @@ import type { workers } from '../../shared/workers.ts';
  * - table: `read` (GetItem, BatchGetItem, Query on the table and its indexes), `write` (read plus
  *   PutItem, UpdateItem, ConditionCheckItem), `delete` (read plus DeleteItem; no Put or Update),
  *   `write-batch` (write plus BatchWriteItem: IAM cannot limit BatchWriteItem to puts, so only the
- *   batch route, whose code only puts new items, has it).
+ *   batch route, whose code only puts new items, has it), `settle-counters` (read plus UpdateItem and
+ *   DeleteItem of counter rows only: a condition on the items' leading key).
  *   Every authenticated function reads the table: the chain checks that the caller's account is
  *   active.
  * - queue: `send` (SendMessage on the send queue). Consuming a queue comes from the worker's
@@ -24,7 +25,7 @@ import type { workers } from '../../shared/workers.ts';
  * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
-export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch';
+export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch' | 'settle-counters';
 export type ObjectAccess = 'read' | 'write' | 'delete';
 export type ObjectPrefix = 'messages/' | 'avatars/' | 'housekeeping/' | 'templates/' | 'inbound/';
 
@@ -109,8 +110,9 @@ export const functionAccess = {
   'webhook-delete': { table: 'write-delete' },
   'webhook-rotate-secret': { table: 'write', webhookSecrets: 'encrypt' },
   'webhook-replay': { table: 'read', webhookQueue: 'send' },
-  // Reads counter rows (statistics), never a message.
-  'stats-query': { table: 'read' },
+  // Reads counter rows (statistics), never a message; settles the rows stream shards no longer
+  // write (updates and deletes limited to counter rows' keys).
+  'stats-query': { table: 'settle-counters' },
   // Adds each stream batch's counts to the counter rows (the stream itself comes from the trigger).
   'stats-counter': { table: 'write' },
   // Reads endpoints, stores events, queues one job per endpoint (the stream itself comes from the trigger).

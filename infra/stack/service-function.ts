@@ -11,6 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { webhookSecretPurpose } from '../../shared/config/webhooks.ts';
+import { keys } from '../../shared/repositories/keys.ts';
 import { bundlingFor } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
@@ -139,8 +140,9 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * TABLE_NAME plus read, write (no deletes), write-batch (write and BatchWriteItem) or delete (no
-   * puts/updates) on the table and its indexes.
+   * TABLE_NAME plus read, write (no deletes), write-batch (write and BatchWriteItem), delete (no
+   * puts/updates) or settle-counters (updates and deletes of counter rows only) on the table and its
+   * indexes.
    */
   bindTable(table: ITable, access: TableAccess, indexNames: readonly string[]): this {
     this.addEnvironment('TABLE_NAME', table.tableName);
@@ -160,6 +162,12 @@ export class ServiceFunction extends Construct {
     // A batch of new messages: BatchWriteItem, which IAM cannot limit to puts (docs/security.md).
     if (access === 'write-batch')
       this.allow('WriteNewMessagesInBatches', ['dynamodb:BatchWriteItem'], [table.tableArn]);
+    // The stats query settles counter rows (docs/stats.md): updates and deletes of those items only.
+    if (access === 'settle-counters') {
+      this.allow('SettleCounterRowsOnly', ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'], [table.tableArn], {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.statsOfAccount('*')] },
+      });
+    }
     if (access === 'delete' || access === 'write-delete') {
       this.allow(
         'DeleteMessageTableItems',

@@ -1,8 +1,9 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../aws/dynamo.ts';
 import { guarded } from '../aws/faults.ts';
 import { tableName } from '../config/storage.ts';
 import type { DimensionKind, RowPeriod } from '../domain/stats/counters.ts';
+import { type SettlingGroup, type StoredCounterRow, settledShard } from '../domain/stats/settling.ts';
 import { keys, statsWriterOf, statsWriters } from './keys.ts';
 
 /**
@@ -10,7 +11,8 @@ import { keys, statsWriterOf, statsWriters } from './keys.ts';
  * one dimension on one day as one stream shard counted it; its `seq` is the padded sequence number
  * of the last stream record it has counted. Records of a shard come in order, and only that
  * shard's consumer writes the row, so a record at or below `seq` is already in it: a redelivered
- * record, or a batch done twice, never counts twice.
+ * record, or a batch done twice, never counts twice. `written_at` (epoch ms) is when the shard's
+ * consumer last wrote it: a row old enough is settled (`settleRows`).
  */
 
 /** Counter rows are kept about 13 months (TTL), the longest range a daily query may ask for. */
@@ -33,10 +35,25 @@ export interface RowIncrement {
   date: string;
   streamShard: string;
   contributions: Contribution[];
+  /** When the row is written (epoch ms); now unless a test says otherwise. */
+  writtenAt?: number;
 }
 
 const sortKeyOf = (period: RowPeriod, kind: DimensionKind, date: string, value: string, shard: string) =>
   period === 'day' ? keys.statsRow(kind, date, value, shard) : keys.statsMonthRow(kind, date, value, shard);
+
+/** The key of one row: the account's partition for `all`, else the writer partition of its shard. */
+const rowKey = (
+  account: string,
+  kind: DimensionKind,
+  period: RowPeriod,
+  date: string,
+  value: string,
+  shard: string,
+) => ({
+  pk: kind === 'all' ? keys.statsOfAccount(account) : keys.stats(account, statsWriterOf(shard)),
+  sk: sortKeyOf(period, kind, date, value, shard),
+});
 
 /**
  * Adds the contributions not yet in the row, in one conditional update: optimistically all of them
@@ -50,23 +67,29 @@ const partitionsOf = (account: string, kind: DimensionKind): string[] =>
     : Array.from({ length: statsWriters }, (_, writer) => keys.stats(account, writer));
 
 export async function applyRowIncrement(increment: RowIncrement): Promise<Contribution[]> {
-  const key = {
-    pk:
-      increment.kind === 'all'
-        ? keys.statsOfAccount(increment.account)
-        : keys.stats(increment.account, statsWriterOf(increment.streamShard)),
-    sk: sortKeyOf(increment.period, increment.kind, increment.date, increment.value, increment.streamShard),
-  };
+  const key = rowKey(
+    increment.account,
+    increment.kind,
+    increment.period,
+    increment.date,
+    increment.value,
+    increment.streamShard,
+  );
   let pending = [...increment.contributions].sort((a, b) => (a.sequence < b.sequence ? -1 : 1));
   let counted: string | undefined;
   for (let attempt = 0; pending.length > 0; attempt++) {
     const totals = new Map<string, number>();
     for (const contribution of pending)
       totals.set(contribution.attribute, (totals.get(contribution.attribute) ?? 0) + contribution.n);
-    const names: Record<string, string> = { '#seq': 'seq', '#expires': 'expires_at' };
+    const names: Record<string, string> = {
+      '#seq': 'seq',
+      '#expires': 'expires_at',
+      '#written': 'written_at',
+    };
     const values: Record<string, unknown> = {
       ':last': (pending.at(-1) as Contribution).sequence,
       ':expires': expiryOf(increment.date),
+      ':written': increment.writtenAt ?? Date.now(),
     };
     const additions = [...totals].map(([attribute, n], index) => {
       names[`#c${index}`] = attribute;
@@ -87,7 +110,7 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
           new UpdateCommand({
             TableName: tableName(),
             Key: key,
-            UpdateExpression: `ADD ${additions.join(', ')} SET #seq = :last, #expires = :expires`,
+            UpdateExpression: `ADD ${additions.join(', ')} SET #seq = :last, #expires = :expires, #written = :written`,
             ConditionExpression: condition,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: values,
@@ -115,12 +138,7 @@ function expiryOf(date: string): number {
   return Math.floor(start / 1000) + (rowRetentionDays + (date.length === 7 ? 32 : 1)) * 86_400;
 }
 
-export interface CounterRow {
-  date: string;
-  value: string;
-  /** The stored item: its counter attributes (`forEachCount` reads them), keys, `seq`, `expires_at`. */
-  attributes: Record<string, unknown>;
-}
+export type CounterRow = StoredCounterRow;
 
 /**
  * Every day row (between two days) or month row (between two months, inclusive) of one dimension
@@ -157,8 +175,8 @@ export async function queryCounterRows(
           ),
         );
         for (const item of page.Items ?? []) {
-          const [date = '', value = ''] = String(item.sk).slice(prefix.length).split('#');
-          rows.push({ date, value, attributes: item });
+          const [date = '', value = '', streamShard = ''] = String(item.sk).slice(prefix.length).split('#');
+          rows.push({ date, value, streamShard, attributes: item });
         }
         start = page.LastEvaluatedKey;
       } while (start !== undefined);
@@ -167,4 +185,51 @@ export async function queryCounterRows(
   );
   const rows = pages.flat();
   return { rows, read: rows.length };
+}
+
+/**
+ * One move of `settlingPlan` (docs/stats.md, "Settled rows"): the rows' counts are added to the
+ * dimension's settled row (`settled` in place of the shard id) and the rows deleted, in one
+ * transaction, each row only if its mark is still the one it was read with; so two queries settling
+ * at once move every count once (the second one's transaction is cancelled, and writes nothing).
+ */
+export async function settleRows(
+  account: string,
+  kind: DimensionKind,
+  period: RowPeriod,
+  move: SettlingGroup,
+): Promise<void> {
+  const names: Record<string, string> = { '#expires': 'expires_at' };
+  const values: Record<string, unknown> = { ':expires': expiryOf(move.date) };
+  const additions = Object.entries(move.counts).map(([attribute, n], index) => {
+    names[`#c${index}`] = attribute;
+    values[`:c${index}`] = n;
+    return `#c${index} :c${index}`;
+  });
+  await guarded('database', () =>
+    dynamo().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: rowKey(account, kind, period, move.date, move.value, settledShard),
+              UpdateExpression: `${additions.length > 0 ? `ADD ${additions.join(', ')} ` : ''}SET #expires = :expires`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            },
+          },
+          ...move.rows.map((row) => ({
+            Delete: {
+              TableName: tableName(),
+              Key: rowKey(account, kind, period, move.date, move.value, row.streamShard),
+              ConditionExpression: '#seq = :seq',
+              ExpressionAttributeNames: { '#seq': 'seq' },
+              ExpressionAttributeValues: { ':seq': row.seq },
+            },
+          })),
+        ],
+      }),
+    ),
+  );
 }

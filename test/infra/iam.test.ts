@@ -52,9 +52,11 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only the delete functions may delete table items; message-, suppression- and inbound-delete cannot put or update', () => {
     // Template delete removes a template's records; update removes the oldest version at the limit.
+    // The stats query deletes settled counter rows, and only those (the next test).
     const deleters = [
       'inbound-delete',
       'message-delete',
+      'stats-query',
       'suppression-delete',
       'template-delete',
       'template-update',
@@ -67,6 +69,20 @@ describe('IAM least privilege: named negative checks', () => {
       assert.ok(!actions.has('dynamodb:PutItem'), id);
       assert.ok(!actions.has('dynamodb:UpdateItem'), id);
     }
+  });
+
+  it('the stats query may update and delete counter rows only, and put nothing', () => {
+    const writes = statementsOf(template, 'stats-query').filter((statement) =>
+      actionsOf(statement).some(
+        (action) => action === 'dynamodb:UpdateItem' || action === 'dynamodb:DeleteItem',
+      ),
+    );
+    assert.equal(writes.length, 1);
+    assert.deepEqual(actionsOf(writes[0] ?? {}).sort(), ['dynamodb:DeleteItem', 'dynamodb:UpdateItem']);
+    assert.deepEqual(writes[0]?.Condition, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['STATS#*'] },
+    });
+    assert.ok(!allowedActions(template, 'stats-query').has('dynamodb:PutItem'));
   });
 
   it('the suppression query function only reads; the add function cannot delete', () => {
@@ -319,7 +335,10 @@ describe('IAM matches the access table (infra/stack/function-access.ts)', () => 
         table === 'write' || table === 'write-delete' || table === 'write-batch',
       );
       assert.equal(actions.has('dynamodb:BatchWriteItem'), table === 'write-batch');
-      assert.equal(actions.has('dynamodb:DeleteItem'), table === 'delete' || table === 'write-delete');
+      assert.equal(
+        actions.has('dynamodb:DeleteItem'),
+        table === 'delete' || table === 'write-delete' || table === 'settle-counters',
+      );
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
       const sends =
         needs.queue === 'send' || needs.webhookQueue === 'send' || needs.webhookDeadLetterQueue === 'send';

@@ -5,7 +5,15 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { handler as countBatch } from '../../functions/stats-counter/handler.ts';
-import { bucketOf } from '../../shared/domain/stats/counters.ts';
+import {
+  bucketOf,
+  counterAttribute,
+  type DimensionKind,
+  dayOfMonthAttribute,
+  sequenceKey,
+} from '../../shared/domain/stats/counters.ts';
+import { settleAfterMs } from '../../shared/domain/stats/settling.ts';
+import { applyRowIncrement, queryCounterRows, type RowIncrement } from '../../shared/repositories/stats.ts';
 import { queryStats } from '../../shared/services/stats/query.ts';
 import { formatDate, startOfZonedHour } from '../../shared/time/format.ts';
 import {
@@ -137,6 +145,122 @@ describe('POST /stats/query-1.0', () => {
     }
     const again = await statsOf(sending.token, { ...range(), granularity: 'day' });
     assert.deepEqual(again.totals, { ...expected, bounce_rate: 2 / 5, complaint_rate: 1 / 5 });
+  });
+
+  it('a batch that overlaps what a row has counted adds only the records past its mark', async () => {
+    // The stream hands a shard's records again from the first failed one, so a retried batch can
+    // start inside what a row has counted: the row's condition then moves from "nothing of this
+    // batch" to "exactly what it had", and only the records after its mark are added.
+    const account = uniqueAccount('stats-overlap');
+    const contributions = [1, 2, 3, 4, 5, 6].map((n) => ({
+      sequence: sequenceKey(String(1000 + n)),
+      attribute: counterAttribute(n % 2 === 0 ? 'delivered' : 'sent', 9),
+      n: 1,
+    }));
+    const increment = (from: number, to: number): RowIncrement => ({
+      account,
+      kind: 'all',
+      value: '',
+      period: 'day',
+      date: '2026-03-04',
+      streamShard: 'shardId-overlap',
+      contributions: contributions.slice(from, to),
+    });
+    const sequencesOf = (list: { sequence: string }[]) => list.map((item) => item.sequence);
+    assert.deepEqual(
+      sequencesOf(await applyRowIncrement(increment(0, 3))),
+      sequencesOf(contributions.slice(0, 3)),
+    );
+    // Records 2 to 6 (2 and 3 already counted), handed over in another order.
+    const overlapping = increment(1, 6);
+    overlapping.contributions.reverse();
+    assert.deepEqual(sequencesOf(await applyRowIncrement(overlapping)), sequencesOf(contributions.slice(3)));
+    assert.deepEqual(await applyRowIncrement(increment(0, 6)), []);
+    const { rows } = await queryCounterRows(account, 'all', 'day', '2026-03-04', '2026-03-04');
+    assert.equal(rows.length, 1);
+    const row = rows[0]?.attributes ?? {};
+    assert.equal(row[counterAttribute('sent', 9)], 3);
+    assert.equal(row[counterAttribute('delivered', 9)], 3);
+    assert.equal(row.seq, contributions[5]?.sequence);
+  });
+
+  it('rows their stream shards no longer write are settled by a query: fewer rows next time, the same counts', async () => {
+    // On AWS a stream's shards are replaced every few hours: here 6 shards counted one day of an
+    // account and its domain, 5 of them more than a day ago, as the counting consumer would have.
+    const account = uniqueAccount('stats-settle');
+    const long = Date.now() - settleAfterMs - 60_000;
+    let sequence = 0;
+    const count = async (shard: string, writtenAt: number, delivered: number) => {
+      const contributions = (attribute: string) =>
+        Array.from({ length: delivered }, () => ({
+          sequence: sequenceKey(String(++sequence)),
+          attribute,
+          n: 1,
+        }));
+      for (const [kind, value] of [
+        ['all', ''],
+        ['domain', 'settle.test'],
+      ] as Array<[DimensionKind, string]>) {
+        const base = { account, kind, value, streamShard: shard, writtenAt };
+        await applyRowIncrement({
+          ...base,
+          period: 'day',
+          date: '2026-03-04',
+          contributions: contributions(counterAttribute('delivered', 9)),
+        });
+        await applyRowIncrement({
+          ...base,
+          period: 'month',
+          date: '2026-03',
+          contributions: contributions(dayOfMonthAttribute('delivered', 4)),
+        });
+      }
+    };
+    for (let shard = 1; shard <= 5; shard++) await count(`shardId-settle-${shard}`, long, shard);
+    await count('shardId-settle-open', Date.now(), 10);
+    const delivered = 1 + 2 + 3 + 4 + 5 + 10;
+    const hourly = {
+      date_from: '2026-03-04T00:00:00+00:00',
+      date_to: '2026-03-04T23:00:00+00:00',
+      granularity: 'hour',
+    } as const;
+    const daily = { ...hourly, granularity: 'day' } as const;
+    for (const request of [hourly, daily])
+      for (const group of [{}, { group_by: 'domain' as const }]) {
+        const first = await queryStats(account, { ...request, ...group });
+        assert.equal(first.totals.delivered, delivered);
+        assert.equal(first.rowsRead, 6);
+        // The 5 old rows became one settled row; the open shard's row stays its own.
+        const next = await queryStats(account, { ...request, ...group });
+        assert.deepEqual(next.totals, first.totals);
+        assert.deepEqual(next.series, first.series);
+        assert.equal(next.rowsRead, 2);
+      }
+    // A later record of a settled shard starts a new row of that shard, counted once.
+    await count('shardId-settle-1', Date.now(), 1);
+    const after = await queryStats(account, daily);
+    assert.equal(after.totals.delivered, delivered + 1);
+    assert.equal(after.rowsRead, 3);
+
+    // Two queries settling the same rows at once move every count once.
+    const racing = uniqueAccount('stats-settle-race');
+    const rows = Array.from({ length: 4 }, (_, index) =>
+      applyRowIncrement({
+        account: racing,
+        kind: 'all',
+        value: '',
+        period: 'month',
+        date: '2026-03',
+        streamShard: `shardId-race-${index}`,
+        writtenAt: long,
+        contributions: [{ sequence: sequenceKey('1'), attribute: dayOfMonthAttribute('sent', 4), n: 3 }],
+      }),
+    );
+    await Promise.all(rows);
+    await Promise.all([queryStats(racing, daily), queryStats(racing, daily), queryStats(racing, daily)]);
+    const settled = await queryStats(racing, daily);
+    assert.equal(settled.totals.sent, 12);
+    assert.equal(settled.rowsRead, 1);
   });
 
   it('by tag, across a month boundary: one series per tag, each count on its day and hour', async () => {

@@ -9,9 +9,11 @@ import {
   statCounters,
   zeroCounts,
 } from '../../domain/stats/counters.ts';
+import { settlingPlan } from '../../domain/stats/settling.ts';
 import { Code } from '../../errors/catalogue.ts';
 import { ServiceError } from '../../errors/service-error.ts';
-import { type CounterRow, queryCounterRows } from '../../repositories/stats.ts';
+import { describeError, log } from '../../observability/log.ts';
+import { type CounterRow, queryCounterRows, settleRows } from '../../repositories/stats.ts';
 import { maxDailyBuckets, maxHourlyBuckets, type StatsQueryRequest } from '../../schemas/stats.ts';
 import { formatDate, parseDateWithOffset } from '../../time/format.ts';
 
@@ -19,7 +21,8 @@ import { formatDate, parseDateWithOffset } from '../../time/format.ts';
  * POST /stats/query-1.0 (docs/stats.md): series and totals from the counter rows the stream
  * consumer keeps. A query reads counter rows only, never a message: one Query per writer partition
  * and dimension, for the days of the range, so the work grows with the days, the domains or tags and
- * the stream shards, not with the number of messages.
+ * the stream shards, not with the number of messages. Rows the shards no longer write are settled
+ * on the way (`settleFinishedRows`), so the shards a query meets are those of the last day or so.
  */
 export interface StatsAnswer {
   series: Array<{ key: string; points: Array<{ at: string } & Counts> }>;
@@ -131,9 +134,41 @@ export async function queryStats(
           .filter((key) => !isEmpty(grouped.get(key) as Counts[]))
           .map((key) => ({ key, points: pointsOf(grouped.get(key) as Counts[]) }));
   const totals = account.reduce((sum, point) => addCounts(sum, point), zeroCounts());
+  await settleFinishedRows(
+    accountId,
+    period,
+    kinds.map((kind, index) => ({ kind, rows: (results[index] as (typeof results)[number]).rows })),
+  );
   return {
     series,
     totals: { ...totals, ...ratesOf(totals) },
     rowsRead: results.reduce((sum, result) => sum + result.read, 0),
   };
+}
+
+/**
+ * Moves the rows this query read that their stream shards can no longer write into their settled
+ * rows (docs/stats.md, "Settled rows"), so the next query reads fewer. The answer is already made
+ * from what was read; a move that fails (another query moved the rows first, a store fault) changes
+ * nothing and is left for a later query.
+ */
+async function settleFinishedRows(
+  accountId: string,
+  period: RowPeriod,
+  read: ReadonlyArray<{ kind: DimensionKind; rows: readonly CounterRow[] }>,
+): Promise<void> {
+  const now = Date.now();
+  const moves = read.flatMap(({ kind, rows }) =>
+    settlingPlan(rows, period, now).map((move) => ({ kind, move })),
+  );
+  const results = await Promise.allSettled(
+    moves.map(({ kind, move }) => settleRows(accountId, kind, period, move)),
+  );
+  const failed = results.filter((result) => result.status === 'rejected');
+  if (failed.length > 0)
+    log('warn', 'settling counter rows failed; a later query will try again', {
+      moves: moves.length,
+      failed: failed.length,
+      ...describeError((failed[0] as PromiseRejectedResult).reason),
+    });
 }
