@@ -21,10 +21,14 @@ class Store {
   expiresAt: number | undefined;
   writes = 0;
 
-  constructor(private readonly policy: BudgetPolicy) {}
+  readonly #policy: BudgetPolicy;
+
+  constructor(policy: BudgetPolicy) {
+    this.#policy = policy;
+  }
 
   charge(messages: number, nowMs: number): BucketDecision {
-    const plan = planCharge(this.policy, messages, nowMs);
+    const plan = planCharge(this.#policy, messages, nowMs);
     const step = stepFor(plan, this.tat);
     if (step === 'refused') return budgetDecision(plan, this.tat as number, false);
     this.writes += 1;
