@@ -1,18 +1,20 @@
 import { dataResponse } from '#shared/http/envelope.ts';
 import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { chargeMessages } from '#shared/middleware/rate-limit.ts';
 import { type MessageBatchEnvelope, messageBatchEnvelope } from '#shared/schemas/messages.ts';
 import { sendBatch } from '#shared/services/messages/batch.ts';
+import { chargeBatch } from '#shared/services/messages/batch-rate.ts';
 
 /**
  * POST /message/batch-1.0: up to 500 new messages in one request, each what add accepts. The rate
- * limit counts messages: the request was admitted with one token and pays for the others here.
+ * limit counts messages: the account's budget shared by every instance admits the batch (or
+ * answers 115) and takes one token per message; this instance's bucket, which admitted the request
+ * with one token, pays for the others.
  */
 export const handler = protectedHandler<MessageBatchEnvelope>(
   'message-batch',
   { input: { schema: messageBatchEnvelope, from: 'body' } },
   async ({ input, caller, dryRun, event, context }) => {
-    chargeMessages(context, input.messages.length);
+    await chargeBatch(context, caller.account, input.messages.length);
     return dataResponse(
       await sendBatch(input, {
         account: caller.account,

@@ -34,6 +34,8 @@ const minimumRateLimit = 10;
  *    case and blanks folded, see `tokenKeyTransformations`) → 429, code 115;
  * 3. the same for every request of one source address, token or not (random tokens cannot sidestep it).
  * WAF counts across every function instance; the functions' own token bucket only sees one instance.
+ * WAF counts requests, not messages: a batch's messages are counted per account across instances
+ * by the message budget in the table (shared/repositories/message-budget.ts).
  */
 export class Firewall extends Construct {
   readonly webAcl: wafv2.CfnWebACL;

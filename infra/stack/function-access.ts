@@ -66,7 +66,8 @@ export const functionAccess = {
     objects: { 'messages/': ['write'], 'templates/': ['read'] },
   },
   // The same for up to 500 messages at once, with BatchWriteItem and SendMessageBatch; reads the
-  // parts of the templates its messages are rendered from.
+  // parts of the templates its messages are rendered from; charges the account's message budget
+  // (one UpdateItem of `RATE#<account>` per batch, docs/decisions.md "Rate limit").
   'message-batch': {
     table: 'write-batch',
     queue: 'send',

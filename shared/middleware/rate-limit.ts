@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { httpConfig } from '../config/http.ts';
+import { stricterOf } from '../domain/message-budget.ts';
 import { type BucketDecision, TokenBuckets } from '../domain/token-bucket.ts';
 import { Code } from '../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../errors/service-error.ts';
@@ -39,7 +40,11 @@ function hasAuthorization(event: ApiEvent): boolean {
   return header !== undefined && header.trim() !== '';
 }
 
+/** The last answer the headers of a request were set from, to tighten with the account's budget. */
+const answered = new WeakMap<ApiContext, BucketDecision>();
+
 function setHeaders(context: ApiContext, decision: BucketDecision): void {
+  answered.set(context, decision);
   context.rateLimitHeaders = {
     'ratelimit-limit': String(decision.limit),
     'ratelimit-remaining': String(decision.remaining),
@@ -47,13 +52,16 @@ function setHeaders(context: ApiContext, decision: BucketDecision): void {
   };
 }
 
-function charge(buckets: TokenBuckets, key: string, context: ApiContext): ServiceError | undefined {
-  const decision: BucketDecision = buckets.take(key, Date.now());
+function verdict(context: ApiContext, decision: BucketDecision): ServiceError | undefined {
   setHeaders(context, decision);
   if (decision.allowed) return undefined;
   return new ServiceError(Code.TooManyRequests, undefined, {
     headers: { 'retry-after': String(decision.retryAfterSeconds) },
   });
+}
+
+function charge(buckets: TokenBuckets, key: string, context: ApiContext): ServiceError | undefined {
+  return verdict(context, buckets.take(key, Date.now()));
 }
 
 /**
@@ -106,5 +114,21 @@ export function accountRateLimit(): Middleware {
  */
 export function chargeMessages(context: ApiContext, messages: number): void {
   if (context.caller === undefined || messages <= 1) return;
-  setHeaders(context, accountBuckets.charge(accountKey(context.caller.account), messages - 1, Date.now()));
+  const decision = accountBuckets.charge(accountKey(context.caller.account), messages - 1, Date.now());
+  // A batch is charged here after the account's budget admitted it: the headers keep the stricter.
+  const earlier = answered.get(context);
+  setHeaders(context, earlier === undefined ? decision : stricterOf(decision, earlier));
+}
+
+/**
+ * The answer of the account's budget shared by every instance (shared/repositories/message-budget.ts,
+ * charged by batches): the headers say the stricter of it and this instance's bucket, and a refusal
+ * is the same 115, with `Retry-After`, as the bucket's.
+ */
+export function accountBudgetVerdict(
+  context: ApiContext,
+  decision: BucketDecision,
+): ServiceError | undefined {
+  const local = answered.get(context);
+  return verdict(context, local === undefined ? decision : stricterOf(local, decision));
 }

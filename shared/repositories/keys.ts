@@ -54,6 +54,11 @@ export const legacyInFlightShardOf = (accountId: string, accountShard: number): 
 
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  /**
+   * An account's message budget for batches (docs/decisions.md, "Rate limit"): one small item, one
+   * conditional write per batch request (never per message), shared by every function instance.
+   */
+  messageBudget: (accountId: string) => ({ pk: `RATE#${accountId}`, sk: 'RATE' }),
   /** A random key of the deployment, created on first use (e.g. `feedback-id`, docs/deliverability.md). */
   serviceKey: (name: string) => ({ pk: `SERVICE_KEY#${name}`, sk: 'KEY' }),
   domain: (domain: string) => ({ pk: `DOMAIN#${domain}`, sk: 'DOMAIN' }),

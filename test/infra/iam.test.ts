@@ -112,6 +112,16 @@ describe('IAM least privilege: named negative checks', () => {
     }
   });
 
+  it('the batch route may charge the account-wide message budget: UpdateItem on the table itself', () => {
+    // One conditional UpdateItem of `RATE#<account>` per batch (shared/repositories/message-budget.ts).
+    const updates = statementsOf(template, 'message-batch').filter((s) =>
+      actionsOf(s).includes('dynamodb:UpdateItem'),
+    );
+    assert.equal(updates.length, 1);
+    assert.match(JSON.stringify(updates[0]?.Resource), new RegExp(`"${tableId}","Arn"`));
+    assert.doesNotMatch(JSON.stringify(updates[0]?.Resource), /index/);
+  });
+
   it('message objects are deleted only by the delete function; avatar objects only by keepalive-run', () => {
     assert.deepEqual(holders('s3:DeleteObject'), [
       'inbound-delete',

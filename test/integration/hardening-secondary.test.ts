@@ -10,6 +10,8 @@ import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/sec
  * - the rate limit cannot be sidestepped with random tokens: RATE_LIMIT_RPS=0 makes the buckets
  *   refill never, so the counts below are exact whatever the machine's speed (the limit is per
  *   function instance, in-process: the secondary host runs every handler in one process);
+ * - the account-wide message budget of batches holds across instances: the host is one instance,
+ *   this test process (calling the budget's repository on the host's table) another;
  * - the optional token checks AUTH_REQUIRED_TYP / AUTH_REQUIRED_TOKEN_USE;
  * - a non-UTC SERVER_TZ (Asia/Kolkata, +05:30, no daylight saving) shows in every date, including
  *   the dates inside status_history details.
@@ -271,5 +273,71 @@ describe('rate limits count messages: a batch pays one token per message', () =>
       assert.equal(next.status, 429, next.text);
       assert.equal(next.body.error.code, 115);
     }
+  });
+
+  it('shares one budget per account across instances: after one instance took the account into debt, a batch through another is 115', async () => {
+    // This test process is a second function instance: its own module state (no bucket of the
+    // host's), the host's table. The rate is 0, so the counts are exact whatever the machine's speed.
+    const { chargeMessageBudget } = await import('../../shared/repositories/message-budget.ts');
+    const policy = { rate: 0, burst };
+    const message = (domain: string) => ({
+      message_sender: `app@${domain}`,
+      to: ['ada@recipient.test'],
+      subject: 'Held',
+      content: { kind: 'text_only', text: 'Hi' },
+      scheduling: { mode: 'manual-wait' },
+    });
+
+    // The host's batch of burst + 10 takes the account 10 into debt; the other instance sees it.
+    const first = await accountWithDomain();
+    const batch = await call('POST', '/message/batch-1.0', {
+      baseUrl: host.url,
+      token: first.token,
+      body: { messages: Array.from({ length: burst + 10 }, () => message(first.domain)) },
+    });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body.data.accepted, burst + 10);
+    const elsewhere = await chargeMessageBudget(first.account, 1, { policy });
+    assert.equal(elsewhere.allowed, false, 'the other instance refuses the account in debt');
+    assert.equal(elsewhere.remaining, 0);
+    assert.equal(elsewhere.retryAfterSeconds, 60, 'nothing refills at rate 0');
+
+    // The other way round: the other instance takes a second account into debt. The host's own
+    // bucket for that account is full, and yet its batch is refused, with the usual headers.
+    const second = await accountWithDomain();
+    assert.equal((await chargeMessageBudget(second.account, burst + 10, { policy })).allowed, true);
+    const refused = await call('POST', '/message/batch-1.0', {
+      baseUrl: host.url,
+      token: second.token,
+      body: { messages: [message(second.domain)] },
+    });
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.body.error.code, 115);
+    assert.equal(refused.headers.get('retry-after'), '60');
+    assert.equal(refused.headers.get('ratelimit-limit'), String(burst));
+    assert.equal(refused.headers.get('ratelimit-remaining'), '0');
+    // An add does not draw from the shared budget (one message a request: the WAF per-token rule
+    // bounds it on AWS): the host's bucket admits it, having lost one token to the refused batch
+    // request and none to its message.
+    const added = await call('POST', '/message/add-1.0', {
+      baseUrl: host.url,
+      token: second.token,
+      body: message(second.domain),
+    });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.headers.get('ratelimit-remaining'), String(burst - 2));
+  });
+
+  it('concurrent charges of one account never admit more than its budget', async () => {
+    const { chargeMessageBudget } = await import('../../shared/repositories/message-budget.ts');
+    const policy = { rate: 0, burst };
+    const account = uniqueAccount('budget');
+    // 20 batches of 10 at once against a budget of 50: each admitted one finds a whole token, so
+    // exactly those that find 50, 40, 30, 20 and 10 tokens left pass, in whatever order they land.
+    const decisions = await Promise.all(
+      Array.from({ length: 20 }, () => chargeMessageBudget(account, 10, { policy })),
+    );
+    assert.equal(decisions.filter((decision) => decision.allowed).length, 5);
+    assert.equal((await chargeMessageBudget(account, 1, { policy })).allowed, false);
   });
 });
