@@ -825,6 +825,252 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        /** @description An event about one recipient of a message: one per recipient and change. Its data carries the message's uuid, status, subject, tags and metadata, so a receiver can route it without looking the message up. */
+        MessageEvent: {
+            /**
+             * @description message.sent: the relay accepted it for the recipient; message.delivered: the recipient's server accepted it; message.bounced: a permanent refusal; message.complained: a complaint (SES); message.delayed: a delivery delay (SES); message.failed: the recipient will not get it; message.suppressed: the recipient is on the suppression list, nothing was sent (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed";
+            /**
+             * @description When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The message
+                 * @example 2a52b27c-0980-473f-96bc-aa7afca8d390
+                 */
+                message_uuid: string;
+                /**
+                 * @description The message's status after the change
+                 * @enum {string}
+                 */
+                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                /** @description The recipient the event is about */
+                recipient: {
+                    /**
+                     * @description The recipient
+                     * @example ada@example.org
+                     */
+                    email: string;
+                    /**
+                     * @description What the event reports for the recipient: the part of `type` after `message.`
+                     * @example delivered
+                     * @enum {string}
+                     */
+                    status: "sent" | "delivered" | "bounced" | "complained" | "delayed" | "failed" | "suppressed";
+                    /**
+                     * @description The receiving side's answer (SMTP reply, or SES bounce or delay diagnostic), or null
+                     * @example 250 2.0.0 Ok
+                     */
+                    detail: string | null;
+                };
+                /**
+                 * @description The message's subject (empty when it has none)
+                 * @example Your order has shipped
+                 */
+                subject: string;
+                /**
+                 * @description The message's tags as given when it was accepted; [] when it has none
+                 * @example [
+                 *       {
+                 *         "name": "category",
+                 *         "value": "shipping"
+                 *       }
+                 *     ]
+                 */
+                tags: {
+                    /**
+                     * @description The tag name
+                     * @example category
+                     */
+                    name: string;
+                    /**
+                     * @description The tag value
+                     * @example shipping
+                     */
+                    value: string;
+                }[];
+                /**
+                 * @description The message's metadata as given when it was accepted; {} when it has none
+                 * @example {
+                 *       "order_id": "4711"
+                 *     }
+                 */
+                metadata: {
+                    [key: string]: string;
+                };
+            };
+        };
+        /** @description A message was cancelled (manual-cancel): once per message, with no recipient. */
+        MessageCancelledEvent: {
+            /**
+             * @description manual-cancel cancelled the message (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.cancelled";
+            /**
+             * @description When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The message
+                 * @example 2a52b27c-0980-473f-96bc-aa7afca8d390
+                 */
+                message_uuid: string;
+                /**
+                 * @description The message's status after the change
+                 * @enum {string}
+                 */
+                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                /**
+                 * @description Always null: the event is about the whole message
+                 * @enum {string|null}
+                 */
+                recipient: null;
+                /**
+                 * @description The message's subject (empty when it has none)
+                 * @example Your order has shipped
+                 */
+                subject: string;
+                /**
+                 * @description The message's tags as given when it was accepted; [] when it has none
+                 * @example [
+                 *       {
+                 *         "name": "category",
+                 *         "value": "shipping"
+                 *       }
+                 *     ]
+                 */
+                tags: {
+                    /**
+                     * @description The tag name
+                     * @example category
+                     */
+                    name: string;
+                    /**
+                     * @description The tag value
+                     * @example shipping
+                     */
+                    value: string;
+                }[];
+                /**
+                 * @description The message's metadata as given when it was accepted; {} when it has none
+                 * @example {
+                 *       "order_id": "4711"
+                 *     }
+                 */
+                metadata: {
+                    [key: string]: string;
+                };
+            };
+        };
+        /** @description A received message was stored: one per received message and receiving recipient (docs/inbound.md). */
+        InboundReceivedEvent: {
+            /**
+             * @description A received message was stored for one of your receiving recipients (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "inbound.received";
+            /**
+             * @description When the mail was received (the same as data.received_at)
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            /** @description The received message's metadata, as a list entry of POST /inbound/query-1.0 shows it (no bodies, headers or URLs: fetch them with inbound_uuid) */
+            data: {
+                inbound_uuid: string;
+                /**
+                 * @description When the mail was received
+                 * @example 2026-11-22T09:15:00.000+01:00
+                 */
+                received_at: string;
+                /** @description The envelope recipient (RCPT TO) it was received for, lower-cased */
+                recipient: string;
+                /** @description The From address, or null when the message has none */
+                from: {
+                    email: string;
+                    name: string | null;
+                } | null;
+                to: {
+                    email: string;
+                    name: string | null;
+                }[];
+                cc: {
+                    email: string;
+                    name: string | null;
+                }[];
+                subject: string;
+                /** @description The Message-ID header */
+                message_id: string | null;
+                /** @description The In-Reply-To header */
+                in_reply_to: string | null;
+                /** @description Your own sent message this one answers (matched by In-Reply-To / References), or null */
+                reply_to_message_uuid: string | null;
+                /** @description The part after '+' in the recipient's local part, or null */
+                mailbox_hash: string | null;
+                /** @description SPF, DKIM and DMARC as the receiving side checked them: pass, fail, none (no record or signature) or error */
+                auth: {
+                    /** @enum {string} */
+                    spf: "pass" | "fail" | "none" | "error";
+                    /** @enum {string} */
+                    dkim: "pass" | "fail" | "none" | "error";
+                    /** @enum {string} */
+                    dmarc: "pass" | "fail" | "none" | "error";
+                };
+                /** @description The spam verdict (SES); not_scanned where no scanner ran (the local host) */
+                spam: {
+                    /** @enum {string} */
+                    verdict: "pass" | "fail" | "gray" | "error" | "not_scanned";
+                    score?: number;
+                };
+                /** @description Size of the message as received, in bytes */
+                size: number;
+                /** @description Why the message could not be parsed (it is kept raw: raw_url), or null */
+                parse_error: string | null;
+                attachments: {
+                    filename: string;
+                    content_type: string;
+                    size: number;
+                }[];
+            };
+        };
+        /** @description One of your endpoints was disabled (410 Gone, or 5 days of failures); sent to your other enabled endpoints that subscribe to it. */
+        WebhookDisabledEvent: {
+            /**
+             * @description Another endpoint of your account was disabled (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "webhook.disabled";
+            /**
+             * @description When the endpoint was disabled
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description Identifies an endpoint
+                 * @example wh_5f0c6a1e2b3d4c5e6f708192
+                 */
+                webhook_id: string;
+                /**
+                 * @description Its URL
+                 * @example https://hooks.example.com/svc-mail
+                 */
+                url: string;
+                /**
+                 * @description Why: the receiver answered 410 Gone, or it failed for 5 days without a successful delivery
+                 * @example The receiver answered 410 Gone
+                 */
+                reason: string;
+            };
+        };
+        /** @description The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay. */
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"];
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`

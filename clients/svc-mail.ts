@@ -26,3 +26,23 @@ export function createSvcMailClient({ token, headers, ...options }: SvcMailClien
 }
 
 export type { components, operations, paths };
+
+/**
+ * The JSON body of a webhook delivery (docs/webhooks.md; `WebhookEvent` in docs/openapi.json), for a
+ * receiver: parse the verified body as one and switch on `type` to narrow `data`.
+ *
+ *   const event = JSON.parse(body) as WebhookEvent;
+ *   if (event.type === 'inbound.received') fetchInbound(event.data.inbound_uuid);
+ *   else if (event.type !== 'webhook.disabled') route(event.data.tags, event.data.metadata);
+ */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+/** `message.sent`, `.delivered`, `.bounced`, `.complained`, `.delayed`, `.failed`, `.suppressed`: one recipient each. */
+export type MessageEvent = components['schemas']['MessageEvent'];
+/** `message.cancelled`: once per message, `data.recipient` null. */
+export type MessageCancelledEvent = components['schemas']['MessageCancelledEvent'];
+/** `inbound.received`: a received message's metadata. */
+export type InboundReceivedEvent = components['schemas']['InboundReceivedEvent'];
+/** `webhook.disabled`: another endpoint of the account was disabled. */
+export type WebhookDisabledEvent = components['schemas']['WebhookDisabledEvent'];
+/** Every event type an endpoint may receive. */
+export type WebhookEventType = WebhookEvent['type'];

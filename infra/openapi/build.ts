@@ -1,12 +1,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toJSONSchema } from 'zod/mini';
+import { globalRegistry, toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
 import { routeDocs } from '../../shared/route-docs.ts';
 import { type Route, type RouteId, requestLimits, routes, scopes } from '../../shared/routes.ts';
 import { contract, type Example, type RouteContract } from '../../shared/schemas/contract.ts';
+import {
+  webhookEvent,
+  webhookEventExamples,
+  webhookEventSchemas,
+} from '../../shared/schemas/webhook-events.ts';
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
@@ -301,6 +306,96 @@ function gatewayResponses(): Record<string, Schema> {
   };
 }
 
+/**
+ * The bodies of webhook deliveries (shared/schemas/webhook-events.ts) as components: one per kind,
+ * named as in `webhookEventSchemas`, and `WebhookEvent`, the union a receiver gets, told apart by
+ * `type` (an OpenAPI discriminator whose mapping names each type's component).
+ */
+function addWebhookEventComponents(components: Record<string, Schema>): void {
+  const members: string[] = [];
+  const mapping: Record<string, string> = {};
+  for (const option of webhookEvent._zod.def.options) {
+    const named = Object.entries(webhookEventSchemas).find(([, schema]) => schema === option);
+    if (named === undefined) throw new Error('A member of webhookEvent is missing from webhookEventSchemas');
+    const [name, schema] = named;
+    const json = toSchema(schema, 'output', components);
+    components[name] = json;
+    const types = ((json.properties as Record<string, Schema>).type?.enum ?? []) as string[];
+    for (const type of types) mapping[type] = `#/components/schemas/${name}`;
+    members.push(name);
+  }
+  components.WebhookEvent = {
+    description: globalRegistry.get(webhookEvent)?.description,
+    oneOf: members.map((name) => ({ $ref: `#/components/schemas/${name}` })),
+    discriminator: { propertyName: 'type', mapping },
+  };
+}
+
+/**
+ * The delivery itself. OpenAPI 3.0 has no `webhooks` (3.1 has), so it is described in the
+ * `x-webhooks` extension that Redoc and Redocly read (a map of Path Items, as 3.1's `webhooks`): a POST
+ * to the endpoint's URL with a `WebhookEvent` body and the Standard Webhooks headers.
+ */
+function webhookDeliveries(): Record<string, Schema> {
+  const header = (name: string, description: string, schema: Schema, example: string): Schema => ({
+    name,
+    in: 'header',
+    required: true,
+    description,
+    schema,
+    example,
+  });
+  return {
+    WebhookEvent: {
+      post: {
+        operationId: 'webhookEvent',
+        summary: 'An event, POSTed to each of your endpoints that subscribes to its type',
+        description:
+          'Sent by the service to the `url` of each enabled endpoint (`POST /webhook/add-1.0`) whose `events` include the type, at least once: de-duplicate by `webhook-id`. Verify the signature before trusting the body (any Standard Webhooks library does). The body is `WebhookEvent`, told apart by `type`; the same bytes on every retry and replay.',
+        tags: ['webhooks'],
+        security: [],
+        parameters: [
+          header(
+            'webhook-id',
+            'The event id: the same on every retry and replay, and for every endpoint that gets the event',
+            { type: 'string', pattern: '^evt_[0-9a-f]{32}$' },
+            'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+          ),
+          header(
+            'webhook-timestamp',
+            'Unix seconds of this attempt (reject old ones: the libraries allow 5 minutes)',
+            { type: 'string', pattern: '^[0-9]+$' },
+            '1795431520',
+          ),
+          header(
+            'webhook-signature',
+            'Space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded secret after `whsec_`; two for 24 h after a rotation (either one matching is enough)',
+            { type: 'string' },
+            'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          ),
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/WebhookEvent' },
+              examples: examplesOf(webhookEventExamples, false),
+            },
+          },
+        },
+        responses: {
+          '2XX': { description: 'Any 2xx answer: delivered' },
+          '410': { description: 'Gone: the endpoint is disabled and gets nothing more' },
+          default: {
+            description:
+              'Anything else (3xx included: redirects are not followed), or no complete answer within 15 s: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h',
+          },
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApi(): Schema {
   const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
     version: string;
@@ -312,6 +407,7 @@ export function buildOpenApi(): Schema {
     item[route.method.toLowerCase()] = operation(route, components);
     paths[route.path] = item;
   }
+  addWebhookEventComponents(components);
   const codes = Object.keys(catalogue).map(Number) as ErrorCode[];
   const codeTable = codes
     .map((code) => `| ${code} | ${catalogue[code].status} | ${catalogue[code].message} |`)
@@ -321,7 +417,7 @@ export function buildOpenApi(): Schema {
     info: {
       title: 'svc-mail',
       version,
-      description: `Transactional e-mail API. Every JSON response is \`{"data": …}\` on success or \`{"error": {"code", "message", "details"}}\` on failure, with the HTTP status the error catalogue gives for the code; every response carries \`x-request-id\`. Each operation lists, per HTTP status, the codes it can answer.\n\n| Code | HTTP | Meaning |\n|---|---|---|\n${codeTable}`,
+      description: `Transactional e-mail API. Every JSON response is \`{"data": …}\` on success or \`{"error": {"code", "message", "details"}}\` on failure, with the HTTP status the error catalogue gives for the code; every response carries \`x-request-id\`. Each operation lists, per HTTP status, the codes it can answer.\n\nWebhook deliveries (signed POSTs to your endpoints, Standard Webhooks v1) are in \`x-webhooks\`; their bodies are the \`WebhookEvent\` schema (\`MessageEvent\`, \`MessageCancelledEvent\`, \`InboundReceivedEvent\`, \`WebhookDisabledEvent\`, told apart by \`type\`).\n\n| Code | HTTP | Meaning |\n|---|---|---|\n${codeTable}`,
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'Local host (`npm start`)' }],
@@ -332,12 +428,17 @@ export function buildOpenApi(): Schema {
       { name: 'avatars', description: 'Avatar lookup and housekeeping' },
       { name: 'service', description: 'Health, keepalive and this document' },
       { name: 'suppressions', description: 'Your suppression list: addresses that are never mailed' },
-      { name: 'webhooks', description: 'Signed delivery events (Standard Webhooks v1) to your endpoints' },
+      {
+        name: 'webhooks',
+        description:
+          'Signed delivery events (Standard Webhooks v1) to your endpoints; their bodies are the `WebhookEvent` schema (`x-webhooks`)',
+      },
       { name: 'templates', description: 'Versioned Handlebars templates and their preview' },
       { name: 'inbound', description: 'Mail received by your receiving domains' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),
+    'x-webhooks': webhookDeliveries(),
     components: {
       securitySchemes: {
         bearer: {
@@ -377,7 +478,9 @@ export function renderOpenApi(): string {
  */
 export async function renderClientTypes(document: Schema = buildOpenApi()): Promise<string> {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
-  const ast = await openapiTS(document as never, { alphabetize: false, exportType: false });
+  // openapi-typescript edits the document it is given (the discriminator's members: their `type`
+  // enums), so it gets a copy: the caller's document (the committed one, in the test) stays as it is.
+  const ast = await openapiTS(structuredClone(document) as never, { alphabetize: false, exportType: false });
   return `/*\n * Generated by \`npm run openapi\` from docs/openapi.json (openapi-typescript). Do not edit.\n * A test fails when it is stale.\n */\n\n${astToString(ast)}`;
 }
 

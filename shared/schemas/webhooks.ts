@@ -12,7 +12,7 @@ import { describe } from './describe.ts';
 export const webhookIdPattern = /^wh_[0-9a-f]{24}$/;
 export const eventIdPattern = /^evt_[0-9a-f]{32}$/;
 
-const webhookId = describe(
+export const webhookId = describe(
   z.string().check(z.regex(webhookIdPattern, 'Must be a webhook id (wh_ and 24 hex digits)')),
   'Identifies an endpoint',
   'wh_5f0c6a1e2b3d4c5e6f708192',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { MessageCancelledEvent, MessageEvent, WebhookEvent } from '../../clients/svc-mail.ts';
 import { waitForStatus } from '../support/delivery.ts';
 import { call } from '../support/host.ts';
 import { add, newAccount, query, type TestAccount, textMessage } from '../support/messages.ts';
@@ -12,7 +13,9 @@ import {
 /**
  * Tags and metadata (docs/messages.md, "Tags and metadata"): accepted on add and in a batch, stored
  * with the message, shown by query by uuid, and carried in every webhook event of the message, as a
- * real HTTP receiver sees it. Anything outside the rules is 107 with a detail naming the field.
+ * real HTTP receiver sees it (typed as the typed client exports the bodies; the receiver checks each
+ * body against `WebhookEvent` in docs/openapi.json). Anything outside the rules is 107 with a detail
+ * naming the field.
  */
 let receiver: WebhookReceiver;
 beforeAll(async () => {
@@ -36,10 +39,12 @@ async function hook(who: TestAccount, path: string): Promise<void> {
   assert.equal(response.status, 200, response.text);
 }
 
-const bodiesOn = (path: string) =>
+/** The message events received on `path`, with the typed client's types. */
+const bodiesOn = (path: string): Array<MessageEvent | MessageCancelledEvent> =>
   receiver.received
     .filter((request: ReceivedWebhook) => request.path === path)
-    .map((request) => JSON.parse(request.body));
+    .map((request) => JSON.parse(request.body) as WebhookEvent)
+    .filter((event): event is MessageEvent | MessageCancelledEvent => event.type.startsWith('message.'));
 
 describe('tags and metadata', () => {
   it('round-trip through add, query by uuid and every webhook event of the message', async () => {
@@ -74,6 +79,8 @@ describe('tags and metadata', () => {
       ofHeld.map((event) => [event.type, event.data.tags, event.data.metadata]),
       [['message.cancelled', [tags[0]], {}]],
     );
+    // Every body matched the published schema, labels included (waitFor would have thrown).
+    assert.deepEqual(receiver.contractProblems, []);
   });
 
   it('a message without labels shows and sends empty ones', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { buildOpenApi, clientTypesPath, documentPath, renderClientTypes } from '../../infra/openapi/build.ts';
+import { webhookEventTypes } from '../../shared/domain/webhooks/events.ts';
 import { type RouteId, routes } from '../../shared/routes.ts';
 import { contract } from '../../shared/schemas/contract.ts';
 import { openApiProblems } from '../support/contract.ts';
@@ -58,6 +59,26 @@ describe('OpenAPI document', () => {
       (parameter: { name: string }) => parameter.name === 'Idempotency-Key',
     );
     assert.equal(idempotency?.in, 'header');
+  });
+
+  it('describes the body of every webhook event type: WebhookEvent, and the delivery in x-webhooks', () => {
+    const union = committed.components.schemas.WebhookEvent;
+    assert.equal(union.discriminator.propertyName, 'type');
+    assert.deepEqual(Object.keys(union.discriminator.mapping).sort(), [...webhookEventTypes].sort());
+    for (const reference of Object.values(union.discriminator.mapping) as string[])
+      assert.ok(
+        union.oneOf.some((member: { $ref: string }) => member.$ref === reference),
+        `${reference} is a member of the union`,
+      );
+    const delivery = committed['x-webhooks'].WebhookEvent.post;
+    assert.equal(
+      delivery.requestBody.content['application/json'].schema.$ref,
+      '#/components/schemas/WebhookEvent',
+    );
+    assert.deepEqual(
+      delivery.parameters.map((parameter: { name: string }) => parameter.name),
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    );
   });
 
   it('has a request and a success example for every operation, each valid against its schema', () => {

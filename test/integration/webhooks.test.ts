@@ -19,8 +19,9 @@ import {
 
 /**
  * Webhooks end to end through the local host (docs/webhooks.md): the API, the table stream poller,
- * the fan-out and delivery functions, a real HTTP receiver on loopback. The test host retries after
- * 1 s, 1 s, 1 s (WEBHOOK_RETRY_SCHEDULE), so 4 attempts in all.
+ * the fan-out and delivery functions, a real HTTP receiver on loopback (which checks every body
+ * against `WebhookEvent` in docs/openapi.json). The test host retries after 1 s, 1 s, 1 s
+ * (WEBHOOK_RETRY_SCHEDULE), so 4 attempts in all.
  */
 const info = useHostEnvironment();
 let receiver: WebhookReceiver;

@@ -27,6 +27,9 @@ interface ResponseObject {
 interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, ResponseObject> }>>;
   'x-gateway-responses': Record<string, { status: number; response: ResponseObject }>;
+  components?: {
+    schemas?: Record<string, { discriminator?: { propertyName: string; mapping?: Record<string, string> } }>;
+  };
 }
 
 const documentFile = join(import.meta.dirname, '..', '..', 'docs', 'openapi.json');
@@ -101,10 +104,66 @@ export function contractChecker(document: OpenApiDocument) {
   };
 }
 
+/**
+ * A validator of webhook delivery bodies against the document's `WebhookEvent` component (the union
+ * of every event body, shared/schemas/webhook-events.ts). When a body fails, the problems are those of
+ * the member its `type` maps to (the discriminator), which name the field, rather than the union's.
+ */
+export function webhookEventChecker(document: OpenApiDocument) {
+  const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
+  addFormats.default(ajv);
+  ajv.addSchema(document, 'openapi.json');
+  const union = ajv.compile({ $ref: 'openapi.json#/components/schemas/WebhookEvent' });
+  const discriminator = document.components?.schemas?.WebhookEvent?.discriminator;
+  const members = new Map<string, ValidateFunction>();
+  const describe = (label: string, validate: ValidateFunction) =>
+    (validate.errors ?? []).map((error) => {
+      const extra =
+        error.params && Object.keys(error.params).length > 0 ? ` ${JSON.stringify(error.params)}` : '';
+      return `${label}: ${error.instancePath || '(body)'} ${error.message ?? ''}${extra}`;
+    });
+
+  /** Problems of one body (the parsed JSON, or the raw text when it is not JSON); [] when it conforms. */
+  return function problems(body: unknown): string[] {
+    if (union(body)) return [];
+    const type = (body as { type?: unknown } | null)?.type;
+    const reference = typeof type === 'string' ? discriminator?.mapping?.[type] : undefined;
+    if (reference === undefined)
+      return [`WebhookEvent: type ${JSON.stringify(type)} is none of the documented event types`];
+    let member = members.get(reference);
+    if (member === undefined) {
+      member = ajv.compile({ $ref: `openapi.json${reference}` });
+      members.set(reference, member);
+    }
+    const label = `${String(type)} (${reference.replace('#/components/schemas/', '')})`;
+    return member(body) ? describe('WebhookEvent', union) : describe(label, member);
+  };
+}
+
 let committed: ReturnType<typeof contractChecker> | undefined;
+let committedEvents: ReturnType<typeof webhookEventChecker> | undefined;
+
+function committedDocument(): OpenApiDocument {
+  return JSON.parse(readFileSync(documentFile, 'utf8')) as OpenApiDocument;
+}
 
 /** Problems of a response against the committed docs/openapi.json. */
 export function openApiProblems(method: string, path: string, response: CheckedResponse): string[] {
-  committed ??= contractChecker(JSON.parse(readFileSync(documentFile, 'utf8')) as OpenApiDocument);
+  committed ??= contractChecker(committedDocument());
   return committed(method, new URL(path, 'http://localhost').pathname, response);
+}
+
+/**
+ * Problems of a webhook delivery body (its text, as received) against `WebhookEvent` in the
+ * committed docs/openapi.json; the webhook receiver of the tests runs it on every request.
+ */
+export function webhookEventProblems(text: string): string[] {
+  committedEvents ??= webhookEventChecker(committedDocument());
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return [`WebhookEvent: the body is not JSON: ${text.slice(0, 80)}`];
+  }
+  return committedEvents(body);
 }

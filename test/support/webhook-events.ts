@@ -1,26 +1,40 @@
 import { randomUUID } from 'node:crypto';
+import { eventBody } from '../../shared/domain/webhooks/events.ts';
 import { type DeliveryJob, putEvent } from '../../shared/repositories/webhooks.ts';
+import { formatDate } from '../../shared/time/format.ts';
 import { mapLimit } from './messages.ts';
 
 /**
  * Stored webhook events of an account, as the fan-out stores them (kept an hour), for tests that
- * feed the webhook queue themselves: `count` `message.delivered` events with distinct ids.
+ * feed the webhook queue themselves: `count` `message.delivered` events with distinct ids. Their
+ * bodies are made by the domain's `eventBody`, as real ones, so the receiver's check of every body
+ * against the published schema (test/support/webhook-receiver.ts) holds for them too.
  */
 export async function storeTestEvents(accountId: string, count: number, concurrency = 1): Promise<string[]> {
   const ids = Array.from({ length: count }, () => `evt_${randomUUID().replaceAll('-', '')}`);
-  await mapLimit(ids, concurrency, (eventId, index) =>
-    putEvent(
+  await mapLimit(ids, concurrency, (eventId, index) => {
+    const messageUuid = randomUUID();
+    const at = new Date().toISOString();
+    const body = eventBody(
       {
-        eventId,
-        accountId,
+        id: eventId,
         type: 'message.delivered',
-        messageUuid: randomUUID(),
-        body: JSON.stringify({ type: 'message.delivered', n: index }),
-        createdAt: new Date().toISOString(),
+        accountId,
+        messageUuid,
+        at,
+        messageStatus: 'delivered',
+        subject: `Test event ${index}`,
+        recipient: { email: `event-${index}@recipient.test`, status: 'delivered', detail: null },
+        tags: [],
+        metadata: {},
       },
+      formatDate,
+    );
+    return putEvent(
+      { eventId, accountId, type: 'message.delivered', messageUuid, body, createdAt: at },
       Math.floor(Date.now() / 1000) + 3600,
-    ),
-  );
+    );
+  });
   return ids;
 }
 

@@ -1,10 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { webhookEventProblems } from './contract.ts';
 
 /**
  * A real HTTP receiver on loopback for the webhook tests: it records every request (headers, raw
  * body, time) and answers with whatever `respond` says for it (200 by default).
+ *
+ * Every body it receives is checked against `WebhookEvent` in the committed docs/openapi.json (the
+ * published schema of the event bodies, test/support/contract.ts), as `call()` checks every response:
+ * a body that does not match fails the test at its next `waitFor`, or at `close` at the latest, so
+ * the real bodies and the documented ones cannot drift apart.
  */
 export interface ReceivedWebhook {
   path: string;
@@ -17,6 +23,8 @@ export interface WebhookReceiver {
   url: string;
   port: number;
   received: ReceivedWebhook[];
+  /** How the bodies received so far differ from `WebhookEvent` (docs/openapi.json); empty when they match. */
+  contractProblems: string[];
   /** Status for the next request; called with the request and how many came before it on its path. */
   respond: (request: ReceivedWebhook, seen: number) => number;
   waitFor(
@@ -26,9 +34,27 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+export class WebhookContractViolation extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Webhook bodies do not match WebhookEvent in docs/openapi.json:\n${problems.join('\n')}`);
+    this.name = 'WebhookContractViolation';
+    this.problems = problems;
+  }
+}
+
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
-  const receiver: Partial<WebhookReceiver> = { received, respond: () => 200 };
+  const contractProblems: string[] = [];
+  let reported = 0;
+  /** Throws the problems not thrown yet (each is reported once). */
+  const assertConforming = () => {
+    if (contractProblems.length === reported) return;
+    const fresh = contractProblems.slice(reported);
+    reported = contractProblems.length;
+    throw new WebhookContractViolation(fresh);
+  };
+  const receiver: Partial<WebhookReceiver> = { received, contractProblems, respond: () => 200 };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -41,6 +67,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       };
       const seen = received.filter((earlier) => earlier.path === entry.path).length;
       received.push(entry);
+      for (const problem of webhookEventProblems(entry.body))
+        contractProblems.push(`${entry.path} (webhook-id ${String(entry.headers['webhook-id'])}) ${problem}`);
       response.statusCode = (receiver.respond as WebhookReceiver['respond'])(entry, seen);
       if (response.statusCode >= 300 && response.statusCode < 400)
         response.setHeader('location', '/elsewhere');
@@ -54,7 +82,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port,
     async waitFor(predicate: (list: ReceivedWebhook[]) => boolean, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;
-      while (!predicate(received)) {
+      for (;;) {
+        assertConforming();
+        if (predicate(received)) break;
         if (Date.now() > deadline) {
           throw new Error(
             `webhook receiver: condition not met; got ${received.map((r) => `${r.path} ${r.headers['webhook-id']}`).join(', ')}`,
@@ -64,11 +94,13 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       return received;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      assertConforming();
+    },
   }) as WebhookReceiver;
 }
 

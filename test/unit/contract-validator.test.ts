@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { openApiProblems } from '../support/contract.ts';
+import { webhookEventExamples } from '../../shared/schemas/webhook-events.ts';
+import { openApiProblems, webhookEventProblems } from '../support/contract.ts';
 
 /**
  * The response validator that `call()` runs on every integration-test response must itself catch
@@ -65,5 +66,62 @@ describe('response validator (test/support/contract.ts)', () => {
     const [right] = fixtures.right;
     assert.ok(right);
     assert.deepEqual(openApiProblems(right.method, `${right.path}?dry_run=true`, response(right)), []);
+  });
+});
+
+describe('webhook event validator (test/support/contract.ts, WebhookEvent)', () => {
+  const delivered = webhookEventExamples.delivered?.value as {
+    type: string;
+    data: Record<string, unknown>;
+  };
+  const body = (value: unknown) => JSON.stringify(value);
+
+  it('accepts the documented example of each kind', () => {
+    for (const [name, example] of Object.entries(webhookEventExamples))
+      assert.deepEqual(webhookEventProblems(body(example.value)), [], name);
+  });
+
+  it('catches a missing, an extra and a mistyped field, naming it and the member of the union', () => {
+    const { metadata: _metadata, ...withoutMetadata } = delivered.data;
+    assert.match(
+      webhookEventProblems(body({ ...delivered, data: withoutMetadata })).join(' | '),
+      /message\.delivered \(MessageEvent\): \/data must have required property .*metadata/,
+    );
+    assert.match(
+      webhookEventProblems(body({ ...delivered, data: { ...delivered.data, opened: true } })).join(' | '),
+      /\/data must NOT have additional properties .*opened/,
+    );
+    assert.match(
+      webhookEventProblems(
+        body({ ...delivered, data: { ...delivered.data, tags: { category: 'x' } } }),
+      ).join(),
+      /\/data\/tags must be array/,
+    );
+    assert.match(
+      webhookEventProblems(body({ ...delivered, data: { ...delivered.data, metadata: { n: 7 } } })).join(),
+      /\/data\/metadata\/n must be string/,
+    );
+  });
+
+  it('catches a recipient on a cancel, none on a delivery, a date without offset and an unknown type', () => {
+    const cancelled = webhookEventExamples.cancelled?.value as { data: Record<string, unknown> };
+    const recipient = { email: 'a@example.org', status: 'delivered', detail: null };
+    assert.notDeepEqual(
+      webhookEventProblems(body({ ...cancelled, data: { ...cancelled.data, recipient } })),
+      [],
+    );
+    assert.notDeepEqual(
+      webhookEventProblems(body({ ...delivered, data: { ...delivered.data, recipient: null } })),
+      [],
+    );
+    assert.match(
+      webhookEventProblems(body({ ...delivered, timestamp: '2026-11-23T10:58:40Z' })).join(),
+      /\/timestamp must match pattern/,
+    );
+    assert.match(
+      webhookEventProblems(body({ ...delivered, type: 'message.opened' })).join(),
+      /"message\.opened" is none of the documented event types/,
+    );
+    assert.match(webhookEventProblems('{"type":').join(), /not JSON/);
   });
 });

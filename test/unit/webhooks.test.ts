@@ -3,6 +3,8 @@ import { createHmac } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { describe, it } from 'vitest';
+import { inboundReceivedEvent } from '../../shared/domain/inbound/event.ts';
+import type { InboundItem } from '../../shared/domain/inbound/inbound.ts';
 import {
   defaultRetrySchedule,
   nextAttemptAt,
@@ -10,11 +12,20 @@ import {
   queueDelaySeconds,
   verdictOf,
 } from '../../shared/domain/webhooks/delivery.ts';
-import { deriveEvents, eventBody, type MessageSnapshot } from '../../shared/domain/webhooks/events.ts';
+import { deriveEndpointEvents, endpointEventBody } from '../../shared/domain/webhooks/endpoint-events.ts';
+import {
+  deriveEvents,
+  eventBody,
+  type MessageSnapshot,
+  messageEventTypes,
+  type WebhookEvent,
+} from '../../shared/domain/webhooks/events.ts';
 import { forbiddenReason, urlProblem } from '../../shared/domain/webhooks/targets.ts';
 import { messageSnapshotOf } from '../../shared/repositories/message-stream.ts';
 import { resolveTarget, TargetRefused } from '../../shared/services/webhooks/http-target.ts';
 import { deliveryHeaders, signatureHeader } from '../../shared/services/webhooks/signing.ts';
+import { formatDate } from '../../shared/time/format.ts';
+import { webhookEventProblems } from '../support/contract.ts';
 
 const t0 = '2026-11-23T10:00:00.000Z';
 const t1 = '2026-11-23T10:00:01.000Z';
@@ -229,6 +240,121 @@ describe('events from message changes', () => {
     assert.equal(messageSnapshotOf(marshall({ ...item, sk: 'DKIM#x' }) as never), undefined);
     assert.equal(messageSnapshotOf(marshall({ pk: 'DOMAIN#x', sk: 'DOMAIN' }) as never), undefined);
     assert.equal(messageSnapshotOf(undefined), undefined);
+  });
+});
+
+describe('the bodies match the published schema (WebhookEvent in docs/openapi.json)', () => {
+  /** Every message event the rules make, from writes that produce each type. */
+  function everyMessageEvent(): WebhookEvent[] {
+    const before = settled();
+    const noted = {
+      ...before,
+      history: [
+        ...before.history,
+        { status: 'complaint', at: t2, recipient: 'ok@example.net', detail: 'abuse' },
+        { status: 'delayed', at: t2, recipient: 'bounce@example.net' },
+        // A note about an address that is not a recipient (any more) still makes a full event.
+        { status: 'delayed', at: t2, recipient: 'gone@example.net' },
+      ],
+    };
+    const failed = base({
+      status: 'failed',
+      recipients: base().recipients.map((recipient) => ({ ...recipient, status: 'failed' })),
+    });
+    const suppressed = base({
+      status: 'suppressed',
+      subject: '',
+      tags: [],
+      metadata: {},
+      recipients: [{ email: 'ok@example.net', status: 'suppressed', updatedAt: t1 }],
+    });
+    const waiting = base({ status: 'waiting' });
+    const cancelled = base({
+      status: 'cancelled',
+      history: [...waiting.history, { status: 'cancelled', at: t2, detail: 'manual-cancel' }],
+    });
+    return [
+      ...deriveEvents(base(), settled()),
+      ...deriveEvents(before, noted),
+      ...deriveEvents(base(), failed),
+      ...deriveEvents(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed),
+      ...deriveEvents(waiting, cancelled),
+    ];
+  }
+
+  it('every message event type, with and without labels, a detail or a subject', () => {
+    const events = everyMessageEvent();
+    assert.deepEqual([...new Set(events.map((event) => event.type))].sort(), [...messageEventTypes].sort());
+    for (const event of events) {
+      for (const zone of ['UTC', 'Europe/Berlin'])
+        assert.deepEqual(
+          webhookEventProblems(eventBody(event, (iso) => formatDate(iso, zone))),
+          [],
+          event.type,
+        );
+    }
+  });
+
+  it('webhook.disabled', () => {
+    const [event] = deriveEndpointEvents(
+      {
+        accountId: 'acct',
+        webhookId: 'wh_5f0c6a1e2b3d4c5e6f708192',
+        url: 'https://a.example/h',
+        enabled: true,
+      },
+      {
+        accountId: 'acct',
+        webhookId: 'wh_5f0c6a1e2b3d4c5e6f708192',
+        url: 'https://a.example/h',
+        enabled: false,
+        disabledAt: t1,
+        disabledReason: 'The receiver answered 410 Gone',
+      },
+    );
+    assert.ok(event);
+    assert.deepEqual(webhookEventProblems(endpointEventBody(event, formatDate)), []);
+  });
+
+  it('inbound.received, parsed and unparsable', () => {
+    const item: InboundItem = {
+      inbound_uuid: '5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f',
+      account_id: 'acct',
+      domain: 'example.test',
+      recipient: 'support+ticket-42@example.test',
+      received_at: t0,
+      ses_message_id: 'ses-1',
+      from: { email: 'ada@example.org', name: 'Ada' },
+      to: [{ email: 'support+ticket-42@example.test' }],
+      cc: [{ email: 'grace@example.org', name: 'Grace' }],
+      subject: 'Re: Your order 42',
+      message_id: '<a@mail.example.org>',
+      in_reply_to: '<b@example.test>',
+      reply_to_message_uuid: '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e',
+      mailbox_hash: 'ticket-42',
+      auth: { spf: 'pass', dkim: 'fail', dmarc: 'none' },
+      spam: { verdict: 'not_scanned' },
+      attachments: [{ filename: 'receipt.pdf', content_type: 'application/pdf', size: 20411, key: 'k' }],
+      objects: { raw: 'raw', content: 'content' },
+      size: 48213,
+      expires_at: 0,
+    };
+    const unparsable: InboundItem = {
+      inbound_uuid: item.inbound_uuid,
+      account_id: 'acct',
+      domain: 'example.test',
+      recipient: 'support@example.test',
+      received_at: t0,
+      ses_message_id: 'ses-2',
+      auth: { spf: 'none', dkim: 'none', dmarc: 'none' },
+      spam: { verdict: 'not_scanned' },
+      parse_error: 'The header section is not RFC 5322',
+      objects: { raw: 'raw' },
+      size: 12,
+      expires_at: 0,
+    };
+    for (const received of [item, unparsable])
+      assert.deepEqual(webhookEventProblems(inboundReceivedEvent(received).body), []);
   });
 });
 

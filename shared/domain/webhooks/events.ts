@@ -90,8 +90,8 @@ const recipientNoteEvents: Record<string, MessageEventType> = {
   delayed: 'message.delayed',
 };
 
-/** The status a recipient is reported with in each event's `recipient.status`. */
-const reportedStatus: Record<MessageEventType, string> = {
+/** The status a recipient is reported with in each event's `recipient.status` (none for a cancel). */
+export const reportedStatus = {
   'message.sent': 'sent',
   'message.delivered': 'delivered',
   'message.bounced': 'bounced',
@@ -100,7 +100,7 @@ const reportedStatus: Record<MessageEventType, string> = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
-};
+} as const satisfies Record<MessageEventType, string>;
 
 /**
  * The event id: a hash of what identifies the change (message, recipient, type and, for events that
