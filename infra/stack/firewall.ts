@@ -1,5 +1,6 @@
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { requestLimits, tooLargeDetail } from '../../shared/routes.ts';
 import { cidrVersion } from '../config.ts';
 import { envelope } from './api.ts';
 
@@ -23,6 +24,23 @@ export const tokenKeyTransformations: wafv2.CfnWebACL.TextTransformationProperty
   { priority: 1, type: 'COMPRESS_WHITE_SPACE' },
 ];
 
+/**
+ * A regular expression (anchored, digits only: what WAF's regex match takes) for the decimal
+ * integers above `limit`: a longer number, or one of the same length that is greater at its first
+ * differing digit. WAF cannot compare numbers, so the body limit is a pattern on `Content-Length`.
+ */
+export function integersAbove(limit: number): string {
+  const digits = String(limit);
+  const greater = [...digits].flatMap((digit, index) => {
+    const next = Number(digit) + 1;
+    if (next > 9) return [];
+    const rest = digits.length - index - 1;
+    const range = next === 9 ? '9' : `[${next}-9]`;
+    return [`${digits.slice(0, index)}${range}${rest > 0 ? `[0-9]{${rest}}` : ''}`];
+  });
+  return `^0*(${[`[1-9][0-9]{${digits.length},}`, ...greater].join('|')})$`;
+}
+
 /** WAF's evaluation window for the rate rules, and its smallest allowed limit. */
 export const rateWindowSeconds = 60;
 const minimumRateLimit = 10;
@@ -32,7 +50,10 @@ const minimumRateLimit = 10;
  * 1. callers from a blocked network → 401, code 103 (IPv4 and IPv6 sets from `blockedCidrs`);
  * 2. more than `rateLimitRps` × 60 requests a minute with the same Authorization header (normalised:
  *    case and blanks folded, see `tokenKeyTransformations`) → 429, code 115;
- * 3. the same for every request of one source address, token or not (random tokens cannot sidestep it).
+ * 3. the same for every request of one source address, token or not (random tokens cannot sidestep it);
+ * 4. a `Content-Length` over the body limit → 406, code 107 naming the limit, as the local gateway
+ *    answers. Without it such a body would reach Lambda, whose 6 MiB invocation payload holds the
+ *    whole event (the body as a JSON string, headers, request context), and fail as a 5xx.
  * WAF counts across every function instance; the functions' own token bucket only sees one instance.
  * WAF counts requests, not messages: a batch's messages are counted per account across instances
  * by the message budget in the table (shared/repositories/message-budget.ts).
@@ -80,11 +101,15 @@ export class Firewall extends Construct {
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
-      description: 'Network rule, code 103, and per-caller rate limit, code 115, for the e-mail API',
+      description: 'Network rule (103), per-caller rate limit (115) and body limit (107) of the e-mail API',
       visibilityConfig: visibility('svc-mail-web-acl'),
       customResponseBodies: {
         'ip-blocked': { contentType: 'APPLICATION_JSON', content: envelope(103) },
         'too-many-requests': { contentType: 'APPLICATION_JSON', content: envelope(115) },
+        'body-too-large': {
+          contentType: 'APPLICATION_JSON',
+          content: envelope(107, undefined, [tooLargeDetail]),
+        },
       },
       rules: [
         {
@@ -131,6 +156,20 @@ export class Firewall extends Construct {
           },
           action: blockWith(429, 'too-many-requests', 'rate-per-address'),
           visibilityConfig: visibility('svc-mail-rate-per-address'),
+        },
+        {
+          // After the rate rules, so an oversized request still counts for its caller.
+          name: 'body-too-large',
+          priority: 3,
+          statement: {
+            regexMatchStatement: {
+              regexString: integersAbove(requestLimits.maxBodyBytes),
+              fieldToMatch: { singleHeader: { Name: 'content-length' } },
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          action: blockWith(406, 'body-too-large', 'body-too-large'),
+          visibilityConfig: visibility('svc-mail-body-too-large'),
         },
       ],
     });

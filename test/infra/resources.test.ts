@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, it } from 'vitest';
 import { queueDefinition, tableDefinition } from '../../infra/resources/definitions.ts';
-import { routes } from '../../shared/routes.ts';
+import { integersAbove } from '../../infra/stack/firewall.ts';
+import { requestLimits, routes } from '../../shared/routes.ts';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
@@ -295,6 +296,48 @@ describe('firewall', () => {
       JSON.parse(acl?.Properties.CustomResponseBodies['too-many-requests'].Content).error.code,
       115,
     );
+  });
+
+  it('answers a Content-Length over the body limit itself, with 406 and code 107 naming the limit', () => {
+    const [acl] = Object.values(resourcesOfType(blocked, 'AWS::WAFv2::WebACL'));
+    const rules = acl?.Properties.Rules as Array<Record<string, any>>;
+    const rule = rules.find((r) => r.Name === 'body-too-large');
+    const match = rule?.Statement.RegexMatchStatement;
+    assert.deepEqual(match?.FieldToMatch, { SingleHeader: { Name: 'content-length' } });
+    assert.deepEqual(rule?.Action.Block.CustomResponse, {
+      ResponseCode: 406,
+      CustomResponseBodyKey: 'body-too-large',
+      ResponseHeaders: [{ Name: 'x-request-id', Value: 'waf-body-too-large' }],
+    });
+    const body = JSON.parse(acl?.Properties.CustomResponseBodies['body-too-large'].Content);
+    assert.equal(body.error.code, 107);
+    assert.match(body.error.details[0].message, /at most 6 MB/);
+    // The pattern matches exactly the lengths over the limit (WAF's regex, like JavaScript's here).
+    const over = new RegExp(match?.RegexString);
+    const limit = requestLimits.maxBodyBytes;
+    for (const length of [0, 1, 999, limit - 1_000_000, limit - 1, limit, 5_999_999, 999_999])
+      assert.ok(!over.test(String(length)), `${length} is within the limit`);
+    for (const length of [
+      limit + 1,
+      limit + 9,
+      limit + 10,
+      limit + 999_999,
+      6_100_000,
+      7_000_000,
+      9_999_999,
+      10_000_000,
+      123_456_789,
+    ])
+      assert.ok(over.test(String(length)), `${length} is over the limit`);
+    assert.ok(over.test(`00${limit + 1}`) && !over.test(`00${limit}`), 'leading zeros');
+    assert.ok(!over.test('') && !over.test('6000001 ') && !over.test('abc'));
+    // Every limit's pattern against every length around it.
+    for (const anyLimit of [0, 9, 10, 99, 100, 190, 909, 6_000_000, 6_291_456]) {
+      const pattern = new RegExp(integersAbove(anyLimit));
+      for (let length = Math.max(0, anyLimit - 120); length <= anyLimit + 1200; length++)
+        assert.equal(pattern.test(String(length)), length > anyLimit, `${length} vs ${anyLimit}`);
+    }
+    assert.ok(match?.RegexString.length <= 512, 'within WAF’s pattern length');
   });
 
   it('is associated with the API stage', () => {
