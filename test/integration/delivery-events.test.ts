@@ -5,14 +5,21 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import { handler } from '../../functions/delivery-events/handler.ts';
 import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
+import { formatDate } from '../../shared/time/format.ts';
 import { putTestMessage, queryMessage } from '../support/delivery.ts';
 import { mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 useHostEnvironment();
 
-/** A recorded SES event (test/fixtures/ses) re-addressed to one of this test's messages. */
-function sesEvent(name: string, uuid: string): EventBridgeEvent<string, unknown> {
-  const event = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));
+/**
+ * A recorded SES event (test/fixtures/ses) re-addressed to one of this test's messages; with `at`,
+ * every time in it is moved there (the recorded ones precede the messages a test puts now).
+ */
+function sesEvent(name: string, uuid: string, at?: string): EventBridgeEvent<string, unknown> {
+  const text = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8');
+  const event = JSON.parse(
+    at === undefined ? text : text.replace(/"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z"/g, `"${at}"`),
+  );
   event.detail.mail.tags.message_uuid = [uuid];
   return event;
 }
@@ -64,6 +71,52 @@ describe('SES delivery events (EventBridge) recorded in the message history', ()
       ['bounced', 'bounce@example.com: Permanent/General: smtp; 550 5.1.1 user unknown'],
       ['bounced', undefined],
       ['complaint', 'recipient@example.com: abuse'],
+    ]);
+  });
+
+  test("query by uuid shows each recipient's events with what SES said, in order of time", async () => {
+    const { account, uuid } = await sentMessage();
+    const minutesLater = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    const delayedAt = minutesLater(1);
+    const deliveredAt = minutesLater(2);
+    const bouncedAt = minutesLater(3);
+    const complainedAt = minutesLater(4);
+    // Handled latest first (EventBridge does not keep SES's order): the events are listed by SES's
+    // time, not by arrival.
+    for (const [name, at] of [
+      ['complaint.json', complainedAt],
+      ['bounced.json', bouncedAt],
+      ['delivered.json', deliveredAt],
+      ['delivery-delayed.json', delayedAt],
+    ] as const)
+      assert.deepEqual(await handler(sesEvent(name, uuid, at)), { result: 'recorded' }, name);
+
+    const viewed = await queryMessage(await mintToken({ account }), uuid);
+    const [sent] = viewed.status_history;
+    assert.equal(sent.status, 'sent');
+    const [recipient, bounce] = viewed.recipients;
+    assert.equal(recipient.email, 'recipient@example.com');
+    assert.deepEqual(recipient.events, [
+      { status: 'sent', at: sent.at },
+      {
+        status: 'delayed',
+        at: formatDate(delayedAt),
+        delay_type: 'TransientCommunicationFailure',
+        diagnostic_code: 'smtp; 421 4.4.1 Unable to connect to remote host',
+      },
+      { status: 'delivered', at: formatDate(deliveredAt), response: '250 2.6.0 Message received' },
+      { status: 'complained', at: formatDate(complainedAt), complaint_type: 'abuse' },
+    ]);
+    assert.equal(bounce.email, 'bounce@example.com');
+    assert.deepEqual(bounce.events, [
+      { status: 'sent', at: sent.at },
+      {
+        status: 'bounced',
+        at: formatDate(bouncedAt),
+        bounce_type: 'Permanent',
+        bounce_subtype: 'General',
+        diagnostic_code: 'smtp; 550 5.1.1 user unknown',
+      },
     ]);
   });
 

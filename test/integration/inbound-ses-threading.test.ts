@@ -17,7 +17,7 @@ import { type SesSentMessage, type SesStandIn, startSesStandIn } from '../suppor
  * local SESv2 stand-in, which replaces the Message-ID with `<SES id@email.amazonses.com>` as SES
  * does and relays to the host's recipient sink. Replies arrive over real SMTP at the host's inbound
  * mail server and name SES's id; the sender's record of that id threads them, for the sending
- * account only.
+ * account only. The same path shows what else SES is given with each message: its tags.
  */
 let ses: SesStandIn;
 let host: SecondaryHost;
@@ -210,5 +210,24 @@ describe('threading replies to mail sent through SES', () => {
       references: [otherSent.ses.messageIdHeader, '<CAF=x1@mail.gmail.com>', shopSent.ses.messageIdHeader],
     });
     assert.equal(mixed.reply_to_message_uuid, otherSent.uuid);
+  });
+});
+
+describe('message tags sent to SES', () => {
+  it('passes a message’s tags to SES’s EmailTags unchanged, after the service’s message_uuid', async () => {
+    const shop = await sender('ses-tags', false);
+    const tags = [
+      { name: 'category', value: 'order-confirmation' },
+      { name: 'Campaign_2024-Q3', value: 'spring_sale-B' },
+    ];
+    const sent = await sendThroughSes(shop, 'Tagged', { tags });
+    assert.deepEqual(sent.ses.emailTags, [
+      { Name: 'message_uuid', Value: sent.uuid },
+      { Name: 'category', Value: 'order-confirmation' },
+      { Name: 'Campaign_2024-Q3', Value: 'spring_sale-B' },
+    ]);
+    // A message without tags is given only the service's own.
+    const plain = await sendThroughSes(shop, 'Untagged');
+    assert.deepEqual(plain.ses.emailTags, [{ Name: 'message_uuid', Value: plain.uuid }]);
   });
 });

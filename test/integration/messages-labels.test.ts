@@ -160,6 +160,8 @@ describe('tags and metadata', () => {
         /1–40/,
       ],
       ['space in a metadata key', { metadata: { 'a b': 'v' } }, 'metadata.a b', /A-Z a-z 0-9 _ \. -/],
+      // An empty key is named by its (empty) path segment after `metadata`.
+      ['empty metadata key', { metadata: { '': 'x' } }, 'metadata.', /1–40/],
       ['number as metadata value', { metadata: { n: 7 } }, 'metadata.n', /must be a string/],
       ['object as metadata value', { metadata: { n: { deep: 'x' } } }, 'metadata.n', /must be a string/],
       ['null as metadata value', { metadata: { n: null } }, 'metadata.n', /must be a string/],

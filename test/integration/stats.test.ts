@@ -23,7 +23,7 @@ import {
   sendingDomain,
   waitForStatus,
 } from '../support/delivery.ts';
-import { call, mintToken, uniqueAccount, useHostEnvironment } from '../support/host.ts';
+import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { receivingAccount, sendInbound, waitForInbound } from '../support/inbound.ts';
 import { statsOf, streamRecordsOf, streamRecordsWhere, waitForTotals } from '../support/stats.ts';
 import { waitForSuppression } from '../support/suppressions.ts';
@@ -123,6 +123,34 @@ describe('POST /stats/query-1.0', () => {
     assert.equal(
       hourly.series[0].points.reduce((sum: number, point: { delivered: number }) => sum + point.delivered, 0),
       expected.delivered,
+    );
+  });
+
+  it('counts a recipient SES rejected as failed (in its own account: the known mix has none)', async () => {
+    // SES accepted the call (1 sent), then published a Reject: the pending recipient failed.
+    const account = uniqueAccount('stats-failed');
+    const uuid = await putTestMessage({
+      account,
+      domain: uniqueDomain('stats-failed'),
+      to: ['recipient@example.com'],
+      status: 'sent',
+    });
+    assert.deepEqual(await deliveryEvents(sesEvent('rejected.json', uuid)), { result: 'recorded' });
+    const token = await mintToken({ account });
+    const counted = {
+      accepted: 1,
+      sent: 1,
+      delivered: 0,
+      bounced: 0,
+      complained: 0,
+      suppressed: 0,
+      failed: 1,
+    };
+    const data = await waitForTotals(token, { ...range(), granularity: 'day' }, counted);
+    assert.deepEqual(data.totals, { ...counted, bounce_rate: 0, complaint_rate: 0 });
+    assert.equal(
+      data.series[0].points.reduce((sum: number, point: { failed: number }) => sum + point.failed, 0),
+      1,
     );
   });
 

@@ -15,6 +15,8 @@ export interface SesSentMessage {
   sesMessageId: string;
   /** The `message_uuid` message tag the service sends with each message. */
   messageUuid: string | undefined;
+  /** The request's `EmailTags`, as sent (an empty list when it had none). */
+  emailTags: Array<{ Name: string; Value: string }>;
   /** The Message-ID the recipients see. */
   messageIdHeader: string;
   from: string;
@@ -106,6 +108,7 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
     sent.push({
       sesMessageId,
       messageUuid: input.EmailTags?.find((tag) => tag.Name === 'message_uuid')?.Value,
+      emailTags: input.EmailTags ?? [],
       messageIdHeader,
       from: input.FromEmailAddress,
       to,
