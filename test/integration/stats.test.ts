@@ -26,6 +26,7 @@ import {
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { receivingAccount, sendInbound, waitForInbound } from '../support/inbound.ts';
 import { statsOf, streamRecordsOf, streamRecordsWhere, waitForTotals } from '../support/stats.ts';
+import { undecodableMessageRecord } from '../support/stream-records.ts';
 import { waitForSuppression } from '../support/suppressions.ts';
 import { templateData } from '../support/templates.ts';
 
@@ -358,19 +359,7 @@ describe('POST /stats/query-1.0', () => {
 
   it('a record that cannot be read is left out, not retried for ever (it would hold the shard back)', async () => {
     const uuid = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
-    const corrupt = {
-      eventName: 'INSERT',
-      dynamodb: {
-        SequenceNumber: '1',
-        NewImage: {
-          pk: { S: `MESSAGE#${uuid}` },
-          sk: { S: 'MESSAGE' },
-          message_uuid: { S: uuid },
-          account_id: { S: sending.account },
-          st: { B: Buffer.from('not brotli').toString('base64') },
-        },
-      },
-    };
+    const corrupt = undecodableMessageRecord(sending.account, uuid, 'INSERT', '1');
     const answer = await countBatch({ Records: [corrupt], shardId: 'shardId-corrupt-record' } as never);
     assert.deepEqual(answer, { batchItemFailures: [], state: {} });
   });

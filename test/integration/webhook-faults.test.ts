@@ -14,6 +14,7 @@ import { fanOutStreamBatch } from '../../shared/services/webhooks/fanout.ts';
 import { postTo } from '../../shared/services/webhooks/http-target.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
+import { undecodableMessageRecord } from '../support/stream-records.ts';
 import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
 import { startWebhookReceiver, verifiesByHand, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -144,20 +145,7 @@ describe('the fan-out and a change it cannot read', () => {
   it('a message image that cannot be decoded is left out, not retried for ever (it would hold the shard back)', async () => {
     // The account has an endpoint, so the fan-out does read the change.
     await hookAndEvents(`${receiver.url}/undecodable`, 0);
-    const uuid = randomUUID();
-    const corrupt = {
-      eventName: 'MODIFY',
-      dynamodb: {
-        SequenceNumber: '7',
-        NewImage: {
-          pk: { S: `MESSAGE#${uuid}` },
-          sk: { S: 'MESSAGE' },
-          message_uuid: { S: uuid },
-          account_id: { S: who.account },
-          st: { B: Buffer.from('not brotli').toString('base64') },
-        },
-      },
-    };
+    const corrupt = undecodableMessageRecord(who.account, randomUUID(), 'MODIFY', '7');
     assert.deepEqual(await fanOutStreamBatch({ Records: [corrupt] } as never), { batchItemFailures: [] });
   });
 });
