@@ -103,7 +103,8 @@ const at = '2026-11-22T09:15:00.000+01:00';
 const webhookExampleId = 'wh_5f0c6a1e2b3d4c5e6f708192';
 const eventExampleId = 'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 const inboundExampleId = '5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f';
-const inboundExampleSummary = {
+/** A received message's summary, as the inbound routes and the `inbound.received` event show it. */
+export const inboundExampleSummary = {
   inbound_uuid: inboundExampleId,
   received_at: at,
   recipient: 'support+ticket-42@example.test',

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { messageStatuses } from '../domain/messages/statuses.ts';
 import { type MessageEventType, messageEventTypes, reportedStatus } from '../domain/webhooks/events.ts';
-import type { Example } from './contract.ts';
+import { type Example, inboundExampleSummary } from './contract.ts';
 import { serverDate } from './dates.ts';
 import { describe } from './describe.ts';
 import { inboundSummary } from './inbound.ts';
@@ -203,21 +203,8 @@ export const webhookEventExamples: Record<string, Example> = {
       type: 'inbound.received',
       timestamp: exampleAt,
       data: {
-        inbound_uuid: '5d0f3c2a-9b1e-8c4d-a2f0-6e7d8c9b0a1f',
+        ...inboundExampleSummary,
         received_at: exampleAt,
-        recipient: 'support+ticket-42@example.test',
-        from: { email: 'ada@example.org', name: 'Ada Lovelace' },
-        to: [{ email: 'support+ticket-42@example.test', name: null }],
-        cc: [],
-        subject: 'Re: Your order 42',
-        message_id: '<CAF8s=abc@mail.example.org>',
-        in_reply_to: '<2a52b27c-0980-473f-96bc-aa7afca8d390@example.test>',
-        reply_to_message_uuid: '2a52b27c-0980-473f-96bc-aa7afca8d390',
-        mailbox_hash: 'ticket-42',
-        auth: { spf: 'pass', dkim: 'pass', dmarc: 'pass' },
-        spam: { verdict: 'pass' },
-        size: 48213,
-        parse_error: null,
         attachments: [{ filename: 'receipt.pdf', content_type: 'application/pdf', size: 20411 }],
       },
     },
