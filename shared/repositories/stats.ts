@@ -66,6 +66,19 @@ const partitionsOf = (account: string, kind: DimensionKind): string[] =>
     ? [keys.statsOfAccount(account)]
     : Array.from({ length: statsWriters }, (_, writer) => keys.stats(account, writer));
 
+/** `#c0 :c0, …`: one ADD clause per counter attribute, its name and amount put in `names` and `values`. */
+function addClauses(
+  counts: Iterable<[string, number]>,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string[] {
+  return Array.from(counts, ([attribute, n], index) => {
+    names[`#c${index}`] = attribute;
+    values[`:c${index}`] = n;
+    return `#c${index} :c${index}`;
+  });
+}
+
 export async function applyRowIncrement(increment: RowIncrement): Promise<Contribution[]> {
   const key = rowKey(
     increment.account,
@@ -91,11 +104,7 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
       ':expires': expiryOf(increment.date),
       ':written': increment.writtenAt ?? Date.now(),
     };
-    const additions = [...totals].map(([attribute, n], index) => {
-      names[`#c${index}`] = attribute;
-      values[`:c${index}`] = n;
-      return `#c${index} :c${index}`;
-    });
+    const additions = addClauses(totals, names, values);
     let condition: string;
     if (counted === undefined) {
       values[':first'] = (pending[0] as Contribution).sequence;
@@ -201,11 +210,7 @@ export async function settleRows(
 ): Promise<void> {
   const names: Record<string, string> = { '#expires': 'expires_at' };
   const values: Record<string, unknown> = { ':expires': expiryOf(move.date) };
-  const additions = Object.entries(move.counts).map(([attribute, n], index) => {
-    names[`#c${index}`] = attribute;
-    values[`:c${index}`] = n;
-    return `#c${index} :c${index}`;
-  });
+  const additions = addClauses(Object.entries(move.counts), names, values);
   await guarded('database', () =>
     dynamo().send(
       new TransactWriteCommand({
