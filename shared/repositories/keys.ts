@@ -122,9 +122,12 @@ export const keys = {
    */
   statsRow: (kind: string, date: string, value: string, streamShard: string) =>
     `${kind}#${date}#${value}#${streamShard}`,
-  /** A month row of counts by day (`<kind>` as in `statsRow`, `month` = `YYYY-MM`): the daily series. */
-  statsMonthRow: (kind: string, month: string, value: string, streamShard: string) =>
-    `m#${kind}#${month}#${value}#${streamShard}`,
+  /**
+   * A week row of counts by day (`<kind>` as in `statsRow`, `monday` = the date of the week's
+   * Monday): the daily series.
+   */
+  statsWeekRow: (kind: string, monday: string, value: string, streamShard: string) =>
+    `w#${kind}#${monday}#${value}#${streamShard}`,
   /** Sort key of the `suppressions` index: reason, then UTC creation time, then the address. */
   suppressionsSortKey: (reason: string, createdAt: string, email: string) =>
     `${reason}#${createdAt}#${email}`,

@@ -30,7 +30,7 @@ export interface RowIncrement {
   account: string;
   kind: DimensionKind;
   value: string;
-  /** A day row (`date` = `YYYY-MM-DD`) or a month row (`YYYY-MM`). */
+  /** A day row (`date` = the day, `YYYY-MM-DD`) or a week row (`date` = its Monday). */
   period: RowPeriod;
   date: string;
   streamShard: string;
@@ -40,7 +40,7 @@ export interface RowIncrement {
 }
 
 const sortKeyOf = (period: RowPeriod, kind: DimensionKind, date: string, value: string, shard: string) =>
-  period === 'day' ? keys.statsRow(kind, date, value, shard) : keys.statsMonthRow(kind, date, value, shard);
+  period === 'day' ? keys.statsRow(kind, date, value, shard) : keys.statsWeekRow(kind, date, value, shard);
 
 /** The key of one row: the account's partition for `all`, else the writer partition of its shard. */
 const rowKey = (
@@ -101,7 +101,7 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
     };
     const values: Record<string, unknown> = {
       ':last': (pending.at(-1) as Contribution).sequence,
-      ':expires': expiryOf(increment.date),
+      ':expires': expiryOf(increment.period, increment.date),
       ':written': increment.writtenAt ?? Date.now(),
     };
     const additions = addClauses(totals, names, values);
@@ -141,19 +141,19 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
   return [];
 }
 
-/** Epoch seconds of the TTL: `rowRetentionDays` after the row's day (a month row: its last day). */
-function expiryOf(date: string): number {
-  const start = Date.parse(date.length === 7 ? `${date}-01T00:00:00Z` : `${date}T00:00:00Z`);
-  return Math.floor(start / 1000) + (rowRetentionDays + (date.length === 7 ? 32 : 1)) * 86_400;
+/** Epoch seconds of the TTL: `rowRetentionDays` after the end of the row's day or week. */
+function expiryOf(period: RowPeriod, date: string): number {
+  const start = Date.parse(`${date}T00:00:00Z`);
+  return Math.floor(start / 1000) + (rowRetentionDays + (period === 'day' ? 1 : 7)) * 86_400;
 }
 
 export type CounterRow = StoredCounterRow;
 
 /**
- * Every day row (between two days) or month row (between two months, inclusive) of one dimension
+ * Every day row (between two days) or week row (between two Mondays, inclusive) of one dimension
  * kind, with a key condition (never a filter): the account's partition for `all` (one Query), its
  * writer partitions, in parallel, for domains and tags. `read` is the number of rows DynamoDB
- * returned: it grows with days or months, values and stream shards, never with messages.
+ * returned: it grows with days or weeks, values and stream shards, never with messages.
  */
 export async function queryCounterRows(
   account: string,
@@ -162,7 +162,7 @@ export async function queryCounterRows(
   from: string,
   to: string,
 ): Promise<{ rows: CounterRow[]; read: number }> {
-  const prefix = period === 'day' ? `${kind}#` : `m#${kind}#`;
+  const prefix = period === 'day' ? `${kind}#` : `w#${kind}#`;
   const pages = await Promise.all(
     partitionsOf(account, kind).map(async (partition) => {
       const rows: CounterRow[] = [];
@@ -209,7 +209,7 @@ export async function settleRows(
   move: SettlingGroup,
 ): Promise<void> {
   const names: Record<string, string> = { '#expires': 'expires_at' };
-  const values: Record<string, unknown> = { ':expires': expiryOf(move.date) };
+  const values: Record<string, unknown> = { ':expires': expiryOf(period, move.date) };
   const additions = addClauses(Object.entries(move.counts), names, values);
   await guarded('database', () =>
     dynamo().send(

@@ -9,7 +9,7 @@ import {
   bucketOf,
   counterAttribute,
   type DimensionKind,
-  dayOfMonthAttribute,
+  dayOfWeekAttribute,
   sequenceKey,
 } from '../../shared/domain/stats/counters.ts';
 import { settleAfterMs } from '../../shared/domain/stats/settling.ts';
@@ -239,9 +239,10 @@ describe('POST /stats/query-1.0', () => {
         });
         await applyRowIncrement({
           ...base,
-          period: 'month',
-          date: '2026-03',
-          contributions: contributions(dayOfMonthAttribute('delivered', 4)),
+          // Wednesday 4 March 2026: the third day of the week of Monday the 2nd.
+          period: 'week',
+          date: '2026-03-02',
+          contributions: contributions(dayOfWeekAttribute('delivered', 3)),
         });
       }
     };
@@ -278,11 +279,11 @@ describe('POST /stats/query-1.0', () => {
         account: racing,
         kind: 'all',
         value: '',
-        period: 'month',
-        date: '2026-03',
+        period: 'week',
+        date: '2026-03-02',
         streamShard: `shardId-race-${index}`,
         writtenAt: long,
-        contributions: [{ sequence: sequenceKey('1'), attribute: dayOfMonthAttribute('sent', 4), n: 3 }],
+        contributions: [{ sequence: sequenceKey('1'), attribute: dayOfWeekAttribute('sent', 3), n: 3 }],
       }),
     );
     await Promise.all(rows);
@@ -334,9 +335,9 @@ describe('POST /stats/query-1.0', () => {
     /** The points with a count, as `at` → accepted. */
     const countedPoints = (series: { points: Array<{ at: string; accepted: number }> }) =>
       Object.fromEntries(series.points.filter((point) => point.accepted > 0).map((p) => [p.at, p.accepted]));
-    const expectedAt = (granularity: 'day' | 'hour') => {
+    const expectedAt = (granularity: 'day' | 'hour', counted = instants) => {
       const points: Record<string, number> = {};
-      for (const instant of instants) {
+      for (const instant of counted) {
         const { date, hour } = bucketOf(instant);
         const at = formatDate(startOfZonedHour(date, granularity === 'day' ? 0 : hour));
         points[at] = (points[at] ?? 0) + 1;
@@ -354,6 +355,20 @@ describe('POST /stats/query-1.0', () => {
       assert.equal(byTag.totals.accepted, 3);
       const all = await statsOf(token, { ...range, granularity });
       assert.deepEqual(countedPoints(all.series[0]), expectedAt(granularity));
+    }
+    // The three instants share a week (Monday 27 January to Sunday 2 February): a daily range
+    // that starts or ends inside it counts only the days of that week's row within the range.
+    for (const [from, to] of [
+      ['2025-02-01T00:00:00Z', '2025-02-10T00:00:00Z'],
+      ['2025-01-20T00:00:00Z', '2025-01-31T23:00:00Z'],
+    ] as const) {
+      const [first, last] = [bucketOf(from).date, bucketOf(to).date];
+      const inside = instants.filter(
+        (instant) => bucketOf(instant).date >= first && bucketOf(instant).date <= last,
+      );
+      const daily = await statsOf(token, { date_from: from, date_to: to, granularity: 'day' });
+      assert.equal(daily.totals.accepted, inside.length);
+      assert.deepEqual(countedPoints(daily.series[0]), expectedAt('day', inside));
     }
   });
 

@@ -5,12 +5,14 @@ import {
   bucketsBetween,
   countedEvents,
   counterAttribute,
-  dayOfMonthAttribute,
-  daysOfRow,
+  dateAfter,
+  dayOfWeekAttribute,
+  daysOfWeekRow,
   dimensionsOf,
   hoursOfRow,
   ratesOf,
   sequenceKey,
+  weekOf,
   zeroCounts,
 } from '../../shared/domain/stats/counters.ts';
 import type { MessageSnapshot } from '../../shared/domain/webhooks/events.ts';
@@ -140,17 +142,35 @@ describe('buckets of the server time zone', () => {
 });
 
 describe('counter rows and rates', () => {
-  test('a day row holds one attribute per counter and hour, a month row one per counter and day', () => {
+  test('a day row holds one attribute per counter and hour, a week row one per counter and day', () => {
     assert.equal(counterAttribute('delivered', 7), 'd07');
     const hours = hoursOfRow({ d07: 3, s07: 4, b23: 1, seq: '1', expires_at: 5 });
     assert.deepEqual(hours.get(7), { ...zeroCounts(), delivered: 3, sent: 4 });
     assert.deepEqual(hours.get(23), { ...zeroCounts(), bounced: 1 });
     assert.equal(hours.size, 2);
-    assert.equal(dayOfMonthAttribute('delivered', 5), 'dd05');
-    const days = daysOfRow({ dd05: 3, ad31: 2, d05: 99, seq: '1' });
-    assert.deepEqual([...days.keys()], [5, 31]);
+    assert.equal(dayOfWeekAttribute('delivered', 5), 'd5');
+    // An hour's attribute, a day out of the week, the keys and `seq` are not days of the week.
+    const days = daysOfWeekRow({ d5: 3, a7: 2, x1: 4, d05: 99, s0: 9, s8: 9, sk: 'w#all', seq: '1' });
+    assert.deepEqual([...days.keys()], [1, 5, 7]);
     assert.deepEqual(days.get(5), { ...zeroCounts(), delivered: 3 });
-    assert.deepEqual(days.get(31), { ...zeroCounts(), accepted: 2 });
+    assert.deepEqual(days.get(7), { ...zeroCounts(), accepted: 2 });
+    assert.deepEqual(days.get(1), { ...zeroCounts(), suppressed: 4 });
+  });
+
+  test('a date counts in the week row of its Monday, on its day of that week', () => {
+    assert.deepEqual(weekOf('2026-03-04'), { monday: '2026-03-02', weekday: 3 });
+    assert.deepEqual(weekOf('2026-03-02'), { monday: '2026-03-02', weekday: 1 });
+    assert.deepEqual(weekOf('2026-03-08'), { monday: '2026-03-02', weekday: 7 });
+    // Across a month's and a year's end, and a leap day.
+    assert.deepEqual(weekOf('2027-01-01'), { monday: '2026-12-28', weekday: 5 });
+    assert.deepEqual(weekOf('2028-03-01'), { monday: '2028-02-28', weekday: 3 });
+    assert.deepEqual(weekOf('1970-01-01'), { monday: '1969-12-29', weekday: 4 });
+    for (let offset = 0; offset < 800; offset++) {
+      const date = dateAfter('2026-01-01', offset);
+      const { monday, weekday } = weekOf(date);
+      assert.equal(new Date(`${monday}T00:00:00Z`).getUTCDay(), 1);
+      assert.equal(dateAfter(monday, weekday - 1), date);
+    }
   });
 
   test('sequence numbers of any length compare in stream order once padded', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { counterAttribute, dayOfMonthAttribute } from '../../shared/domain/stats/counters.ts';
+import { counterAttribute, dayOfWeekAttribute } from '../../shared/domain/stats/counters.ts';
 import {
   rowsPerMove,
   type StoredCounterRow,
@@ -90,17 +90,17 @@ describe('settling counter rows', () => {
     );
   });
 
-  test('each date and value is its own group; month rows move their days', () => {
-    const month = (shard: string, value: string, day: number) =>
-      row(shard, { [dayOfMonthAttribute('accepted', day)]: 1 }, old, '2026-10', value);
+  test('each date and value is its own group; week rows move their days', () => {
+    const week = (shard: string, value: string, day: number) =>
+      row(shard, { [dayOfWeekAttribute('accepted', day)]: 1 }, old, '2026-11-16', value);
     const plan = settlingPlan(
-      [month('a', 'x.test', 3), month('b', 'x.test', 30), month('a', 'y.test', 4), month('c', 'z.test', 5)],
-      'month',
+      [week('a', 'x.test', 3), week('b', 'x.test', 7), week('a', 'y.test', 4), week('c', 'z.test', 5)],
+      'week',
       now,
     );
     assert.deepEqual(
       plan.map((move) => [move.value, move.counts]),
-      [['x.test', { ad03: 1, ad30: 1 }]],
+      [['x.test', { a3: 1, a7: 1 }]],
     );
   });
 

@@ -109,11 +109,14 @@ export function bucketOf(at: string, zone?: string): { date: string; hour: numbe
 
 /**
  * Counts are kept in two kinds of rows per dimension and stream shard: a day row, one attribute per
- * counter and hour (`d13`: delivered between 13:00 and 14:00), for hourly series; and a month row,
- * one attribute per counter and day (`dd15`: delivered on the 15th), for daily series. A 30-day
- * daily query then reads two month rows, an hourly one the rows of its days, whatever the volume.
+ * counter and hour (`d13`: delivered between 13:00 and 14:00), for hourly series; and a week row,
+ * Monday to Sunday, one attribute per counter and day of the week (`d3`: delivered on the
+ * Wednesday), for daily series. A 30-day daily query then reads five week rows, an hourly one the
+ * rows of its days, whatever the volume. Weeks rather than months: the rows of a range hold little
+ * outside it (two month rows hold about 60 days for a 30-day query), and reading a row costs by the
+ * counts it holds.
  */
-export type RowPeriod = 'day' | 'month';
+export type RowPeriod = 'day' | 'week';
 
 export const counterLetter: Readonly<Record<StatCounter, string>> = {
   accepted: 'a',
@@ -129,9 +132,29 @@ export const counterLetter: Readonly<Record<StatCounter, string>> = {
 export const counterAttribute = (counter: StatCounter, hour: number): string =>
   `${counterLetter[counter]}${String(hour).padStart(2, '0')}`;
 
-/** A month row's attribute: the counter's count on one day of the month (1–31). */
-export const dayOfMonthAttribute = (counter: StatCounter, day: number): string =>
-  `${counterLetter[counter]}d${String(day).padStart(2, '0')}`;
+/** A week row's attribute: the counter's count on one day of the week (1 = Monday … 7 = Sunday). */
+export const dayOfWeekAttribute = (counter: StatCounter, weekday: number): string =>
+  `${counterLetter[counter]}${weekday}`;
+
+const dayMs = 86_400_000;
+
+/**
+ * The week row a calendar date (`YYYY-MM-DD`) counts in: the date of its Monday, which names the
+ * row, and its day of that week (1 = Monday … 7 = Sunday).
+ */
+export function weekOf(date: string): { monday: string; weekday: number } {
+  // Day 0 of the epoch, 1970-01-01, was a Thursday (4).
+  const weekday = ((Math.floor(Date.parse(`${date}T00:00:00Z`) / dayMs) + 3) % 7) + 1;
+  return { monday: dateAfter(date, 1 - weekday), weekday };
+}
+
+/** The calendar date (`YYYY-MM-DD`) `days` after another. */
+export const dateAfter = (date: string, days: number): string =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * dayMs).toISOString().slice(0, 10);
+
+/** Whole days from one calendar date (`YYYY-MM-DD`) to another. */
+export const daysFrom = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / dayMs);
 
 const counterOfLetter = new Map(Object.entries(counterLetter).map(([counter, letter]) => [letter, counter]));
 
@@ -145,31 +168,34 @@ export function counterOfAttribute(attribute: string): StatCounter | undefined {
 
 /**
  * Visits each count a stored row holds, as (counter, slot, n): the hour (0–23) of a day row's
- * `d13`, the day (1–31) of a month row's `dd15`. It walks the attributes the row has (a day or a
- * month with few counts has few), and skips the others (keys, `seq`, `expires_at`) and zeros.
+ * `d13`, the day of the week (1–7) of a week row's `d3`. It walks the attributes the row has (a
+ * day or a week with few counts has few), and skips the others (keys, `seq`, `expires_at`) and
+ * zeros.
  */
 export function forEachCount(
   row: Record<string, unknown>,
   period: RowPeriod,
   visit: (counter: StatCounter, slot: number, n: number) => void,
 ): void {
-  // `d13`: letter and two digits; `dd15`: letter, `d`, two digits.
-  const digitsAt = period === 'day' ? 1 : 2;
+  // `d13`: a letter and two digits; `d3`: a letter and one digit.
+  const length = period === 'day' ? 3 : 2;
+  const [lowest, highest] = period === 'day' ? [0, 23] : [1, 7];
   for (const name in row) {
-    if (name.length !== digitsAt + 2 || (period === 'month' && name.charAt(1) !== 'd')) continue;
+    if (name.length !== length) continue;
     const counter = counterOfLetter.get(name.charAt(0)) as StatCounter | undefined;
     const n = row[name];
     if (counter === undefined || typeof n !== 'number' || n === 0) continue;
-    const tens = name.charCodeAt(digitsAt) - 48;
-    const ones = name.charCodeAt(digitsAt + 1) - 48;
-    if (tens < 0 || tens > 9 || ones < 0 || ones > 9) continue;
-    const slot = tens * 10 + ones;
-    if (period === 'day' ? slot > 23 : slot < 1 || slot > 31) continue;
+    let slot = 0;
+    for (let index = 1; index < length && slot >= 0; index++) {
+      const digit = name.charCodeAt(index) - 48;
+      slot = digit < 0 || digit > 9 ? -1 : slot * 10 + digit;
+    }
+    if (slot < lowest || slot > highest) continue;
     visit(counter, slot, n);
   }
 }
 
-/** Counts by slot (hours of a day row, days of a month row), slots without a count left out. */
+/** Counts by slot (hours of a day row, days of a week row), slots without a count left out. */
 function slotsOf(row: Record<string, unknown>, period: RowPeriod): Map<number, Counts> {
   const found = new Map<number, Counts>();
   forEachCount(row, period, (counter, slot, n) => {
@@ -186,8 +212,8 @@ function slotsOf(row: Record<string, unknown>, period: RowPeriod): Map<number, C
 /** The hourly counts of a stored day row. */
 export const hoursOfRow = (row: Record<string, unknown>): Map<number, Counts> => slotsOf(row, 'day');
 
-/** The daily counts of a stored month row, by day of the month. */
-export const daysOfRow = (row: Record<string, unknown>): Map<number, Counts> => slotsOf(row, 'month');
+/** The daily counts of a stored week row, by day of the week (1 = Monday). */
+export const daysOfWeekRow = (row: Record<string, unknown>): Map<number, Counts> => slotsOf(row, 'week');
 
 /**
  * Stream sequence numbers are decimal strings of up to 40 digits (beyond a Number's precision):

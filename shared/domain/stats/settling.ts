@@ -1,9 +1,9 @@
-import { counterAttribute, dayOfMonthAttribute, forEachCount, type RowPeriod } from './counters.ts';
+import { counterAttribute, dayOfWeekAttribute, forEachCount, type RowPeriod } from './counters.ts';
 
 /**
  * Settling counter rows (docs/stats.md, "Settled rows"). Each stream shard counts into rows of its
  * own, which is what makes the counts exact; but on AWS a stream's shards are replaced every few
- * hours, one per table partition, so without settling a month's rows would grow with the partitions
+ * hours, one per table partition, so without settling a week's rows would grow with the partitions
  * and the hours. A row its shard last wrote more than `settleAfterMs` ago can no longer receive a
  * record it has already counted (the stream keeps records 24 hours), so its counts can move into
  * the dimension's one settled row, and the row go, without any record ever counting twice: a later
@@ -31,7 +31,7 @@ export interface SettlingGroup {
   value: string;
   /** The shards' rows to move, each with the mark it was read with (the move's condition). */
   rows: Array<{ streamShard: string; seq: string }>;
-  /** Their counts added up, by counter attribute (`d13`, `dd15`). */
+  /** Their counts added up, by counter attribute (`d13`, `d3`). */
   counts: Record<string, number>;
 }
 
@@ -83,7 +83,7 @@ function moveOf(rows: readonly StoredCounterRow[], period: RowPeriod): SettlingG
   for (const row of rows)
     forEachCount(row.attributes, period, (counter, slot, n) => {
       const attribute =
-        period === 'day' ? counterAttribute(counter, slot) : dayOfMonthAttribute(counter, slot);
+        period === 'day' ? counterAttribute(counter, slot) : dayOfWeekAttribute(counter, slot);
       counts[attribute] = (counts[attribute] ?? 0) + n;
     });
   const first = rows[0] as StoredCounterRow;

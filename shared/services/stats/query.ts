@@ -3,10 +3,12 @@ import {
   bucketsBetween,
   type Counts,
   type DimensionKind,
+  daysFrom,
   forEachCount,
   type RowPeriod,
   ratesOf,
   statCounters,
+  weekOf,
   zeroCounts,
 } from '../../domain/stats/counters.ts';
 import { settlingPlan } from '../../domain/stats/settling.ts';
@@ -36,8 +38,10 @@ type Bucket = ReturnType<typeof bucketsBetween>[number];
 
 /**
  * The points of each value (a domain, a tag, '' for `all`), summed over the stream shards' rows:
- * one `Counts` per bucket of the range. A row's slot (an hour of a day row, a day of a month row)
+ * one `Counts` per bucket of the range. A row's slot (an hour of a day row, a day of a week row)
  * finds its bucket through a table made once per row date; slots outside the range are left out.
+ * Daily buckets are consecutive calendar dates, so a week row's days are found by counting from
+ * the first.
  */
 function tally(
   rows: readonly CounterRow[],
@@ -45,17 +49,18 @@ function tally(
   buckets: readonly Bucket[],
 ): Map<string, Counts[]> {
   const indexOf = new Map(
-    buckets.map((bucket, index) => [period === 'day' ? `${bucket.date} ${bucket.hour}` : bucket.date, index]),
+    period === 'day' ? buckets.map((bucket, index) => [`${bucket.date} ${bucket.hour}`, index]) : [],
   );
+  const firstDate = (buckets[0] as Bucket).date;
   const slotTables = new Map<string, Array<number | undefined>>();
   const slotTableOf = (date: string) => {
     let table = slotTables.get(date);
     if (table === undefined) {
-      // A day row's hours 0–23; a month row's days 1–31 (index 0 unused).
+      // A day row's hours 0–23; a week row's days 1–7 from its Monday (index 0 unused).
       table =
         period === 'day'
           ? Array.from({ length: 24 }, (_, hour) => indexOf.get(`${date} ${hour}`))
-          : Array.from({ length: 32 }, (_, day) => indexOf.get(`${date}-${String(day).padStart(2, '0')}`));
+          : weekSlots(daysFrom(firstDate, date), buckets.length);
       slotTables.set(date, table);
     }
     return table;
@@ -71,6 +76,14 @@ function tally(
     });
   }
   return byValue;
+}
+
+/** The buckets of a week row's days 1–7 (index 0 unused), its Monday `monday` buckets after the first. */
+function weekSlots(monday: number, bucketCount: number): Array<number | undefined> {
+  return Array.from({ length: 8 }, (_, weekday) => {
+    const index = monday + weekday - 1;
+    return weekday >= 1 && index >= 0 && index < bucketCount ? index : undefined;
+  });
 }
 
 export async function queryStats(
@@ -98,9 +111,11 @@ export async function queryStats(
   // message has exactly one sending domain).
   const kinds: DimensionKind[] =
     request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
-  // Hourly: the day rows of the range's days; daily: the month rows of its months.
-  const period: RowPeriod = hourly ? 'day' : 'month';
-  const [fromRow, toRow] = hourly ? [firstDate, lastDate] : [firstDate.slice(0, 7), lastDate.slice(0, 7)];
+  // Hourly: the day rows of the range's days; daily: the week rows of its weeks, named by their Mondays.
+  const period: RowPeriod = hourly ? 'day' : 'week';
+  const [fromRow, toRow] = hourly
+    ? [firstDate, lastDate]
+    : [weekOf(firstDate).monday, weekOf(lastDate).monday];
   const results = await Promise.all(
     kinds.map((kind) => queryCounterRows(accountId, kind, period, fromRow, toRow)),
   );

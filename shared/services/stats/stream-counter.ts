@@ -5,9 +5,10 @@ import {
   countedEvents,
   counterAttribute,
   counterOfAttribute,
-  dayOfMonthAttribute,
+  dayOfWeekAttribute,
   dimensionsOf,
   sequenceKey,
+  weekOf,
 } from '../../domain/stats/counters.ts';
 import { describeError, log } from '../../observability/log.ts';
 import type { DomainCounted } from '../../observability/metric-names.ts';
@@ -18,7 +19,7 @@ import { applyRowIncrement, type Contribution, type RowIncrement } from '../../r
 /**
  * The table stream's counting consumer (docs/stats.md): every committed change of a message item
  * adds its counts (`countedEvents`) to the counter rows of its account, sending domain and tags:
- * the hour of the server's time zone it happened in to the day's row, the day to the month's row.
+ * the hour of the server's time zone it happened in to the day's row, the day to the week's row.
  * A batch writes each row it touches once, so the writes follow the batches, not the messages.
  *
  * Exactness: each row remembers the last record of its stream shard it counted (`seq`), and only
@@ -63,7 +64,7 @@ const domainCounted = new Set<string>(['sent', 'delivered', 'bounced', 'complain
 /** Per-domain figures for the dashboard, from what was added this time only. */
 function publishDomainFigures(rows: readonly RowIncrement[], applied: readonly Contribution[][]): void {
   rows.forEach((row, index) => {
-    // Each count is in a day row and a month row: the day rows' are published.
+    // Each count is in a day row and a week row: the day rows' are published.
     if (row.kind !== 'domain' || row.period !== 'day') return;
     const counts: Partial<Record<DomainCounted, number>> = {};
     for (const contribution of applied[index] ?? []) {
@@ -96,14 +97,11 @@ function rowsOf(records: readonly DynamoDBRecord[], streamShard: string): Map<st
     if (counted === undefined) continue;
     for (const event of counted.events) {
       const { date, hour } = bucketOf(event.at);
-      // The hour in the day's row, the day in the month's row.
+      const { monday, weekday } = weekOf(date);
+      // The hour in the day's row, the day in the week's row.
       const slots = [
         { period: 'day' as const, date, attribute: counterAttribute(event.counter, hour) },
-        {
-          period: 'month' as const,
-          date: date.slice(0, 7),
-          attribute: dayOfMonthAttribute(event.counter, Number(date.slice(8))),
-        },
+        { period: 'week' as const, date: monday, attribute: dayOfWeekAttribute(event.counter, weekday) },
       ];
       for (const dimension of dimensionsOf(counted.labels))
         for (const slot of slots) {
