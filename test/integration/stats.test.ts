@@ -418,7 +418,7 @@ describe('POST /stats/query-1.0', () => {
   });
 
   it('reads counter rows only: a few per day, however many messages', async () => {
-    // At most 2 days × the stream shards that counted (DynamoDB Local: one or two), for the account
+    // At most 2 weeks × the stream shards that counted (DynamoDB Local: one or two), for the account
     // and for its one domain: no message is read.
     for (const group_by of [undefined, 'domain'] as const) {
       const answer = await queryStats(sending.account, {

@@ -10,6 +10,7 @@ import { recordFigures } from '../support/figures.ts';
 import {
   hasNoInternals,
   hostInfo,
+  internalsIn,
   mintToken,
   uniqueAccount,
   uniqueDomain,
@@ -382,7 +383,7 @@ function send(route: Route, testCase: Case, caller: Caller, index: number): Prom
 function assertCatalogueAnswer(route: Route, testCase: Case, outcome: Outcome): void {
   const context = `${route.method} ${route.path} with ${JSON.stringify(testCase).slice(0, 300)}`;
   assert.ok(outcome.status < 500, `${context} → ${outcome.status} ${outcome.text.slice(0, 300)}`);
-  assert.ok(hasNoInternals(outcome.text), `${context} leaked internals: ${outcome.text.slice(0, 300)}`);
+  assert.ok(hasNoInternals(outcome.text), `${context} leaked internals: …${internalsIn(outcome.text)}…`);
   if (outcome.status >= 400) {
     const parsed = JSON.parse(outcome.text) as { error?: { code?: number; message?: string } };
     const code = parsed.error?.code;

@@ -165,9 +165,11 @@ describe('counter rows and rates', () => {
     assert.deepEqual(weekOf('2027-01-01'), { monday: '2026-12-28', weekday: 5 });
     assert.deepEqual(weekOf('2028-03-01'), { monday: '2028-02-28', weekday: 3 });
     assert.deepEqual(weekOf('1970-01-01'), { monday: '1969-12-29', weekday: 4 });
-    for (let offset = 0; offset < 800; offset++) {
-      const date = dateAfter('2026-01-01', offset);
+    assert.deepEqual(weekOf('1969-12-28'), { monday: '1969-12-22', weekday: 7 });
+    for (let offset = -800; offset < 800; offset++) {
+      const date = dateAfter('2026-01-01', offset * 37);
       const { monday, weekday } = weekOf(date);
+      assert.ok(weekday >= 1 && weekday <= 7, `${date}: day ${weekday} of the week`);
       assert.equal(new Date(`${monday}T00:00:00Z`).getUTCDay(), 1);
       assert.equal(dateAfter(monday, weekday - 1), date);
     }

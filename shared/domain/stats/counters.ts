@@ -111,10 +111,10 @@ export function bucketOf(at: string, zone?: string): { date: string; hour: numbe
  * Counts are kept in two kinds of rows per dimension and stream shard: a day row, one attribute per
  * counter and hour (`d13`: delivered between 13:00 and 14:00), for hourly series; and a week row,
  * Monday to Sunday, one attribute per counter and day of the week (`d3`: delivered on the
- * Wednesday), for daily series. A 30-day daily query then reads five week rows, an hourly one the
- * rows of its days, whatever the volume. Weeks rather than months: the rows of a range hold little
- * outside it (two month rows hold about 60 days for a 30-day query), and reading a row costs by the
- * counts it holds.
+ * Wednesday), for daily series. A 30-day daily query then reads five or six week rows, an hourly
+ * one the rows of its days, whatever the volume. Weeks rather than months: the rows of a range hold
+ * little outside it (two month rows hold about 60 days for a 30-day query), and reading a row costs
+ * by the counts it holds.
  */
 export type RowPeriod = 'day' | 'week';
 
@@ -143,8 +143,8 @@ const dayMs = 86_400_000;
  * row, and its day of that week (1 = Monday … 7 = Sunday).
  */
 export function weekOf(date: string): { monday: string; weekday: number } {
-  // Day 0 of the epoch, 1970-01-01, was a Thursday (4).
-  const weekday = ((Math.floor(Date.parse(`${date}T00:00:00Z`) / dayMs) + 3) % 7) + 1;
+  // getUTCDay counts from Sunday (0).
+  const weekday = ((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7) + 1;
   return { monday: dateAfter(date, 1 - weekday), weekday };
 }
 
