@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { dayOfWeekAttribute, sequenceKey, weekOf } from '../shared/domain/stats/counters.ts';
+import { dateAfter, dayOfWeekAttribute, sequenceKey, weekOf } from '../shared/domain/stats/counters.ts';
 import { settleAfterMs } from '../shared/domain/stats/settling.ts';
 import { applyRowIncrement } from '../shared/repositories/stats.ts';
 import { queryStats } from '../shared/services/stats/query.ts';
@@ -36,13 +36,12 @@ async function shardTurnover(): Promise<{
   sameCounts: boolean;
 }> {
   const account = `bench-turnover-${randomUUID().slice(0, 8)}`;
-  const start = Date.parse(range.date_from);
   const shardsPerDay = 6;
   const days = 30;
   const long = Date.now() - settleAfterMs - 60_000;
   const mondays = new Set<string>();
   const writes = Array.from({ length: days * shardsPerDay }, (_, index) => {
-    const day = new Date(start + Math.floor(index / shardsPerDay) * 86_400_000).toISOString().slice(0, 10);
+    const day = dateAfter(range.date_from.slice(0, 10), Math.floor(index / shardsPerDay));
     const { monday, weekday } = weekOf(day);
     mondays.add(monday);
     return applyRowIncrement({

@@ -239,7 +239,7 @@ export function bucketsBetween(
     // Calendar dates step by 24 hours of UTC (the calendar itself has no zone); each day starts
     // when the zone's clock shows its midnight, which in UTC is that very instant.
     const utc = (zone ?? serverTimeZone) === 'UTC';
-    for (let midnight = Date.parse(`${first.date}T00:00:00Z`); ; midnight += 86_400_000) {
+    for (let midnight = Date.parse(`${first.date}T00:00:00Z`); ; midnight += dayMs) {
       const date = new Date(midnight).toISOString().slice(0, 10);
       if (date > last) return buckets;
       buckets.push({ date, start: utc ? new Date(midnight) : startOfZonedHour(date, 0, zone) });
