@@ -29,6 +29,19 @@ function navigations(page: Page): string[] {
   return urls;
 }
 
+/**
+ * Resolves once the page has asked for the list with filters that `match`. The console asks from a
+ * layout effect that first shows "Loading", so from then on the table is the loading state or that
+ * list, never the list before (which may hold the same message).
+ */
+function listRequested(page: Page, match: (filters: Record<string, unknown>) => boolean): Promise<unknown> {
+  return page.waitForRequest((request) => {
+    if (request.method() !== 'POST' || !request.url().endsWith('/message/query-1.0')) return false;
+    const body = request.postDataJSON() as { filters?: Record<string, unknown> } | null;
+    return match(body?.filters ?? {});
+  });
+}
+
 beforeAll(async () => {
   who = await newAccount('e2e-act');
   browser = await openConsoleBrowser();
@@ -187,8 +200,10 @@ describe('console: sign-in and Activity', () => {
     await page.locator('table.list tbody tr').first().waitFor();
     await page.getByLabel('Tag name').fill('category');
     await page.getByLabel('Tag value').fill('password-reset');
+    const byTag = listRequested(page, (filters) => filters.tag !== undefined);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/tag=category%3Apassword-reset/);
+    await byTag;
     const rows = page.locator('table.list tbody tr');
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
     assert.equal(await rows.count(), 1, 'only the tagged message');
@@ -215,13 +230,17 @@ describe('console: sign-in and Activity', () => {
     await page.goto(`${browser.consoleUrl}#/activity`);
     await page.locator('table.list tbody tr').first().waitFor();
     await page.getByLabel('Recipient').fill(recipient.toLowerCase());
+    const byRecipient = listRequested(page, (filters) => filters.recipient !== undefined);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/recipient=/);
+    await byRecipient;
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
     assert.equal(await rows.count(), 1, 'only the message to that recipient');
 
     // By metadata pair, straight from the address; and a tag nobody carries matches nothing.
+    const byMetadata = listRequested(page, (filters) => filters.metadata !== undefined);
     await page.goto(`${browser.consoleUrl}#/activity?metadata=customer%3Ac-1029`);
+    await byMetadata;
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
     assert.equal(await rows.count(), 1);
     await page.goto(`${browser.consoleUrl}#/activity?tag=category%3Anone`);
