@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
+  apiRequested,
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
@@ -30,16 +32,22 @@ function navigations(page: Page): string[] {
 }
 
 /**
- * Resolves once the page has asked for the list with filters that `match`. The console asks from a
- * layout effect that first shows "Loading", so from then on the table is the loading state or that
- * list, never the list before (which may hold the same message).
+ * Resolves once the page has asked for the list with exactly these filters (the page size aside):
+ * from then on the table is loading or that list, never the list before (test/support/browser.ts,
+ * `apiRequested`).
  */
-function listRequested(page: Page, match: (filters: Record<string, unknown>) => boolean): Promise<unknown> {
-  return page.waitForRequest((request) => {
-    if (request.method() !== 'POST' || !request.url().endsWith('/message/query-1.0')) return false;
-    const body = request.postDataJSON() as { filters?: Record<string, unknown> } | null;
-    return match(body?.filters ?? {});
+function listRequested(page: Page, filters: Record<string, unknown>): Promise<unknown> {
+  return apiRequested(page, '/message/query-1.0', (body) => {
+    const { limit: _pageSize, ...asked } = (body.filters ?? {}) as Record<string, unknown>;
+    return isDeepStrictEqual(asked, filters);
   });
+}
+
+/** Opens Activity at `query` and waits until the page has asked for the list with `filters`. */
+async function openActivity(page: Page, query: string, filters: Record<string, unknown>): Promise<void> {
+  const asked = listRequested(page, filters);
+  await page.goto(`${browser.consoleUrl}#/activity${query}`);
+  await asked;
 }
 
 beforeAll(async () => {
@@ -107,13 +115,17 @@ describe('console: sign-in and Activity', () => {
 
     // Status filter, through the form: the address carries it.
     await page.getByLabel('waiting').check();
+    const waiting = listRequested(page, { status: ['waiting'] });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/status=waiting/);
+    await waiting;
+    await page.getByRole('link', { name: 'Next page' }).waitFor();
+    assert.equal(await rows.count(), 50, 'the first page of the 52 waiting messages');
+    assert.ok(!(await page.getByText('HYPERLINK').isVisible()), 'the queued one is filtered out');
     await page.getByRole('link', { name: 'Next page' }).click();
     await page.waitForURL(/cursor=/);
     await page.getByText('End of the list').waitFor();
     assert.equal(await rows.count(), 2, '52 waiting messages: 50, then 2');
-    assert.ok(!(await page.getByText('HYPERLINK').isVisible()), 'the queued one is filtered out');
 
     // A date range that ends before the messages were created matches nothing.
     await page.goto(`${browser.consoleUrl}#/activity?to=2020-01-01T00:00:00%2B00:00`);
@@ -155,7 +167,7 @@ describe('console: sign-in and Activity', () => {
 
   it('exports what is filtered as CSV, formula-like cells defused', async () => {
     const { page } = browser;
-    await page.goto(`${browser.consoleUrl}#/activity`);
+    await openActivity(page, '', {});
     await page.locator('table.list tbody tr').first().waitFor();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -172,7 +184,7 @@ describe('console: sign-in and Activity', () => {
     assert.match(formulaLine, /,"'=HYPERLINK\(""http:\/\/x\.test""\)",/, 'an apostrophe keeps it text');
     await page.getByText('Exported 53 messages').waitFor();
 
-    await page.goto(`${browser.consoleUrl}#/activity?status=waiting`);
+    await openActivity(page, '?status=waiting', { status: ['waiting'] });
     await page.locator('table.list tbody tr').first().waitFor();
     const [filtered] = await Promise.all([
       page.waitForEvent('download'),
@@ -196,11 +208,11 @@ describe('console: sign-in and Activity', () => {
     });
     await created(who, { subject: 'Other category', tags: [{ name: 'category', value: 'receipt' }] });
 
-    await page.goto(`${browser.consoleUrl}#/activity`);
+    await openActivity(page, '', {});
     await page.locator('table.list tbody tr').first().waitFor();
     await page.getByLabel('Tag name').fill('category');
     await page.getByLabel('Tag value').fill('password-reset');
-    const byTag = listRequested(page, (filters) => filters.tag !== undefined);
+    const byTag = listRequested(page, { tag: { name: 'category', value: 'password-reset' } });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/tag=category%3Apassword-reset/);
     await byTag;
@@ -227,10 +239,10 @@ describe('console: sign-in and Activity', () => {
     assert.ok((lines[1] as string).startsWith(`${tagged},`));
 
     // By recipient (another case finds it), from a fresh address: the filter lives in the address.
-    await page.goto(`${browser.consoleUrl}#/activity`);
+    await openActivity(page, '', {});
     await page.locator('table.list tbody tr').first().waitFor();
     await page.getByLabel('Recipient').fill(recipient.toLowerCase());
-    const byRecipient = listRequested(page, (filters) => filters.recipient !== undefined);
+    const byRecipient = listRequested(page, { recipient: recipient.toLowerCase() });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/recipient=/);
     await byRecipient;
@@ -238,9 +250,7 @@ describe('console: sign-in and Activity', () => {
     assert.equal(await rows.count(), 1, 'only the message to that recipient');
 
     // By metadata pair, straight from the address; and a tag nobody carries matches nothing.
-    const byMetadata = listRequested(page, (filters) => filters.metadata !== undefined);
-    await page.goto(`${browser.consoleUrl}#/activity?metadata=customer%3Ac-1029`);
-    await byMetadata;
+    await openActivity(page, '?metadata=customer%3Ac-1029', { metadata: { customer: 'c-1029' } });
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
     assert.equal(await rows.count(), 1);
     await page.goto(`${browser.consoleUrl}#/activity?tag=category%3Anone`);
@@ -302,20 +312,21 @@ describe('console: sign-in and Activity', () => {
       const visited = navigations(short.page);
       // The token lives 30 s; the console renews 5 s before the end. Wait for that moment to pass.
       while (Date.now() - signedInAt < 26_000) await new Promise((resolve) => setTimeout(resolve, 500));
-      await short.page.getByRole('link', { name: 'Next page' }).click();
-      await short.page.waitForURL(/cursor=/);
-      await waitForConsole(short);
-      assert.ok(
-        visited.some((url) => url.includes('/auth?')),
-        'the console went back to the provider',
+      // The click only changes the address; the console goes back to the provider after it (a
+      // page that stayed would time out here), and only the page after the round trip ends the list.
+      const toProvider = short.page.waitForRequest(
+        (request) => request.isNavigationRequest() && request.url().includes('/auth?'),
       );
+      await short.page.getByRole('link', { name: 'Next page' }).click();
+      await toProvider;
+      await short.page.getByText('End of the list').waitFor();
+      await waitForConsole(short);
       assert.ok(
         !visited.some((url) => url.includes('/interaction/')),
         'silently: the provider session holds',
       );
       const hash = new URL(short.page.url()).hash;
       assert.match(hash, /^#\/activity\?status=waiting&cursor=/, 'the page it was going to');
-      await short.page.getByText('End of the list').waitFor();
     } finally {
       await short.close();
     }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
+  apiRequested,
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
@@ -41,7 +42,10 @@ async function waitForTotals(expected: Record<string, string>): Promise<void> {
   const { page } = browser;
   const deadline = Date.now() + 60_000;
   for (;;) {
+    // One refresh at a time: a newer one would discard the answer of the one before.
+    const answered = apiRequested(page, '/stats/query-1.0');
     await page.getByRole('button', { name: 'Refresh' }).click();
+    await (await answered).response();
     await page.locator('dl.totals').or(page.getByText('No messages in this period')).first().waitFor();
     const seen = (await page.locator('dl.totals').count()) === 0 ? {} : await totals();
     const matches = Object.entries(expected).every(([name, value]) => seen[name] === value);
@@ -87,7 +91,8 @@ describe('console: Dashboard', () => {
       (await page.getByRole('note').textContent()) ?? '',
       /bounce rate is at or above the level where SES may pause an account \(10\.0 %\)/,
     );
-    assert.equal((await page.locator('figure.chart canvas').count()) >= 3, true, 'three charts drawn');
+    // The charts are drawn after the page is painted.
+    await page.locator('figure.chart canvas').nth(2).waitFor();
     const legend = await page.locator('figure.chart').nth(1).locator('.u-legend').textContent();
     assert.match(legend ?? '', /SES review.*SES may pause/, 'the bounce chart has both guard lines');
     await screenshot(page, 'dashboard');
@@ -127,8 +132,10 @@ describe('console: Dashboard', () => {
     await expectAccessible(page, 'Dashboard (by tag)');
 
     // A daily period keeps the grouping in the address.
+    const daily = apiRequested(page, '/stats/query-1.0', (body) => body.granularity === 'day');
     await page.getByRole('combobox', { name: /^Period/ }).selectOption('30d');
     await page.waitForURL(/range=30d&group=tag/);
+    await daily;
     await tagRow.waitFor();
   });
 

@@ -58,16 +58,17 @@ describe('console: Domains', () => {
   it('copies a DKIM record value and name to the clipboard exactly as the API gives them', async () => {
     const { page } = browser;
     const [key] = (await dkim()).dkim_keys;
-    await page.getByRole('button', { name: `Copy the record value of ${key.selector}`, exact: true }).click();
-    await page.getByText('Copied').first().waitFor();
-    assert.equal(await page.evaluate('navigator.clipboard.readText()'), key.dns_value);
-    await page.getByRole('button', { name: `Copy the record name of ${key.selector}` }).click();
-    assert.equal(await page.evaluate('navigator.clipboard.readText()'), key.dns_name);
-    await page
-      .getByRole('button', { name: `Copy the record value of ${key.selector} as quoted strings` })
-      .click();
+    // The clipboard is written asynchronously: each button's own "Copied" says it is done.
+    const copied = async (label: string) => {
+      const button = page.getByRole('button', { name: label, exact: true });
+      await button.click();
+      await page.locator('span.copy', { has: button }).getByText('Copied').waitFor();
+      return page.evaluate('navigator.clipboard.readText()');
+    };
+    assert.equal(await copied(`Copy the record value of ${key.selector}`), key.dns_value);
+    assert.equal(await copied(`Copy the record name of ${key.selector}`), key.dns_name);
     assert.equal(
-      await page.evaluate('navigator.clipboard.readText()'),
+      await copied(`Copy the record value of ${key.selector} as quoted strings`),
       key.dns_value_chunks.map((chunk: string) => `"${chunk}"`).join(' '),
     );
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
+  apiRequested,
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
@@ -179,7 +180,10 @@ describe('console: Message', () => {
     const other = await newAccount('e2e-other');
     const foreign = await created(other, { scheduling: { mode: 'manual-wait' } });
     for (const uuid of [randomUUID(), foreign]) {
+      // The alert of the uuid before stays on screen until the page has asked for this one.
+      const asked = apiRequested(page, '/message/query-1.0', (body) => body.message_uuid === uuid);
       await page.goto(`${browser.consoleUrl}#/message/${uuid}`);
+      await asked;
       const alert = page.getByRole('alert');
       await alert.waitFor();
       assert.match((await alert.textContent()) ?? '', /Error 112/);

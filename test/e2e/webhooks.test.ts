@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
+  apiRequested,
   type ConsoleBrowser,
   expectAccessible,
   openConsoleBrowser,
@@ -73,7 +74,10 @@ describe('console: Webhooks', () => {
     const deadline = Date.now() + 60_000;
     while ((await attempts.count()) < 2) {
       assert.ok(Date.now() < deadline, 'the attempts appear');
+      // One refresh at a time: a newer one would discard the answer of the one before.
+      const answered = apiRequested(page, '/webhook/query-1.0');
       await page.getByRole('button', { name: 'Refresh attempts' }).click();
+      await (await answered).response();
       await page.waitForTimeout(300);
     }
     const delivered = attempts.filter({ hasText: 'message.delivered' });

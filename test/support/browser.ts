@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 
 export { type SignInChoice, signIn, waitForConsole } from './chromium.ts';
@@ -37,6 +37,26 @@ export async function openConsoleBrowser(): Promise<ConsoleBrowser> {
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return { context, page, consoleUrl, close };
+}
+
+/**
+ * Resolves once the page has sent a POST to the API route `path` whose JSON body `matches`.
+ * Register it before the action: `goto`, `waitForURL` and a click return once the address has
+ * changed, before the console has handled it, so a wait for content right after can still match
+ * the page before. The console asks from layout effects that first show the loading state, so once
+ * the request is out, the page shows that state or the new answer, never the previous one.
+ */
+export function apiRequested(
+  page: Page,
+  path: string,
+  matches: (body: Record<string, unknown>) => boolean = () => true,
+): Promise<Request> {
+  return page.waitForRequest(
+    (request) =>
+      request.method() === 'POST' &&
+      new URL(request.url()).pathname.endsWith(path) &&
+      matches((request.postDataJSON() as Record<string, unknown> | null) ?? {}),
+  );
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
