@@ -13,7 +13,7 @@ import {
 import { presignObject } from '../../repositories/message-objects.ts';
 import { putObjects, recordDownloads } from '../../repositories/messages.ts';
 import { formatDate } from '../../time/format.ts';
-import { type Composition, composeSignedMessage } from '../delivery/compose-message.ts';
+import type { Composition } from '../delivery/compose-message.ts';
 import { feedbackTagOf } from '../delivery/feedback-id.ts';
 import { getActiveSigningKeys, getSigningKeysBySelector } from '../dkim-signing-keys.ts';
 
@@ -47,6 +47,7 @@ export async function getMessageContent(
   account: string,
   now: Date = new Date(),
 ): Promise<MessageContent> {
+  const composer = loadComposer();
   const message = await getDeliveryMessage(uuid.toLowerCase());
   if (message === undefined || message.account_id !== account) throw notFound();
   const bodies = await readMessageContent(message).catch((error: unknown) => {
@@ -56,7 +57,7 @@ export async function getMessageContent(
     });
   });
   const { composition, exact } = await compositionOf(message, now);
-  const { raw } = await composeSignedMessage(message, bodies, composition);
+  const { raw } = await (await composer).composeSignedMessage(message, bodies, composition);
   const parsed = await takeApart(raw);
 
   // Recorded first, so that deleting the message also removes what is about to be stored.
@@ -101,6 +102,18 @@ export async function getMessageContent(
     raw_url: rawUrl ?? null,
     expires_at: formatDate(now.getTime() + lifetime * 1000),
   };
+}
+
+/**
+ * The composer (nodemailer's, with the DKIM signer's glue) is the largest part of this route, and
+ * every request needs it: it loads on the first request, while the message and its bodies are read,
+ * instead of at every cold start.
+ */
+function loadComposer(): Promise<typeof import('../delivery/compose-message.ts')> {
+  const loading = import('../delivery/compose-message.ts');
+  // Awaited after the reads; a request that fails before then must not leave it unhandled.
+  loading.catch(() => undefined);
+  return loading;
 }
 
 /**
