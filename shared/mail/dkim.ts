@@ -1,4 +1,5 @@
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import { SigningError } from './signing-error.ts';
 
 /** A domain's active DKIM key, as the key store hands it to the sender (decrypted, in memory only). */
 export interface SigningKey {
@@ -54,13 +55,6 @@ export const oversignedHeaders = [
   'List-Unsubscribe',
   'List-Unsubscribe-Post',
 ] as const;
-
-export class SigningError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SigningError';
-  }
-}
 
 /** The field names of a DKIM-Signature's `h=` tag, lower-cased, in order. */
 export function signedFieldNames(signatureHeader: string): string[] {

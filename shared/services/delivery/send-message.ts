@@ -9,8 +9,9 @@ import {
 } from '../../domain/delivery/status.ts';
 import { recipientEntry } from '../../domain/messages/message.ts';
 import { applySuppressions, hardBouncesOf, type Suppression } from '../../domain/suppressions.ts';
-import { SigningError, type SigningKey } from '../../mail/dkim.ts';
+import type { SigningKey } from '../../mail/dkim.ts';
 import { bounceAddress } from '../../mail/envelope.ts';
+import { SigningError } from '../../mail/signing-error.ts';
 import {
   type MailTransport,
   mailTransport,
@@ -31,8 +32,8 @@ import {
   releaseClaim,
 } from '../../repositories/message-delivery.ts';
 import { suppressAutomatically, suppressedRecipients } from '../suppressions.ts';
-import { composeSignedMessage } from './compose-message.ts';
 import { feedbackTagOf } from './feedback-id.ts';
+import { loadComposer } from './load-composer.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
 import { recordSesMessageId } from './ses-message-ids.ts';
 import { activeSigningKeys } from './signing-keys.ts';
@@ -63,6 +64,7 @@ export async function sendQueuedMessage(
   deps: SendDependencies = {},
 ): Promise<SendResult> {
   const now = deps.now ?? Date.now;
+  const composer = loadComposer();
   const current = await getDeliveryMessage(messageUuid);
   const decision = claimDecision(
     current === undefined
@@ -109,7 +111,13 @@ export async function sendQueuedMessage(
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
-    built = await buildSignedMessage(claimed, transport, deps.signingKeys ?? activeSigningKeys, now());
+    built = await buildSignedMessage(
+      claimed,
+      transport,
+      deps.signingKeys ?? activeSigningKeys,
+      composer,
+      now(),
+    );
     outcome = await transport.send({
       messageUuid,
       envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
@@ -174,6 +182,7 @@ async function buildSignedMessage(
   message: DeliveryMessage,
   transport: MailTransport,
   signingKeys: (domain: string, owner: string) => Promise<SigningKey[]>,
+  composer: ReturnType<typeof loadComposer>,
   nowMs: number,
 ): Promise<{ raw: Buffer; composed: ComposedRecord }> {
   const at = new Date(nowMs);
@@ -187,6 +196,7 @@ async function buildSignedMessage(
     );
   }
   const feedbackTag = await feedbackTagOf(message.account_id);
+  const { composeSignedMessage } = await composer;
   const { raw } = await composeSignedMessage(message, bodies, {
     at,
     keys,

@@ -15,6 +15,7 @@ import { putObjects, recordDownloads } from '../../repositories/messages.ts';
 import { formatDate } from '../../time/format.ts';
 import type { Composition } from '../delivery/compose-message.ts';
 import { feedbackTagOf } from '../delivery/feedback-id.ts';
+import { loadComposer } from '../delivery/load-composer.ts';
 import { getActiveSigningKeys, getSigningKeysBySelector } from '../dkim-signing-keys.ts';
 
 /**
@@ -102,18 +103,6 @@ export async function getMessageContent(
     raw_url: rawUrl ?? null,
     expires_at: formatDate(now.getTime() + lifetime * 1000),
   };
-}
-
-/**
- * The composer (nodemailer's, with the DKIM signer's glue) is the largest part of this route, and
- * every request needs it: it loads on the first request, while the message and its bodies are read,
- * instead of at every cold start.
- */
-function loadComposer(): Promise<typeof import('../delivery/compose-message.ts')> {
-  const loading = import('../delivery/compose-message.ts');
-  // Awaited after the reads; a request that fails before then must not leave it unhandled.
-  loading.catch(() => undefined);
-  return loading;
 }
 
 /**
