@@ -1770,11 +1770,13 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         kind: "eml";
+                        /** Format: byte */
                         eml: string;
                     };
                     attachments?: {
                         filename: string;
                         content_type: string;
+                        /** Format: byte */
                         content: string;
                     }[];
                     /**
@@ -2137,11 +2139,13 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             kind: "eml";
+                            /** Format: byte */
                             eml: string;
                         };
                         attachments?: {
                             filename: string;
                             content_type: string;
+                            /** Format: byte */
                             content: string;
                         }[];
                         /**

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { $ZodIssue, $ZodType } from 'zod/v4/core';
+import { type $ZodIssue, type $ZodType, safeParse } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../errors/catalogue.ts';
 import { type ErrorDetail, ServiceError } from '../errors/service-error.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
@@ -95,6 +95,21 @@ function queryInput(event: ApiEvent): Record<string, string> {
   return query;
 }
 
+/**
+ * Checks `raw` against `schema` synchronously: its value, or the catalogue error (107, 10000001, or 9
+ * when a check itself throws). Never zod's Standard Schema `validate`, which retries a throwing
+ * check asynchronously and so rejects outside the caller's try.
+ */
+export function checkInput<T>(schema: $ZodType<T>, raw: unknown): { value: T } | { error: ServiceError } {
+  let result: ReturnType<typeof safeParse<$ZodType<T>>>;
+  try {
+    result = safeParse(schema, raw);
+  } catch (error) {
+    return { error: new ServiceError(Code.ValidatorFailed, undefined, { cause: error }) };
+  }
+  return result.success ? { value: result.data } : { error: validationError(result.error.issues, raw) };
+}
+
 /** Validates the JSON body or the query string against the route's schema; the result is `event.input`. */
 export function validateInput(
   schema: $ZodType,
@@ -117,17 +132,9 @@ export function validateInput(
         }
       }
       const raw = source === 'body' ? event.jsonBody : queryInput(event);
-      let result: ReturnType<$ZodType['~standard']['validate']>;
-      try {
-        result = schema['~standard'].validate(raw);
-      } catch (error) {
-        throw new ServiceError(Code.ValidatorFailed, undefined, { cause: error });
-      }
-      if (result instanceof Promise) throw new ServiceError(Code.ValidatorFailed, 'Asynchronous schema');
-      if (result.issues !== undefined) {
-        throw validationError(result.issues as unknown as $ZodIssue[], raw);
-      }
-      event.input = result.value;
+      const checked = checkInput(schema, raw);
+      if ('error' in checked) throw checked.error;
+      event.input = checked.value;
     },
   };
 }

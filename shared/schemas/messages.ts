@@ -10,6 +10,7 @@ import {
 import { metadataLimits, tagLimits, tagListProblems } from '../domain/messages/labels.ts';
 import { messageStatuses, schedulingModes } from '../domain/messages/statuses.ts';
 import { Code } from '../errors/catalogue.ts';
+import { base64 } from './base64.ts';
 import { incomingDate, serverDate } from './dates.ts';
 import { describe } from './describe.ts';
 import { lookupOrPage, pageLimit } from './lookup-or-page.ts';
@@ -77,13 +78,6 @@ const addressList = (what: string) =>
       .check(z.maxLength(maxRecipients, `${what} holds at most ${maxRecipients} addresses`)),
     `${what}: a list of addresses`,
   );
-
-const base64 = (what: string) =>
-  z
-    .string({ error: `${what} must be a base64 string` })
-    .check(
-      z.regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, `${what} must be base64`),
-    );
 
 export const content = describe(
   z.discriminatedUnion(

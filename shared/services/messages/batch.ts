@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { $ZodIssue } from 'zod/v4/core';
 import { mapLimit } from '../../domain/map-limit.ts';
 import { Code, type ErrorCode } from '../../errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../../errors/service-error.ts';
-import { validationError, withoutIgnoredFields } from '../../middleware/validate-input.ts';
+import { checkInput, withoutIgnoredFields } from '../../middleware/validate-input.ts';
 import { describeError, log } from '../../observability/log.ts';
 import { countMessages } from '../../observability/metrics.ts';
 import {
@@ -82,11 +81,9 @@ async function checkItem(
   now: Date,
 ): Promise<Checked> {
   const item = withoutIgnoredFields(raw);
-  const result = messageAddRequest['~standard'].validate(item) as
-    | { value: MessageAddRequest; issues?: undefined }
-    | { issues: readonly $ZodIssue[] };
-  if (result.issues !== undefined) return { index, error: validationError(result.issues, item) };
-  const input = result.value;
+  const checked = checkInput(messageAddRequest, item);
+  if ('error' in checked) return { index, error: checked.error };
+  const input: MessageAddRequest = checked.value;
   const mode = input.scheduling?.mode ?? 'immediate';
   if (mode === 'manual-send' || mode === 'manual-cancel') {
     return {
