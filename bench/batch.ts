@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { searchEntriesOf } from '../shared/repositories/keys.ts';
-import { registerDomain } from '../shared/services/domain-registry.ts';
-import { listMessages } from '../shared/services/messages/query.ts';
+import { registerDomain } from '../shared/domains/registry.ts';
+import { listMessages } from '../shared/messages/query.ts';
+import { searchEntriesOf } from '../shared/platform/table/keys.ts';
 import { batchWrite, type Caller, call, cloneItem, storedItem } from './service.ts';
 import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 

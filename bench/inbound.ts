@@ -6,8 +6,8 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Upload } from '@aws-sdk/lib-storage';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { s3 } from '../shared/aws/s3.ts';
-import { registerDomain, setReceiving } from '../shared/services/domain-registry.ts';
+import { registerDomain, setReceiving } from '../shared/domains/registry.ts';
+import { s3 } from '../shared/platform/aws/s3.ts';
 import type { BenchHost } from './host.ts';
 import { fmt, progress, verdict } from './stats.ts';
 

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { shardCount, statsWriters } from '../shared/repositories/keys.ts';
+import { shardCount, statsWriters } from '../shared/platform/table/keys.ts';
 import { type Meter, requestsOf, startMeter, stopMeter } from './meter.ts';
 import { type Caller, call, countedFor, statusesOf } from './service.ts';
 import { figure, fmt, progress, verdict } from './stats.ts';
@@ -364,8 +364,8 @@ export interface WatchPass {
 }
 
 export async function meterWatchPass(): Promise<WatchPass> {
-  const { dispatchDue } = await import('../shared/services/delivery/dispatch.ts');
-  const { firstWatchAt } = await import('../shared/config/delivery.ts');
+  const { dispatchDue } = await import('../shared/delivery/dispatch.ts');
+  const { firstWatchAt } = await import('../shared/messages/config.ts');
   const run = await metered(() => dispatchDue(Date.parse(firstWatchAt(Date.now())) + 1_000));
   const entries = Math.max(1, run.result.watched);
   return {
@@ -446,7 +446,7 @@ export interface Ceilings {
 
 /**
  * Messages per second before one partition key reaches DynamoDB's 1,000 write units per second,
- * from the measured write units of each index and how its keys spread (shared/repositories/keys.ts):
+ * from the measured write units of each index and how its keys spread (shared/platform/table/keys.ts):
  * the table's key is the message; gsi1 holds an account's domains, no message; gsi2 keys belong to
  * one account's shard (gsi2's writes of a lifecycle all land in one lane partition, counted as if
  * on one shard); gsi3 keys are the service's work shards, over which even one account's messages

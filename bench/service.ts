@@ -9,9 +9,9 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { firstWatchAt } from '../shared/config/delivery.ts';
-import { chunkSize } from '../shared/domain/messages/merge.ts';
-import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/domain/stats/counters.ts';
+import { firstWatchAt } from '../shared/messages/config.ts';
+import { readState } from '../shared/messages/store/message-state.ts';
+import { chunkSize } from '../shared/platform/paging/merge.ts';
 import {
   isInFlight,
   keys,
@@ -19,8 +19,8 @@ import {
   messageIndexAttributes,
   searchEntriesOf,
   shardCount,
-} from '../shared/repositories/keys.ts';
-import { readState } from '../shared/repositories/message-state.ts';
+} from '../shared/platform/table/keys.ts';
+import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/stats/model/counters.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
 export interface Caller {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { dateAfter, dayOfWeekAttribute, sequenceKey, weekOf } from '../shared/domain/stats/counters.ts';
-import { settleAfterMs } from '../shared/domain/stats/settling.ts';
-import { applyRowIncrement } from '../shared/repositories/stats.ts';
-import { queryStats } from '../shared/services/stats/query.ts';
+import { dateAfter, dayOfWeekAttribute, sequenceKey, weekOf } from '../shared/stats/model/counters.ts';
+import { settleAfterMs } from '../shared/stats/model/settling.ts';
+import { queryStats } from '../shared/stats/query.ts';
+import { applyRowIncrement } from '../shared/stats/store/stats.ts';
 import { type Caller, call } from './service.ts';
 import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { missingVariables } from '../shared/domain/templates/model-check.ts';
-import { compileParts } from '../shared/domain/templates/render.ts';
-import { dataResponse } from '../shared/http/envelope.ts';
-import { jsonBody } from '../shared/middleware/json-body.ts';
-import { validateInput } from '../shared/middleware/validate-input.ts';
-import { templateRenderRequest } from '../shared/schemas/templates.ts';
-import { renderPreview } from '../shared/services/templates.ts';
+import { dataResponse } from '../shared/platform/http/envelope.ts';
+import { jsonBody } from '../shared/platform/middleware/json-body.ts';
+import { validateInput } from '../shared/platform/middleware/validate-input.ts';
+import { missingVariables } from '../shared/templates/model/model-check.ts';
+import { compileParts } from '../shared/templates/model/render.ts';
+import { templateRenderRequest } from '../shared/templates/schemas.ts';
+import { renderPreview } from '../shared/templates/templates.ts';
 import { type Caller, call } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 

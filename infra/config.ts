@@ -2,7 +2,7 @@ import {
   minRetentionDays,
   retentionMarginDays,
   schedulingHorizonDays,
-} from '../shared/domain/messages/scheduling.ts';
+} from '../shared/messages/model/scheduling.ts';
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` or `-c name=value`) and
  * validated at synth time, so a bad value fails `cdk synth` with a message that names the key

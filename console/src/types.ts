@@ -1,5 +1,5 @@
 import type { paths } from '../../clients/openapi.ts';
-import { messageStatuses as serviceStatuses } from '../../shared/domain/messages/statuses.ts';
+import { messageStatuses as serviceStatuses } from '../../shared/messages/model/statuses.ts';
 
 /**
  * The API's shapes the pages use, taken from the generated OpenAPI types (clients/openapi.ts), and

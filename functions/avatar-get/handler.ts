@@ -1,8 +1,8 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type AvatarGetRequest, avatarGetRequest } from '#shared/schemas/avatars.ts';
-import { resolveAvatar } from '#shared/services/avatars.ts';
-import { formatDate } from '#shared/time/format.ts';
+import { resolveAvatar } from '#shared/avatars/lookup.ts';
+import { type AvatarGetRequest, avatarGetRequest } from '#shared/avatars/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { formatDate } from '#shared/platform/time/format.ts';
 
 /**
  * GET /avatar/get-1.0?email=…&size=…: a presigned URL of the address's avatar (cache, then Gravatar,

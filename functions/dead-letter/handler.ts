@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { failDeadLetter } from '#shared/services/delivery/dead-letter.ts';
-import { processSendQueueBatch, receiveCountOf } from '#shared/services/delivery/sqs-batch.ts';
+import { failDeadLetter } from '#shared/delivery/dead-letter.ts';
+import { processSendQueueBatch, receiveCountOf } from '#shared/platform/aws/sqs-batch.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
 
 /** The dead-letter queue's consumer: messages the send queue gave up on become `failed`. */
 export const handler = observedWorker(

@@ -1,6 +1,6 @@
 import type { EventBridgeEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { recordSesEvent } from '#shared/services/delivery/delivery-events.ts';
+import { recordSesEvent } from '#shared/delivery/ses-delivery-events.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
 
 /**
  * SES delivery events from EventBridge (`source: aws.ses`; "Email Delivered", "Email Bounced",

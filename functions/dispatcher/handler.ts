@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { log } from '#shared/observability/log.ts';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { type DispatchReport, dispatchDue } from '#shared/services/delivery/dispatch.ts';
+import { type DispatchReport, dispatchDue } from '#shared/delivery/dispatch.ts';
+import { log } from '#shared/platform/observability/log.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
 
 /** Runs every minute (EventBridge schedule): releases due scheduled mail, re-queues stranded mail. */
 export const handler = observedWorker(async (_event?: Partial<ScheduledEvent>): Promise<DispatchReport> => {

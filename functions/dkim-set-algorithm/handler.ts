@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type DkimSetAlgorithmRequest, dkimSetAlgorithmRequest } from '#shared/schemas/dkim.ts';
-import { setDkimAlgorithm } from '#shared/services/dkim.ts';
+import { setDkimAlgorithm } from '#shared/domains/dkim/dkim.ts';
+import { type DkimSetAlgorithmRequest, dkimSetAlgorithmRequest } from '#shared/domains/dkim/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /**
  * POST /domain/dkim/set-algorithm-1.0 {"domain","algorithm"}: rotates the domain to a new key of

@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type DkimStatusRequest, dkimStatusRequest } from '#shared/schemas/dkim.ts';
-import { getDkimStatus } from '#shared/services/dkim.ts';
+import { getDkimStatus } from '#shared/domains/dkim/dkim.ts';
+import { type DkimStatusRequest, dkimStatusRequest } from '#shared/domains/dkim/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /** GET /domain/dkim/status-1.0?domain=…: the domain's DKIM configuration, keys and DNS status. */
 export const handler = protectedHandler<DkimStatusRequest>(

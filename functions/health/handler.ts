@@ -1,5 +1,5 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { publicHandler } from '#shared/http/public-handler.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { publicHandler } from '#shared/platform/http/public-handler.ts';
 
 /** GET /health: public; `caller_ip` is the gateway's view of the TCP peer, never a forwarded header. */
 export const handler = publicHandler('health', {}, async ({ sourceIp }) =>

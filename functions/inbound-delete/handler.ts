@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type InboundDeleteRequest, inboundDeleteRequest } from '#shared/schemas/inbound.ts';
-import { deleteInboundMessage } from '#shared/services/inbound/query.ts';
+import { deleteInboundMessage } from '#shared/inbound/query.ts';
+import { type InboundDeleteRequest, inboundDeleteRequest } from '#shared/inbound/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /** POST /inbound/delete-1.0: deletes one of the caller's received messages and its content. */
 export const handler = protectedHandler<InboundDeleteRequest>(

@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type InboundQueryRequest, inboundQueryRequest } from '#shared/schemas/inbound.ts';
-import { getInboundDetails, listInbound } from '#shared/services/inbound/query.ts';
+import { getInboundDetails, listInbound } from '#shared/inbound/query.ts';
+import { type InboundQueryRequest, inboundQueryRequest } from '#shared/inbound/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /** POST /inbound/query-1.0: one of the caller's received messages in full, or a page of them. */
 export const handler = protectedHandler<InboundQueryRequest>(

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { processInboundBatch } from '#shared/services/inbound/receive.ts';
+import { processInboundBatch } from '#shared/inbound/receive.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
 
 /**
  * The inbound queue's consumer (SQS event source, ReportBatchItemFailures): each entry is SES's

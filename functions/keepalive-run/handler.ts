@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda';
-import type { ApiContext, ApiEvent, ApiResult } from '#shared/http/api-types.ts';
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { log } from '#shared/observability/log.ts';
-import { keepaliveRunRequest } from '#shared/schemas/avatars.ts';
-import { type HousekeepingResult, runAvatarHousekeeping } from '#shared/services/avatar-housekeeping.ts';
+import { type HousekeepingResult, runAvatarHousekeeping } from '#shared/avatars/housekeeping.ts';
+import { keepaliveRunRequest } from '#shared/avatars/schemas.ts';
+import type { ApiContext, ApiEvent, ApiResult } from '#shared/platform/http/api-types.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { log } from '#shared/platform/observability/log.ts';
 
 /** What EventBridge (rules or Scheduler) sends on a schedule; it never comes through API Gateway. */
 export interface ScheduledEvent {

@@ -1,6 +1,6 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { publicHandler } from '#shared/http/public-handler.ts';
-import { formatDate } from '#shared/time/format.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { publicHandler } from '#shared/platform/http/public-handler.ts';
+import { formatDate } from '#shared/platform/time/format.ts';
 
 /** GET /keepalive-1.0: public and cheap, for uptime monitors. */
 export const handler = publicHandler('keepalive-status', {}, async () =>

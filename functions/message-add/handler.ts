@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type MessageAddRequest, messageAddRequest } from '#shared/schemas/messages.ts';
-import { addMessage } from '#shared/services/messages/add.ts';
+import { addMessage } from '#shared/messages/add.ts';
+import { type MessageAddRequest, messageAddRequest } from '#shared/messages/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /**
  * POST /message/add-1.0: accepts a message (immediate, scheduled, manual-wait) or releases /

@@ -1,8 +1,8 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type MessageBatchEnvelope, messageBatchEnvelope } from '#shared/schemas/messages.ts';
-import { sendBatch } from '#shared/services/messages/batch.ts';
-import { chargeBatch } from '#shared/services/messages/batch-rate.ts';
+import { sendBatch } from '#shared/messages/batch.ts';
+import { chargeBatch } from '#shared/messages/batch-rate.ts';
+import { type MessageBatchEnvelope, messageBatchEnvelope } from '#shared/messages/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /**
  * POST /message/batch-1.0: up to 500 new messages in one request, each what add accepts. The rate

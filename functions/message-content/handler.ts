@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type MessageContentRequest, messageContentRequest } from '#shared/schemas/messages.ts';
-import { getMessageContent } from '#shared/services/messages/content.ts';
+import { getMessageContent } from '#shared/delivery/content.ts';
+import { type MessageContentRequest, messageContentRequest } from '#shared/messages/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /** POST /message/content-1.0: one of the caller's messages as sent (or as it will be composed). */
 export const handler = protectedHandler<MessageContentRequest>(

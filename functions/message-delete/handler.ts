@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type MessageDeleteRequest, messageDeleteRequest } from '#shared/schemas/messages.ts';
-import { deleteMessages } from '#shared/services/messages/delete.ts';
+import { deleteMessages } from '#shared/messages/delete.ts';
+import { type MessageDeleteRequest, messageDeleteRequest } from '#shared/messages/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
 /** POST /message/delete-1.0: deletes the caller's unsent messages; sent ones are protected. */
 export const handler = protectedHandler<MessageDeleteRequest>(

@@ -1,8 +1,8 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { log } from '#shared/observability/log.ts';
-import { type MessageQueryRequest, messageQueryRequest } from '#shared/schemas/messages.ts';
-import { getMessageDetails, listMessages } from '#shared/services/messages/query.ts';
+import { getMessageDetails, listMessages } from '#shared/messages/query.ts';
+import { type MessageQueryRequest, messageQueryRequest } from '#shared/messages/schemas.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { log } from '#shared/platform/observability/log.ts';
 
 /** POST /message/query-1.0: one of the caller's messages in full, or a filtered page of them. */
 export const handler = protectedHandler<MessageQueryRequest>(

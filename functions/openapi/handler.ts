@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { publicHandler } from '#shared/http/public-handler.ts';
+import { publicHandler } from '#shared/platform/http/public-handler.ts';
 import document from '../../docs/openapi.json' with { type: 'json' };
 
 /**

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { sendQueuedMessage } from '#shared/services/delivery/send-message.ts';
-import { processSendQueueBatch } from '#shared/services/delivery/sqs-batch.ts';
+import { sendQueuedMessage } from '#shared/delivery/send-message.ts';
+import { processSendQueueBatch } from '#shared/platform/aws/sqs-batch.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
 
 /**
  * The send queue's consumer (SQS event source, ReportBatchItemFailures). Each entry names one

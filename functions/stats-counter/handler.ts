@@ -1,9 +1,5 @@
-import { observedWorker } from '#shared/observability/powertools.ts';
-import {
-  type CountingEvent,
-  type CountingResponse,
-  countStreamBatch,
-} from '#shared/services/stats/stream-counter.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
+import { type CountingEvent, type CountingResponse, countStreamBatch } from '#shared/stats/stream-counter.ts';
 
 /**
  * The table stream's counting consumer (event source mapping with a tumbling window, so each event

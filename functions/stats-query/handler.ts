@@ -1,8 +1,8 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { log } from '#shared/observability/log.ts';
-import { type StatsQueryRequest, statsQueryRequest } from '#shared/schemas/stats.ts';
-import { queryStats } from '#shared/services/stats/query.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { log } from '#shared/platform/observability/log.ts';
+import { queryStats } from '#shared/stats/query.ts';
+import { type StatsQueryRequest, statsQueryRequest } from '#shared/stats/schemas.ts';
 
 /** POST /stats/query-1.0: hourly or daily counts of the caller's messages, with totals and rates. */
 export const handler = protectedHandler<StatsQueryRequest>(

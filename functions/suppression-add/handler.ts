@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type SuppressionAddRequest, suppressionAddRequest } from '#shared/schemas/suppressions.ts';
-import { addManualSuppressions } from '#shared/services/suppressions.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type SuppressionAddRequest, suppressionAddRequest } from '#shared/suppressions/schemas.ts';
+import { addManualSuppressions } from '#shared/suppressions/suppressions.ts';
 
 /** POST /suppression/add-1.0: suppresses addresses for the caller's account (reason manual). */
 export const handler = protectedHandler<SuppressionAddRequest>(

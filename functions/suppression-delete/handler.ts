@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type SuppressionDeleteRequest, suppressionDeleteRequest } from '#shared/schemas/suppressions.ts';
-import { removeSuppressions } from '#shared/services/suppressions.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type SuppressionDeleteRequest, suppressionDeleteRequest } from '#shared/suppressions/schemas.ts';
+import { removeSuppressions } from '#shared/suppressions/suppressions.ts';
 
 /** POST /suppression/delete-1.0: removes addresses from the caller's suppression list. */
 export const handler = protectedHandler<SuppressionDeleteRequest>(

@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type SuppressionQueryRequest, suppressionQueryRequest } from '#shared/schemas/suppressions.ts';
-import { listSuppressions, lookupSuppression } from '#shared/services/suppressions.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type SuppressionQueryRequest, suppressionQueryRequest } from '#shared/suppressions/schemas.ts';
+import { listSuppressions, lookupSuppression } from '#shared/suppressions/suppressions.ts';
 
 /** POST /suppression/query-1.0: one address of the caller's suppression list, or a page of it. */
 export const handler = protectedHandler<SuppressionQueryRequest>(

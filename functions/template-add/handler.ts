@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type TemplateAddRequest, templateAddRequest } from '#shared/schemas/templates.ts';
-import { addTemplate } from '#shared/services/templates.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type TemplateAddRequest, templateAddRequest } from '#shared/templates/schemas.ts';
+import { addTemplate } from '#shared/templates/templates.ts';
 
 /** POST /template/add-1.0: a new template with its first version, a draft (dry run: checked, nothing stored). */
 export const handler = protectedHandler<TemplateAddRequest>(

@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type TemplateDeleteRequest, templateDeleteRequest } from '#shared/schemas/templates.ts';
-import { deleteTemplate } from '#shared/services/templates.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type TemplateDeleteRequest, templateDeleteRequest } from '#shared/templates/schemas.ts';
+import { deleteTemplate } from '#shared/templates/templates.ts';
 
 /** POST /template/delete-1.0: deletes a template with every version, unless another one uses it as its layout. */
 export const handler = protectedHandler<TemplateDeleteRequest>(

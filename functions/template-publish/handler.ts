@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type TemplatePublishRequest, templatePublishRequest } from '#shared/schemas/templates.ts';
-import { publishTemplate } from '#shared/services/templates.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type TemplatePublishRequest, templatePublishRequest } from '#shared/templates/schemas.ts';
+import { publishTemplate } from '#shared/templates/templates.ts';
 
 /** POST /template/publish-1.0: makes a version the live one; an older one is the rollback. */
 export const handler = protectedHandler<TemplatePublishRequest>(

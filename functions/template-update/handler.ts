@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type TemplateUpdateRequest, templateUpdateRequest } from '#shared/schemas/templates.ts';
-import { updateTemplate } from '#shared/services/templates.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { type TemplateUpdateRequest, templateUpdateRequest } from '#shared/templates/schemas.ts';
+import { updateTemplate } from '#shared/templates/templates.ts';
 
 /** POST /template/update-1.0: a new draft version built on the latest one, or a rename. */
 export const handler = protectedHandler<TemplateUpdateRequest>(

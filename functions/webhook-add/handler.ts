@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type WebhookAddRequest, webhookAddRequest } from '#shared/schemas/webhooks.ts';
-import { addWebhook } from '#shared/services/webhooks/endpoints.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { addWebhook } from '#shared/webhooks/endpoints.ts';
+import { type WebhookAddRequest, webhookAddRequest } from '#shared/webhooks/schemas.ts';
 
 /** POST /webhook/add-1.0: adds an endpoint; the answer carries its secret, shown only here. */
 export const handler = protectedHandler<WebhookAddRequest>(

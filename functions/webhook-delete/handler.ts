@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type WebhookIdRequest, webhookIdRequest } from '#shared/schemas/webhooks.ts';
-import { deleteWebhook } from '#shared/services/webhooks/endpoints.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { deleteWebhook } from '#shared/webhooks/endpoints.ts';
+import { type WebhookIdRequest, webhookIdRequest } from '#shared/webhooks/schemas.ts';
 
 /** POST /webhook/delete-1.0: removes an endpoint; queued deliveries to it are dropped. */
 export const handler = protectedHandler<WebhookIdRequest>(

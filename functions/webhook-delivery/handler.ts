@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { processWebhookBatch } from '#shared/services/webhooks/delivery.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
+import { processWebhookBatch } from '#shared/webhooks/delivery.ts';
 
 /**
  * The webhook queue's consumer (SQS event source, ReportBatchItemFailures): one signed POST per job.

@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { observedWorker } from '#shared/observability/powertools.ts';
-import { fanOutStreamBatch } from '#shared/services/webhooks/fanout.ts';
+import { observedWorker } from '#shared/platform/observability/powertools.ts';
+import { fanOutStreamBatch } from '#shared/webhooks/fanout.ts';
 
 /**
  * The table stream's consumer (event source mapping with ReportBatchItemFailures; locally the

@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type WebhookQueryRequest, webhookQueryRequest } from '#shared/schemas/webhooks.ts';
-import { queryWebhooks } from '#shared/services/webhooks/endpoints.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { queryWebhooks } from '#shared/webhooks/endpoints.ts';
+import { type WebhookQueryRequest, webhookQueryRequest } from '#shared/webhooks/schemas.ts';
 
 /** POST /webhook/query-1.0: every endpoint, or one with its latest 50 delivery attempts. */
 export const handler = protectedHandler<WebhookQueryRequest>(

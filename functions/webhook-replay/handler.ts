@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type WebhookReplayRequest, webhookReplayRequest } from '#shared/schemas/webhooks.ts';
-import { replayWebhookEvent } from '#shared/services/webhooks/endpoints.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { replayWebhookEvent } from '#shared/webhooks/endpoints.ts';
+import { type WebhookReplayRequest, webhookReplayRequest } from '#shared/webhooks/schemas.ts';
 
 /** POST /webhook/replay-1.0: delivers a stored event (kept 7 days) again, with the same webhook-id. */
 export const handler = protectedHandler<WebhookReplayRequest>(

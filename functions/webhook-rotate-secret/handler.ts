@@ -1,7 +1,7 @@
-import { dataResponse } from '#shared/http/envelope.ts';
-import { protectedHandler } from '#shared/http/protected-handler.ts';
-import { type WebhookIdRequest, webhookIdRequest } from '#shared/schemas/webhooks.ts';
-import { rotateWebhookSecret } from '#shared/services/webhooks/endpoints.ts';
+import { dataResponse } from '#shared/platform/http/envelope.ts';
+import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
+import { rotateWebhookSecret } from '#shared/webhooks/endpoints.ts';
+import { type WebhookIdRequest, webhookIdRequest } from '#shared/webhooks/schemas.ts';
 
 /** POST /webhook/rotate-secret-1.0: a new secret; the old one also signs for 24 h. */
 export const handler = protectedHandler<WebhookIdRequest>(

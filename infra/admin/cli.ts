@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { importJWK, type JWK, SignJWT } from 'jose';
-import { isServiceError } from '../../shared/errors/service-error.ts';
+import { isServiceError } from '../../shared/platform/errors/service-error.ts';
 import { scopes as knownScopes } from '../../shared/routes.ts';
 
 /**
@@ -91,9 +91,9 @@ function adoptLocalHostEnvironment(): string | undefined {
 }
 
 async function domains(action: string | undefined, args: string[], given: Options): Promise<string> {
-  const registry = await import('../../shared/services/domain-registry.ts');
-  const repository = await import('../../shared/repositories/domains.ts');
-  const { formatDate } = await import('../../shared/time/format.ts');
+  const registry = await import('../../shared/domains/registry.ts');
+  const repository = await import('../../shared/domains/store/domains.ts');
+  const { formatDate } = await import('../../shared/platform/time/format.ts');
   if (action === 'add') {
     onlyOptions(given, ['account']);
     const [domain = ''] = positionals(args, 1, 'one <domain>');
@@ -175,8 +175,8 @@ async function suppressions(action: string | undefined, args: string[], given: O
   const [file = ''] = positionals(args, 1, 'one <file>');
   const account = requireAccount(given.account);
   if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
-  const { parseSuppressedAddress } = await import('../../shared/schemas/suppressions.ts');
-  const { importSuppressions } = await import('../../shared/services/suppressions.ts');
+  const { parseSuppressedAddress } = await import('../../shared/suppressions/schemas.ts');
+  const { importSuppressions } = await import('../../shared/suppressions/suppressions.ts');
   const emails: string[] = [];
   const invalid: string[] = [];
   readFileSync(file, 'utf8')
@@ -210,7 +210,7 @@ async function messages(action: string | undefined, args: string[], given: Optio
   onlyOptions(given, ['account']);
   positionals(args, 0, 'no arguments (use --account <id> to move one account)');
   const account = given.account === undefined ? undefined : requireAccount(given.account);
-  const { migrateMessageLayout } = await import('../../shared/repositories/message-layout-migration.ts');
+  const { migrateMessageLayout } = await import('../../shared/messages/store/message-layout-migration.ts');
   const started = performance.now();
   const result = await migrateMessageLayout(account === undefined ? {} : { account });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -226,7 +226,7 @@ async function accounts(action: string | undefined, args: string[], given: Optio
   onlyOptions(given, []);
   const [id] = positionals(args, 1, 'one account <id>');
   const account = requireAccount(id, 'account <id>');
-  const { setAccountActive } = await import('../../shared/repositories/accounts.ts');
+  const { setAccountActive } = await import('../../shared/platform/auth/account-store.ts');
   await setAccountActive(account, action === 'enable');
   return action === 'enable'
     ? `account ${account} enabled`

@@ -3,9 +3,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { Code, type ErrorCode } from '../../shared/errors/catalogue.ts';
-import { errorResponse } from '../../shared/http/envelope.ts';
-import { corsHeaders } from '../../shared/middleware/http-envelope.ts';
+import { Code, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
+import { errorResponse } from '../../shared/platform/http/envelope.ts';
+import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
 import {
   methodNotAllowedMessage,
   type Route,

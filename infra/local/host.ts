@@ -153,7 +153,7 @@ async function startParts(
     for (const [name, value] of Object.entries(env)) process.env[name] ??= value;
   }
 
-  const { registerDomain, parseSeedDomains } = await import('../../shared/services/domain-registry.ts');
+  const { registerDomain, parseSeedDomains } = await import('../../shared/domains/registry.ts');
   for (const { domain, account } of parseSeedDomains(
     options.seedDomains ?? process.env.SEED_DOMAINS ?? 'example.test=dev-account',
   )) {

@@ -5,9 +5,9 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Upload } from '@aws-sdk/lib-storage';
 import { authenticate } from 'mailauth';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import { envList, envNumber } from '../../shared/config/env.ts';
-import type { AuthVerdict } from '../../shared/domain/inbound/receipt.ts';
-import { sesStatusOf } from '../../shared/domain/inbound/receipt.ts';
+import type { AuthVerdict } from '../../shared/inbound/model/receipt.ts';
+import { sesStatusOf } from '../../shared/inbound/model/receipt.ts';
+import { envList, envNumber } from '../../shared/platform/config/env.ts';
 import { bucketDefinition } from '../resources/definitions.ts';
 import type { LocalWorker } from './workers.ts';
 
@@ -107,7 +107,7 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
   // fauxqs names queues by a host the SDK cannot parse; the configured endpoint is the right one.
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const resolve = dnsResolver();
-  const { receivingDomain } = await import('../../shared/services/domain-registry.ts');
+  const { receivingDomain } = await import('../../shared/domains/registry.ts');
 
   const server = new SMTPServer({
     name: 'inbound-smtp.local.test',

@@ -1,5 +1,5 @@
-import { onLogLine } from '../../shared/observability/log.ts';
-import { type CountedStatus, messageMetric } from '../../shared/observability/metric-names.ts';
+import { onLogLine } from '../../shared/platform/observability/log.ts';
+import { type CountedStatus, messageMetric } from '../../shared/platform/observability/metric-names.ts';
 
 /**
  * `npm start` prints one line a minute with what the pipeline did: the local host reads the

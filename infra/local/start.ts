@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureConsoleBuilt } from '../../console/build.ts';
-import { envNumber, envString } from '../../shared/config/env.ts';
+import { envNumber, envString } from '../../shared/platform/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
 import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
 import { startMetricsSummary } from './metrics-summary.ts';

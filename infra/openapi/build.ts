@@ -3,15 +3,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globalRegistry, toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
-import { Code, catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
+import { contract, type Example, type RouteContract } from '../../shared/contract.ts';
+import { Code, catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { routeDocs } from '../../shared/route-docs.ts';
 import { type Route, type RouteId, requestLimits, routes, scopes } from '../../shared/routes.ts';
-import { contract, type Example, type RouteContract } from '../../shared/schemas/contract.ts';
 import {
   webhookEvent,
   webhookEventExamples,
   webhookEventSchemas,
-} from '../../shared/schemas/webhook-events.ts';
+} from '../../shared/webhooks/event-schemas.ts';
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
@@ -307,7 +307,7 @@ function gatewayResponses(): Record<string, Schema> {
 }
 
 /**
- * The bodies of webhook deliveries (shared/schemas/webhook-events.ts) as components: one per kind,
+ * The bodies of webhook deliveries (shared/webhooks/event-schemas.ts) as components: one per kind,
  * named as in `webhookEventSchemas`, and `WebhookEvent`, the union a receiver gets, told apart by
  * `type` (an OpenAPI discriminator whose mapping names each type's component).
  */

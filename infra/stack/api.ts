@@ -3,7 +3,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { catalogue, type ErrorCode } from '../../shared/errors/catalogue.ts';
+import { catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { methodNotAllowedMessage, type Route, tooLargeDetail } from '../../shared/routes.ts';
 
 /** JSON of the service's error envelope, as gateway responses and mock integrations send it. */

@@ -56,7 +56,7 @@ const minimumRateLimit = 10;
  *    whole event (the body as a JSON string, headers, request context), and fail as a 5xx.
  * WAF counts across every function instance; the functions' own token bucket only sees one instance.
  * WAF counts requests, not messages: a batch's messages are counted per account across instances
- * by the message budget in the table (shared/repositories/message-budget.ts).
+ * by the message budget in the table (shared/platform/rate-limit/message-budget-store.ts).
  */
 export class Firewall extends Construct {
   readonly webAcl: wafv2.CfnWebACL;

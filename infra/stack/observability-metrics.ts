@@ -8,11 +8,11 @@ import {
   latencyMetric,
   messageMetric,
   webhookMetric,
-} from '../../shared/observability/metric-names.ts';
+} from '../../shared/platform/observability/metric-names.ts';
 
 /**
  * The service's own metrics (embedded metric format from Powertools Metrics, names in
- * shared/observability/metric-names.ts) as CloudWatch metric objects for the dashboard and alarms.
+ * shared/platform/observability/metric-names.ts) as CloudWatch metric objects for the dashboard and alarms.
  * Every function publishes under one namespace with the dimension `service` = the stack name.
  */
 export class ServiceMetrics {

@@ -10,8 +10,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { webhookSecretPurpose } from '../../shared/config/webhooks.ts';
-import { keys } from '../../shared/repositories/keys.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
+import { webhookSecretPurpose } from '../../shared/webhooks/config.ts';
 import { bundlingFor } from '../bundling.ts';
 import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 

@@ -122,9 +122,9 @@ describe('function bundles (local esbuild, no Docker)', () => {
   });
 
   it('what loads at start: no composer or signer in the sender, and with its first message no tldts, joi or networking built-ins of nodemailer; no S3 client in add, delete or the sender', async () => {
-    // The composer and signer load with the first message (shared/services/delivery/load-composer.ts),
+    // The composer and signer load with the first message (shared/delivery/load-composer.ts),
     // mailauth's signer has its own helpers module (patches/mailauth+7.1.0.patch), and message
-    // objects load S3 on first use (shared/repositories/message-objects.ts): pinned here, as the
+    // objects load S3 on first use (shared/platform/objects/objects.ts): pinned here, as the
     // benchmark's "loaded at start" counts them (index.mjs and the chunks it imports statically).
     // `alsoLoading`: the lazily imported module whose chunk is loaded too (what a first message loads).
     const atStartOf = async (id: string, alsoLoading?: string) => {
@@ -175,7 +175,7 @@ describe('function bundles (local esbuild, no Docker)', () => {
     for (const lazy of ['node_modules/nodemailer/', 'node_modules/mailauth/']) {
       assert.ok(!sender.atStart.some((input) => input.includes(lazy)), `sender loads ${lazy} at start`);
     }
-    const firstMessage = await atStartOf('sender', 'shared/services/delivery/compose-message.ts');
+    const firstMessage = await atStartOf('sender', 'shared/delivery/compose-message.ts');
     assert.ok(
       firstMessage.atStart.some((input) => input.includes('node_modules/mailauth/lib/tools-core.js')),
     );
@@ -224,7 +224,9 @@ describe('function bundles (local esbuild, no Docker)', () => {
     // mailauth as installed (real libmime).
     const outDir = mkdtempSync(join(tmpdir(), 'signer-'));
     try {
-      await build({ ...esbuildOptionsFor(join(process.cwd(), 'shared/mail/dkim.ts'), outDir) });
+      await build({
+        ...esbuildOptionsFor(join(process.cwd(), 'shared/delivery/mail/dkim-signer.ts'), outDir),
+      });
       const { signMessage } = (await import(pathToFileURL(join(outDir, 'index.mjs')).href)) as {
         signMessage: (raw: Buffer, key: unknown) => Promise<Buffer>;
       };

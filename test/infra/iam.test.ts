@@ -113,7 +113,7 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('the batch route may charge the account-wide message budget: UpdateItem on the table itself', () => {
-    // One conditional UpdateItem of `RATE#<account>` per batch (shared/repositories/message-budget.ts).
+    // One conditional UpdateItem of `RATE#<account>` per batch (shared/platform/rate-limit/message-budget-store.ts).
     const updates = statementsOf(template, 'message-batch').filter((s) =>
       actionsOf(s).includes('dynamodb:UpdateItem'),
     );

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { messageMetric, webhookMetric } from '../../shared/observability/metric-names.ts';
+import { messageMetric, webhookMetric } from '../../shared/platform/observability/metric-names.ts';
 import { routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';
 import { environmentOf, functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { countingStreamDefinition } from '../../infra/resources/definitions.ts';
-import { domainMetric } from '../../shared/observability/metric-names.ts';
+import { domainMetric } from '../../shared/platform/observability/metric-names.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
 /** Statistics (docs/stats.md): the counting consumer's stream mapping and the per-domain dashboard. */

@@ -105,7 +105,7 @@ describe('webhook pipeline', () => {
       alarms.filter((alarm) => JSON.stringify(alarm.Properties.Dimensions ?? []).includes(queueId));
     assert.match(on(webhookDlqId)[0]?.Properties.AlarmDescription, /replay/);
     assert.match(on(failureQueueId)[0]?.Properties.AlarmDescription, /no receiver gets them/);
-    // On the service's own metric (shared/observability/metric-names.ts): namespace SvcMail, by service.
+    // On the service's own metric (shared/platform/observability/metric-names.ts): namespace SvcMail, by service.
     const failures = alarms.filter((alarm) =>
       JSON.stringify(alarm.Properties.Metrics ?? []).includes('"WebhookDeliveryFailures"'),
     );

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, describe, it } from 'vitest';
-import { getAccount } from '../../shared/repositories/accounts.ts';
-import { getDomain } from '../../shared/repositories/domains.ts';
+import { getDomain } from '../../shared/domains/store/domains.ts';
+import { getAccount } from '../../shared/platform/auth/account-store.ts';
 import { type AdminRun, adminCommand, adminProcess } from '../support/admin.ts';
 import { call, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 

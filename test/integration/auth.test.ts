@@ -10,7 +10,7 @@ import {
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { setAccountActive } from '../../shared/repositories/accounts.ts';
+import { setAccountActive } from '../../shared/platform/auth/account-store.ts';
 import {
   type ApiResponse,
   call,

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, it } from 'vitest';
-import { s3 } from '../../shared/aws/clients.ts';
-import { addressHash, cacheKey } from '../../shared/domain/avatars.ts';
-import { putAvatar } from '../../shared/repositories/avatar-cache.ts';
+import { addressHash, cacheKey } from '../../shared/avatars/model/avatars.ts';
+import { putAvatar } from '../../shared/avatars/store/avatar-cache.ts';
+import { s3 } from '../../shared/platform/aws/clients.ts';
 import { type FakeBehaviour, fakeGravatarPng, gravatarHits, setGravatar } from '../support/fake-gravatar.ts';
 import {
   call,

@@ -9,7 +9,7 @@ import {
   readBatchResults,
   releaseBatch,
   takeOverBatch,
-} from '../../shared/repositories/batch-records.ts';
+} from '../../shared/messages/store/batch-records.ts';
 import { uniqueAccount, useHostEnvironment } from '../support/host.ts';
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { test } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
 import { putTestMessage, queryMessage, smtpTransactions, waitForMessage } from '../support/delivery.ts';
 import { mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { describe, test } from 'vitest';
 import { handler } from '../../functions/delivery-events/handler.ts';
-import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
-import { formatDate } from '../../shared/time/format.ts';
+import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
+import { formatDate } from '../../shared/platform/time/format.ts';
 import { putTestMessage, queryMessage } from '../support/delivery.ts';
 import { mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 

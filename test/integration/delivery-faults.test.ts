@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { handler as sender } from '../../functions/sender/handler.ts';
-import { claimMessage, getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
-import { enqueueSend } from '../../shared/repositories/send-queue.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { claimMessage, getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { enqueueSend } from '../../shared/messages/store/send-queue.ts';
 import {
   isSettled,
   outboxEml,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'vitest';
-import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
 import { putTestMessage, smtpTransactions } from '../support/delivery.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
@@ -12,7 +12,7 @@ useHostEnvironment();
 test('through a relay that is not the final hop, accepted means sent; delivery comes from events', async () => {
   // This process's sender treats the local MTA as a relay (SMTP_FINAL_HOP=false).
   process.env.SMTP_FINAL_HOP = 'false';
-  const { sendQueuedMessage } = await import('../../shared/services/delivery/send-message.ts');
+  const { sendQueuedMessage } = await import('../../shared/delivery/send-message.ts');
   const { handler: deliveryEvents } = await import('../../functions/delivery-events/handler.ts');
   const account = uniqueAccount('relay');
   const domain = uniqueDomain('relay');

@@ -2,19 +2,19 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, test } from 'vitest';
-import { dynamo } from '../../shared/aws/dynamo.ts';
-import { deliverySettings } from '../../shared/config/delivery.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { keys, laneOf, workShardOf } from '../../shared/repositories/keys.ts';
+import { dispatchDue, watchLagMs } from '../../shared/delivery/dispatch.ts';
 import {
   claimMessage,
   type DeliveryMessage,
   dueAtIso,
   getDeliveryMessage,
-} from '../../shared/repositories/message-delivery.ts';
-import { dispatchDue, watchLagMs } from '../../shared/services/delivery/dispatch.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
-import { listMessages } from '../../shared/services/messages/query.ts';
+} from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { deliverySettings } from '../../shared/messages/config.ts';
+import { listMessages } from '../../shared/messages/query.ts';
+import { dynamo } from '../../shared/platform/aws/dynamo.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { keys, laneOf, workShardOf } from '../../shared/platform/table/keys.ts';
 import {
   isSettled,
   putTestMessage,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, it } from 'vitest';
-import { dynamo } from '../../shared/aws/clients.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { maxNewKeysPerDay, maxRetiredKeySets } from '../../shared/domain/dkim.ts';
-import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
-import { keys } from '../../shared/repositories/keys.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { maxNewKeysPerDay, maxRetiredKeySets } from '../../shared/domains/dkim/model/dkim.ts';
+import { listDkimKeys } from '../../shared/domains/dkim/store/dkim-keys.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { dynamo } from '../../shared/platform/aws/clients.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 /**

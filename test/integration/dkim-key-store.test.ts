@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, it } from 'vitest';
-import { dynamo } from '../../shared/aws/clients.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { getDkimKey, listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
-import { getDomain } from '../../shared/repositories/domains.ts';
-import { keys } from '../../shared/repositories/keys.ts';
-import { openPrivateKey } from '../../shared/services/dkim-key-store.ts';
-import { getActiveSigningKey } from '../../shared/services/dkim-signing-keys.ts';
-import { registerDomain, unregisterDomain } from '../../shared/services/domain-registry.ts';
+import { openPrivateKey } from '../../shared/domains/dkim/key-store.ts';
+import { getActiveSigningKey } from '../../shared/domains/dkim/signing-keys.ts';
+import { getDkimKey, listDkimKeys } from '../../shared/domains/dkim/store/dkim-keys.ts';
+import { registerDomain, unregisterDomain } from '../../shared/domains/registry.ts';
+import { getDomain } from '../../shared/domains/store/domains.ts';
+import { dynamo } from '../../shared/platform/aws/clients.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 describe('DKIM key store', () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { freePort } from '../../infra/local/free-port.ts';
-import { sealSecret } from '../../shared/aws/key-envelope.ts';
-import { isServiceError } from '../../shared/errors/service-error.ts';
+import { sealSecret } from '../../shared/platform/aws/key-envelope.ts';
+import { isServiceError } from '../../shared/platform/errors/service-error.ts';
 import { useHostEnvironment } from '../support/host.ts';
 
 /**

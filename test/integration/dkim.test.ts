@@ -4,12 +4,12 @@ import { readFileSync } from 'node:fs';
 import { authenticate } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { beforeAll, describe, it } from 'vitest';
-import { listDkimKeys } from '../../shared/repositories/dkim-keys.ts';
-import { putDomain } from '../../shared/repositories/domains.ts';
-import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/schemas/dkim.ts';
-import { openPrivateKey } from '../../shared/services/dkim-key-store.ts';
-import { getActiveSigningKey, getActiveSigningKeys } from '../../shared/services/dkim-signing-keys.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { openPrivateKey } from '../../shared/domains/dkim/key-store.ts';
+import { dkimSetAlgorithmResponse, dkimStatusResponse } from '../../shared/domains/dkim/schemas.ts';
+import { getActiveSigningKey, getActiveSigningKeys } from '../../shared/domains/dkim/signing-keys.ts';
+import { listDkimKeys } from '../../shared/domains/dkim/store/dkim-keys.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { putDomain } from '../../shared/domains/store/domains.ts';
 import { publishTxt, removeName, silenceName, testDnsServer } from '../support/dns.ts';
 import {
   type ApiResponse,

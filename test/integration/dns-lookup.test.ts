@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { lookupTxt } from '../../shared/dns/txt-lookup.ts';
+import { lookupTxt } from '../../shared/platform/dns/txt-lookup.ts';
 import { publishTxt, silenceName, testDnsServer } from '../support/dns.ts';
 import { uniqueDomain } from '../support/host.ts';
 

@@ -40,7 +40,7 @@ let failedBeforeFlood = 0;
 async function accountWithDomain(): Promise<{ account: string; domain: string; token: string }> {
   const account = uniqueAccount('tz');
   const domain = uniqueDomain('tz');
-  const { registerDomain } = await import('../../shared/services/domain-registry.ts');
+  const { registerDomain } = await import('../../shared/domains/registry.ts');
   await registerDomain(domain, account);
   return { account, domain, token: await tokenFor(account) };
 }
@@ -130,9 +130,9 @@ describe('nothing accepted is lost: manual-wait is bounded', () => {
     const uuid = added.body.data.message_uuid as string;
     // Thirty days pass: the message's due entry (the end of its hold) moves into the past.
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { dynamo } = await import('../../shared/aws/dynamo.ts');
-    const { tableName } = await import('../../shared/config/storage.ts');
-    const { keys } = await import('../../shared/repositories/keys.ts');
+    const { dynamo } = await import('../../shared/platform/aws/dynamo.ts');
+    const { tableName } = await import('../../shared/platform/config/storage.ts');
+    const { keys } = await import('../../shared/platform/table/keys.ts');
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -278,7 +278,7 @@ describe('rate limits count messages: a batch pays one token per message', () =>
   it('shares one budget per account across instances: after one instance took the account into debt, a batch through another is 115', async () => {
     // This test process is a second function instance: its own module state (no bucket of the
     // host's), the host's table. The rate is 0, so the counts are exact whatever the machine's speed.
-    const { chargeMessageBudget } = await import('../../shared/repositories/message-budget.ts');
+    const { chargeMessageBudget } = await import('../../shared/platform/rate-limit/message-budget-store.ts');
     const policy = { rate: 0, burst };
     const message = (domain: string) => ({
       message_sender: `app@${domain}`,
@@ -329,7 +329,7 @@ describe('rate limits count messages: a batch pays one token per message', () =>
   });
 
   it('concurrent charges of one account never admit more than its budget', async () => {
-    const { chargeMessageBudget } = await import('../../shared/repositories/message-budget.ts');
+    const { chargeMessageBudget } = await import('../../shared/platform/rate-limit/message-budget-store.ts');
     const policy = { rate: 0, burst };
     const account = uniqueAccount('budget');
     // 20 batches of 10 at once against a budget of 50: each admitted one finds a whole token, so

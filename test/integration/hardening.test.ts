@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { getIdempotencyRecord } from '../../shared/repositories/messages.ts';
+import { getIdempotencyRecord } from '../../shared/messages/store/messages.ts';
 import { workEntryTimeOf } from '../support/delivery.ts';
 import { fakeGravatarPng, gravatarHits, setGravatar } from '../support/fake-gravatar.ts';
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
@@ -262,7 +262,7 @@ describe('sizes that can never break storage', () => {
     const response = await add(who, textMessage(who, { scheduling: { mode: 'manual-wait' } }));
     const uuid = response.body.data.message_uuid as string;
     useHostEnvironment();
-    const { postponeDue } = await import('../../shared/repositories/message-delivery.ts');
+    const { postponeDue } = await import('../../shared/delivery/store/message-delivery.ts');
     const start = Date.now() + 40 * 24 * 3600 * 1000;
     for (let change = 0; change < 70; change++) {
       const item = await rawItem(uuid);
@@ -342,8 +342,8 @@ describe('nothing accepted is lost', () => {
     // Fault injection (the only stand-in in this file): the real client against DynamoDB Local,
     // except that the DeleteItem of one message fails as a throttled store would.
     useHostEnvironment();
-    const { dynamo } = await import('../../shared/aws/dynamo.ts');
-    const { deleteMessages } = await import('../../shared/services/messages/delete.ts');
+    const { dynamo } = await import('../../shared/platform/aws/dynamo.ts');
+    const { deleteMessages } = await import('../../shared/messages/delete.ts');
     const name = 'fail-one-delete';
     dynamo().middlewareStack.add(
       (next, context) => async (args) => {
@@ -449,7 +449,7 @@ describe('smaller findings', () => {
 
 /** An account with a chosen name (tests of key layout need names with `#`). */
 async function newAccountNamed(account: string): Promise<TestAccount> {
-  const { registerDomain } = await import('../../shared/services/domain-registry.ts');
+  const { registerDomain } = await import('../../shared/domains/registry.ts');
   const { mintToken, uniqueDomain } = await import('../support/host.ts');
   const domain = uniqueDomain('idem');
   await registerDomain(domain, account);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { sqs } from '../../shared/aws/clients.ts';
-import { getInbound } from '../../shared/repositories/inbound.ts';
-import { setReceiving } from '../../shared/services/domain-registry.ts';
+import { setReceiving } from '../../shared/domains/registry.ts';
+import { getInbound } from '../../shared/inbound/store/inbound.ts';
+import { sqs } from '../../shared/platform/aws/clients.ts';
 import { outboxEml, waitForMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueDomain } from '../support/host.ts';
 import {

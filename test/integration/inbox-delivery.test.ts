@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import PostalMime from 'postal-mime';
 import { describe, test } from 'vitest';
-import { dynamo } from '../../shared/aws/clients.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { signedFieldNames } from '../../shared/mail/dkim.ts';
-import { keys } from '../../shared/repositories/keys.ts';
+import { signedFieldNames } from '../../shared/delivery/mail/dkim-signer.ts';
+import { dynamo } from '../../shared/platform/aws/clients.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import {
   addMessage,
   outboxEml,

@@ -20,9 +20,9 @@ process.env.HOUSEKEEPING_SAFETY_MS = '1000';
 process.env.KEEPALIVE_INTERVAL_SECONDS = '1';
 
 // Imported only now: configuration and SDK clients are read when first loaded.
-const { s3 } = await import('../../shared/aws/clients.ts');
-const { addressHash, cacheKey } = await import('../../shared/domain/avatars.ts');
-const { putAvatar } = await import('../../shared/repositories/avatar-cache.ts');
+const { s3 } = await import('../../shared/platform/aws/clients.ts');
+const { addressHash, cacheKey } = await import('../../shared/avatars/model/avatars.ts');
+const { putAvatar } = await import('../../shared/avatars/store/avatar-cache.ts');
 const { handler } = await import('../../functions/keepalive-run/handler.ts');
 const { scheduledEvent, schedulesWorker } = await import('../../infra/local/scheduled-routes.ts');
 

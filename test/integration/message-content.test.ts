@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import PostalMime from 'postal-mime';
 import { beforeAll, describe, it } from 'vitest';
-import { objectKeys } from '../../shared/domain/messages/message.ts';
-import { headerFields } from '../../shared/services/messages/content.ts';
+import { headerFields } from '../../shared/delivery/content.ts';
+import { objectKeys } from '../../shared/messages/model/message.ts';
 import {
   addMessage,
   outboxEml,

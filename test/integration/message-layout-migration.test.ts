@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, test } from 'vitest';
 import { runAdmin } from '../../infra/admin/cli.ts';
-import { dynamo } from '../../shared/aws/dynamo.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { accountShardOf, keys, legacyInFlightShardOf } from '../../shared/repositories/keys.ts';
+import { dispatchDue, watchLagMs } from '../../shared/delivery/dispatch.ts';
 import {
   adoptLegacyInFlight,
   type DeliveryMessage,
   getDeliveryMessage,
-} from '../../shared/repositories/message-delivery.ts';
-import { moveWhileOld } from '../../shared/repositories/message-layout-migration.ts';
-import { dispatchDue, watchLagMs } from '../../shared/services/delivery/dispatch.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
-import { listMessages } from '../../shared/services/messages/query.ts';
+} from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { listMessages } from '../../shared/messages/query.ts';
+import { moveWhileOld } from '../../shared/messages/store/message-layout-migration.ts';
+import { dynamo } from '../../shared/platform/aws/dynamo.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { accountShardOf, keys, legacyInFlightShardOf } from '../../shared/platform/table/keys.ts';
 import { isSettled, putTestMessage, waitForMessage, watchAt, workEntryTimeOf } from '../support/delivery.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { forceStatus, rawItem } from '../support/messages.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
 import { workEntryTimeOf } from '../support/delivery.ts';
 import { call, hasNoInternals, mintToken, uniqueDomain } from '../support/host.ts';
 import {

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { claimBatchKey, getBatchRecord } from '../../shared/repositories/batch-records.ts';
-import { putNewMessages } from '../../shared/repositories/messages.ts';
-import { requestLimits } from '../../shared/routes.ts';
-import { messageAddRequest } from '../../shared/schemas/messages.ts';
 import {
   MessageTemplates,
   newMessage,
   prepareNewMessage,
   SendingDomains,
   storeParts,
-} from '../../shared/services/messages/add.ts';
-import { bodyHash, idempotencyLifetimeSeconds } from '../../shared/services/messages/idempotency.ts';
+} from '../../shared/messages/add.ts';
+import { bodyHash, idempotencyLifetimeSeconds } from '../../shared/messages/idempotency.ts';
+import { messageAddRequest } from '../../shared/messages/schemas.ts';
+import { claimBatchKey, getBatchRecord } from '../../shared/messages/store/batch-records.ts';
+import { putNewMessages } from '../../shared/messages/store/messages.ts';
+import { requestLimits } from '../../shared/routes.ts';
 import { outboxEml, waitForStatus } from '../support/delivery.ts';
 import { type ApiResponse, type CallOptions, call, mintToken, useHostEnvironment } from '../support/host.ts';
 import {

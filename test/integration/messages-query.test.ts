@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { chunkSize } from '../../shared/domain/messages/merge.ts';
-import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
-import { laneOf, shardCount } from '../../shared/repositories/keys.ts';
-import { listMessages } from '../../shared/services/messages/query.ts';
+import { messageStatuses } from '../../shared/messages/model/statuses.ts';
+import { listMessages } from '../../shared/messages/query.ts';
+import { chunkSize } from '../../shared/platform/paging/merge.ts';
+import { laneOf, shardCount } from '../../shared/platform/table/keys.ts';
 import { call, mintToken } from '../support/host.ts';
 import {
   add,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, it } from 'vitest';
-import { dynamo } from '../../shared/aws/dynamo.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { chunkSize } from '../../shared/domain/messages/merge.ts';
-import { accountShardOf, searchEntriesOf, shardCount } from '../../shared/repositories/keys.ts';
-import { listMessages } from '../../shared/services/messages/query.ts';
+import { listMessages } from '../../shared/messages/query.ts';
+import { dynamo } from '../../shared/platform/aws/dynamo.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { chunkSize } from '../../shared/platform/paging/merge.ts';
+import { accountShardOf, searchEntriesOf, shardCount } from '../../shared/platform/table/keys.ts';
 import { useHostEnvironment } from '../support/host.ts';
 import {
   add,

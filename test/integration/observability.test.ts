@@ -3,7 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { MessageCounters, metricsInLine } from '../../infra/local/metrics-summary.ts';
-import { latencyMetric, messageMetric, metricUnits } from '../../shared/observability/metric-names.ts';
+import {
+  latencyMetric,
+  messageMetric,
+  metricUnits,
+} from '../../shared/platform/observability/metric-names.ts';
 import { addMessage, sendingDomain, waitForStatus } from '../support/delivery.ts';
 import { hostInfo, useHostEnvironment } from '../support/host.ts';
 import { waitForSuppression } from '../support/suppressions.ts';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { buildOpenApi, clientTypesPath, documentPath, renderClientTypes } from '../../infra/openapi/build.ts';
-import { webhookEventTypes } from '../../shared/domain/webhooks/events.ts';
+import { contract } from '../../shared/contract.ts';
 import { type RouteId, routes } from '../../shared/routes.ts';
-import { contract } from '../../shared/schemas/contract.ts';
+import { webhookEventTypes } from '../../shared/webhooks/model/events.ts';
 import { openApiProblems } from '../support/contract.ts';
 import { call } from '../support/host.ts';
 

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, it } from 'vitest';
-import { dynamo } from '../../shared/aws/clients.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { chunkSize, workBudget } from '../../shared/domain/messages/merge.ts';
-import { keys, messageIndexAttributes, shardCount } from '../../shared/repositories/keys.ts';
-import { dueAtIso } from '../../shared/repositories/message-delivery.ts';
-import { listMessages } from '../../shared/services/messages/query.ts';
+import { dueAtIso } from '../../shared/delivery/store/message-delivery.ts';
+import { listMessages } from '../../shared/messages/query.ts';
+import { dynamo } from '../../shared/platform/aws/clients.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { chunkSize, workBudget } from '../../shared/platform/paging/merge.ts';
+import { keys, messageIndexAttributes, shardCount } from '../../shared/platform/table/keys.ts';
 import { putTestMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { setAccountActive } from '../../shared/repositories/accounts.ts';
-import { putDomain } from '../../shared/repositories/domains.ts';
-import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
-import { getActiveSigningKeys } from '../../shared/services/dkim-signing-keys.ts';
-import { registerDomain, unregisterDomain } from '../../shared/services/domain-registry.ts';
+import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
+import { getActiveSigningKeys } from '../../shared/domains/dkim/signing-keys.ts';
+import { registerDomain, unregisterDomain } from '../../shared/domains/registry.ts';
+import { putDomain } from '../../shared/domains/store/domains.ts';
+import { setAccountActive } from '../../shared/platform/auth/account-store.ts';
 import {
   addMessage,
   outboxEml,
@@ -109,7 +109,7 @@ describe('authorization at send time', () => {
   });
 
   it('the signing step checks the owner on its own read: a stale check still never signs with another account’s key', async () => {
-    const { sendQueuedMessage } = await import('../../shared/services/delivery/send-message.ts');
+    const { sendQueuedMessage } = await import('../../shared/delivery/send-message.ts');
     const previous = uniqueAccount('sendauth');
     const domain = uniqueDomain('sendauth');
     await registerDomain(domain, previous);
@@ -128,7 +128,7 @@ describe('authorization at send time', () => {
   });
 
   it('a registered domain without an active key is not sent unsigned', async () => {
-    const { sendQueuedMessage } = await import('../../shared/services/delivery/send-message.ts');
+    const { sendQueuedMessage } = await import('../../shared/delivery/send-message.ts');
     const account = uniqueAccount('sendauth');
     const domain = uniqueDomain('sendauth');
     assert.equal(await putDomain(domain, account), true, 'registered without a key');

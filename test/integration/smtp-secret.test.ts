@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /**
- * The SMTP relay credentials adapter (shared/aws/secrets.ts) with the real AWS SDK client over
+ * The SMTP relay credentials adapter (shared/platform/aws/secrets.ts) with the real AWS SDK client over
  * HTTP. No Secrets Manager emulator runs here, so a small local server answers GetSecretValue in
  * the service's JSON protocol (the one stand-in of this file); it counts the reads.
  */
@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe('SMTP relay credentials from Secrets Manager', () => {
   it('reads the secret once per cold start, however many sends ask', async () => {
-    const { smtpCredentials } = await import('../../shared/aws/secrets.ts');
+    const { smtpCredentials } = await import('../../shared/platform/aws/secrets.ts');
     const before = reads;
     const all = await Promise.all([
       smtpCredentials('relay'),
@@ -69,7 +69,7 @@ describe('SMTP relay credentials from Secrets Manager', () => {
   });
 
   it('names the problem of a malformed secret without showing its value', async () => {
-    const { smtpCredentials } = await import('../../shared/aws/secrets.ts');
+    const { smtpCredentials } = await import('../../shared/platform/aws/secrets.ts');
     await assert.rejects(smtpCredentials('broken'), /Secret broken is not JSON/);
     await assert.rejects(smtpCredentials('partial'), /needs string fields "username" and "password"/);
     await assert.rejects(smtpCredentials('missing'), (error: Error) => {

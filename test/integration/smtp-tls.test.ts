@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import { relayTlsOptions } from '../../shared/mail/smtp-transport.ts';
-import { TransportError } from '../../shared/mail/transport.ts';
+import { relayTlsOptions } from '../../shared/delivery/mail/smtp-transport.ts';
+import { TransportError } from '../../shared/delivery/mail/transport.ts';
 
 /**
  * Relay credentials never travel in clear: a real SMTP server that requires AUTH but offers no
@@ -48,7 +48,7 @@ afterEach(() => {
 
 async function send(url: string) {
   process.env.SMTP_URL = url;
-  const { createSmtpTransport } = await import('../../shared/mail/smtp-transport.ts');
+  const { createSmtpTransport } = await import('../../shared/delivery/mail/smtp-transport.ts');
   const transport = await createSmtpTransport();
   const uuid = randomUUID();
   return transport.send({

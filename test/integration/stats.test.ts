@@ -5,17 +5,17 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { beforeAll, describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { handler as countBatch } from '../../functions/stats-counter/handler.ts';
+import { formatDate, startOfZonedHour } from '../../shared/platform/time/format.ts';
 import {
   bucketOf,
   counterAttribute,
   type DimensionKind,
   dayOfWeekAttribute,
   sequenceKey,
-} from '../../shared/domain/stats/counters.ts';
-import { settleAfterMs } from '../../shared/domain/stats/settling.ts';
-import { applyRowIncrement, queryCounterRows, type RowIncrement } from '../../shared/repositories/stats.ts';
-import { queryStats } from '../../shared/services/stats/query.ts';
-import { formatDate, startOfZonedHour } from '../../shared/time/format.ts';
+} from '../../shared/stats/model/counters.ts';
+import { settleAfterMs } from '../../shared/stats/model/settling.ts';
+import { queryStats } from '../../shared/stats/query.ts';
+import { applyRowIncrement, queryCounterRows, type RowIncrement } from '../../shared/stats/store/stats.ts';
 import {
   addMessage,
   putTestMessage,

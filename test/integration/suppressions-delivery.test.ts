@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
-import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
+import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
 import { addMessage, putTestMessage, smtpTransactions, waitForStatus } from '../support/delivery.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
@@ -91,7 +91,7 @@ describe('automatic suppression through the local SMTP relay', () => {
 
   it('a soft refusal (4xx) never suppresses', async () => {
     // The SMTP path: the sender records 4xx refusals as failed recipients; only 5xx suppress.
-    const { hardBouncesOf } = await import('../../shared/domain/suppressions.ts');
+    const { hardBouncesOf } = await import('../../shared/suppressions/model/suppressions.ts');
     assert.deepEqual(
       hardBouncesOf('m', [
         { email: 'a@example.net', outcome: 'rejected', permanent: false, response: '452 4.2.2 mailbox full' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { suppressAutomatically } from '../../shared/services/suppressions.ts';
+import { suppressAutomatically } from '../../shared/suppressions/suppressions.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
 import { lookup, suppressionCall } from '../support/suppressions.ts';
 

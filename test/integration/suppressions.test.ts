@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { suppressAutomatically } from '../../shared/services/suppressions.ts';
+import { suppressAutomatically } from '../../shared/suppressions/suppressions.ts';
 import { mintToken, useHostEnvironment } from '../support/host.ts';
 import { newAccount } from '../support/messages.ts';
 import { lookup, suppressionCall } from '../support/suppressions.ts';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, it } from 'vitest';
-import { dynamo } from '../../shared/aws/clients.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { maxTemplatesPerAccount } from '../../shared/domain/templates/template.ts';
-import { listVersions, templateKeys } from '../../shared/repositories/templates.ts';
+import { dynamo } from '../../shared/platform/aws/clients.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { maxTemplatesPerAccount } from '../../shared/templates/model/template.ts';
+import { listVersions, templateKeys } from '../../shared/templates/store/templates.ts';
 import { mintToken, useHostEnvironment } from '../support/host.ts';
 import { isoWithOffset, newAccount, objectExists } from '../support/messages.ts';
 import { statuses, templateCall, templateData } from '../support/templates.ts';
@@ -260,7 +260,7 @@ describe('template routes: the newest 100 versions', () => {
     for (let version = 2; version <= 100; version++) {
       await templateData(who, 'update', { alias: 'welcome', text: `v${version}` });
     }
-    const { getTemplateHead } = await import('../../shared/repositories/templates.ts');
+    const { getTemplateHead } = await import('../../shared/templates/store/templates.ts');
     const head = await getTemplateHead(who.account, 'welcome');
     assert.ok(head);
     const second = (await listVersions(head.templateId)).find((entry) => entry.version === 2);
@@ -321,7 +321,7 @@ describe('template routes: layouts and delete', () => {
     const who = await newAccount('tpl');
     await templateData(who, 'add', welcome);
     await templateData(who, 'update', { alias: 'welcome', text: 'two' });
-    const { getTemplateHead } = await import('../../shared/repositories/templates.ts');
+    const { getTemplateHead } = await import('../../shared/templates/store/templates.ts');
     const head = await getTemplateHead(who.account, 'welcome');
     assert.ok(head);
     const versions = await listVersions(head.templateId);

@@ -9,9 +9,9 @@ import {
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startEventSource } from '../../infra/local/event-source.ts';
-import { processWebhookBatch } from '../../shared/services/webhooks/delivery.ts';
-import { fanOutStreamBatch } from '../../shared/services/webhooks/fanout.ts';
-import { postTo } from '../../shared/services/webhooks/http-target.ts';
+import { processWebhookBatch } from '../../shared/webhooks/delivery.ts';
+import { fanOutStreamBatch } from '../../shared/webhooks/fanout.ts';
+import { postTo } from '../../shared/webhooks/http-target.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
 import { undecodableMessageRecord } from '../support/stream-records.ts';

@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import {
-  attemptPost,
-  maxResponseBytes,
-  noAnswer,
-  type Resolver,
-} from '../../shared/services/webhooks/http-target.ts';
+import { attemptPost, maxResponseBytes, noAnswer, type Resolver } from '../../shared/webhooks/http-target.ts';
 
 /**
  * The webhook HTTP client against real local servers (docs/webhooks.md, "The HTTP client"): one

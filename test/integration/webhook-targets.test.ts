@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { createEndpoint } from '../../shared/repositories/webhooks.ts';
-import { sealWebhookSecret } from '../../shared/services/webhooks/secrets.ts';
+import { sealWebhookSecret } from '../../shared/webhooks/secrets.ts';
+import { createEndpoint } from '../../shared/webhooks/store/webhooks.ts';
 import { call, mintToken } from '../support/host.ts';
 import { type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';

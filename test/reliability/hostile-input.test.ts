@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
-import { catalogue } from '../../shared/errors/catalogue.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { catalogue } from '../../shared/platform/errors/catalogue.ts';
 import { type Route, routes } from '../../shared/routes.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
 import { recordFigures } from '../support/figures.ts';
 import {
   hasNoInternals,

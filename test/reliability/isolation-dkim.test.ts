@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
 import { recordFigures } from '../support/figures.ts';
 import {
   type ApiResponse,

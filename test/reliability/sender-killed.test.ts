@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { getDeliveryMessage } from '../../shared/repositories/message-delivery.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
 import {
   isSettled,
   putTestMessage,

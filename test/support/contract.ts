@@ -106,7 +106,7 @@ export function contractChecker(document: OpenApiDocument) {
 
 /**
  * A validator of webhook delivery bodies against the document's `WebhookEvent` component (the union
- * of every event body, shared/schemas/webhook-events.ts). When a body fails, the problems are those of
+ * of every event body, shared/webhooks/event-schemas.ts). When a body fails, the problems are those of
  * the member its `type` maps to (the discriminator), which name the field, rather than the union's.
  */
 export function webhookEventChecker(document: OpenApiDocument) {

@@ -5,19 +5,19 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { authenticate } from 'mailauth';
-import { dynamo, s3 } from '../../shared/aws/clients.ts';
-import { firstWatchAt } from '../../shared/config/delivery.ts';
-import { bucketName, tableName } from '../../shared/config/storage.ts';
-import type { Recipient } from '../../shared/domain/delivery/status.ts';
-import { planContent } from '../../shared/domain/messages/message.ts';
-import { keys, messageIndexAttributes, workShardOf } from '../../shared/repositories/keys.ts';
+import type { Recipient } from '../../shared/delivery/model/status.ts';
 import {
   type DeliveryMessage,
   dueAtIso,
   getDeliveryMessage,
-} from '../../shared/repositories/message-delivery.ts';
-import { encodeState } from '../../shared/repositories/message-state.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+} from '../../shared/delivery/store/message-delivery.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { firstWatchAt } from '../../shared/messages/config.ts';
+import { planContent } from '../../shared/messages/model/message.ts';
+import { encodeState } from '../../shared/messages/store/message-state.ts';
+import { dynamo, s3 } from '../../shared/platform/aws/clients.ts';
+import { bucketName, tableName } from '../../shared/platform/config/storage.ts';
+import { keys, messageIndexAttributes, workShardOf } from '../../shared/platform/table/keys.ts';
 import { publishTxt, testDnsServer } from './dns.ts';
 import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from './host.ts';
 

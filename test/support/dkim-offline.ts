@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { authenticate } from 'mailauth';
-import type { SigningKey } from '../../shared/mail/dkim.ts';
+import type { SigningKey } from '../../shared/delivery/mail/dkim-signer.ts';
 
 /** One DKIM verdict as mailauth reports it (the parts tests read). */
 export interface DkimVerdict {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import { setReceiving } from '../../shared/services/domain-registry.ts';
+import { setReceiving } from '../../shared/domains/registry.ts';
 import { publishTxt } from './dns.ts';
 import { call, hostInfo } from './host.ts';
 import { newAccount, type TestAccount } from './messages.ts';

@@ -1,11 +1,11 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo, s3 } from '../../shared/aws/clients.ts';
-import { firstWatchAt } from '../../shared/config/delivery.ts';
-import { bucketName, tableName } from '../../shared/config/storage.ts';
-import { indexChangeFor, isInFlight, keys } from '../../shared/repositories/keys.ts';
-import { readState } from '../../shared/repositories/message-state.ts';
-import { registerDomain } from '../../shared/services/domain-registry.ts';
+import { registerDomain } from '../../shared/domains/registry.ts';
+import { firstWatchAt } from '../../shared/messages/config.ts';
+import { readState } from '../../shared/messages/store/message-state.ts';
+import { dynamo, s3 } from '../../shared/platform/aws/clients.ts';
+import { bucketName, tableName } from '../../shared/platform/config/storage.ts';
+import { indexChangeFor, isInFlight, keys } from '../../shared/platform/table/keys.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
 
 /** An account with its own sending domain and a token with every scope. */
@@ -139,7 +139,7 @@ export async function objectExists(key: string): Promise<boolean> {
 }
 
 /** Runs `work` over `items` with at most `limit` at a time, results in order (the service's own). */
-export { mapLimit } from '../../shared/domain/map-limit.ts';
+export { mapLimit } from '../../shared/platform/concurrency/map-limit.ts';
 
 /** Every page of a filtered query, following `next_cursor` to the end (each answer must be 200). */
 export async function pageThrough(who: TestAccount, filters: Record<string, unknown>): Promise<any[]> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/repositories/keys.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import type { SecondaryHost } from './secondary-host.ts';
 
 /**

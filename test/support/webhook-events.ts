@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { eventBody } from '../../shared/domain/webhooks/events.ts';
-import { type DeliveryJob, putEvent } from '../../shared/repositories/webhooks.ts';
-import { formatDate } from '../../shared/time/format.ts';
+import { formatDate } from '../../shared/platform/time/format.ts';
+import { eventBody } from '../../shared/webhooks/model/events.ts';
+import { type DeliveryJob, putEvent } from '../../shared/webhooks/store/webhooks.ts';
 import { mapLimit } from './messages.ts';
 
 /**

@@ -13,10 +13,10 @@ import {
   parseExpiry,
   parseSize,
   urlLifetimeSeconds,
-} from '../../shared/domain/avatars.ts';
-import { renderInitials } from '../../shared/domain/initials-image.ts';
-import { validationError } from '../../shared/middleware/validate-input.ts';
-import { avatarGetRequest } from '../../shared/schemas/avatars.ts';
+} from '../../shared/avatars/model/avatars.ts';
+import { renderInitials } from '../../shared/avatars/model/initials-image.ts';
+import { avatarGetRequest } from '../../shared/avatars/schemas.ts';
+import { validationError } from '../../shared/platform/middleware/validate-input.ts';
 
 describe('avatar identity', () => {
   it('hashes the trimmed, lower-cased address with SHA-256 (Gravatar’s form)', () => {

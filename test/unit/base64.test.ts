@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { isBase64 } from '../../shared/schemas/base64.ts';
+import { isBase64 } from '../../shared/platform/schemas/base64.ts';
 
 describe('isBase64', () => {
   it('accepts padded base64 of every length, the empty string included', () => {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { wireForm } from '../../shared/mail/compose.ts';
-import type { MessageBodies } from '../../shared/repositories/message-delivery.ts';
-import {
-  type ComposableMessage,
-  composeSignedMessage,
-} from '../../shared/services/delivery/compose-message.ts';
+import { type ComposableMessage, composeSignedMessage } from '../../shared/delivery/compose-message.ts';
+import { wireForm } from '../../shared/delivery/mail/compose.ts';
+import type { MessageBodies } from '../../shared/delivery/store/message-delivery.ts';
 import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 /*

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { scopesOf } from '../../shared/auth/token-verifier.ts';
-import { envList, envNumber, envString } from '../../shared/config/env.ts';
-import { isValidDomainName, parseSeedDomains } from '../../shared/services/domain-registry.ts';
+import { isValidDomainName, parseSeedDomains } from '../../shared/domains/registry.ts';
+import { scopesOf } from '../../shared/platform/auth/token-verifier.ts';
+import { envList, envNumber, envString } from '../../shared/platform/config/env.ts';
 
 function withEnv(values: Record<string, string>, run: () => void): void {
   const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));

@@ -6,7 +6,7 @@ import {
   contentItemLimit,
   planContent,
   unpackBodies,
-} from '../../shared/domain/messages/message.ts';
+} from '../../shared/messages/model/message.ts';
 
 const uuid = '5f0c4f2e-2f59-4a39-9a53-0d6f1b7c9e11';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { webhookEventExamples } from '../../shared/schemas/webhook-events.ts';
+import { webhookEventExamples } from '../../shared/webhooks/event-schemas.ts';
 import { openApiProblems, webhookEventProblems } from '../support/contract.ts';
 
 /**

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { planDueEntry, watchAgainAt } from '../../shared/domain/delivery/dispatch-plan.ts';
+import { planDueEntry, watchAgainAt } from '../../shared/delivery/model/dispatch-plan.ts';
 import {
   applyRecipientUpdates,
   claimDecision,
   messageStatusFromRecipients,
   type Recipient,
-} from '../../shared/domain/delivery/status.ts';
+} from '../../shared/delivery/model/status.ts';
 
 const recipient = (email: string, status: Recipient['status']): Recipient => ({
   email,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { generateDkimKeyPair } from '../../shared/crypto/dkim-key-pair.ts';
+import { generateDkimKeyPair } from '../../shared/domains/dkim/key-pair.ts';
 
 describe('DKIM key pairs', () => {
   it('RSA: p= is the SPKI DER of the private key’s public half, 2048 bits', async () => {

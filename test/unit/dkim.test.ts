@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import type { TxtLookupResult } from '../../shared/dns/txt-lookup.ts';
+import { createDnsChecker } from '../../shared/domains/dkim/dns-check.ts';
 import {
   chunkTxtValue,
   compareDnsRecords,
@@ -14,8 +14,8 @@ import {
   nextKeyAllowedAt,
   parseTagList,
   retiredKeysBeyondLimit,
-} from '../../shared/domain/dkim.ts';
-import { createDnsChecker } from '../../shared/services/dkim-dns-check.ts';
+} from '../../shared/domains/dkim/model/dkim.ts';
+import type { TxtLookupResult } from '../../shared/platform/dns/txt-lookup.ts';
 
 const rsaKey = `MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA${'x'.repeat(348)}IDAQAB`;
 const edKey = 'JkcQYmKCPGkv5jWsS8WNTkDt36REs3nPejuSW6/RIjw=';

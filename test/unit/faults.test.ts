@@ -8,10 +8,10 @@ import {
 import { NoSuchBucket } from '@aws-sdk/client-s3';
 import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
 import { describe, it } from 'vitest';
-import { guarded, toServiceFault } from '../../shared/aws/faults.ts';
-import { tableName } from '../../shared/config/storage.ts';
-import { Code } from '../../shared/errors/catalogue.ts';
-import { isServiceError, ServiceError } from '../../shared/errors/service-error.ts';
+import { guarded, toServiceFault } from '../../shared/platform/aws/faults.ts';
+import { tableName } from '../../shared/platform/config/storage.ts';
+import { Code } from '../../shared/platform/errors/catalogue.ts';
+import { isServiceError, ServiceError } from '../../shared/platform/errors/service-error.ts';
 
 const metadata = { $metadata: {} };
 const codeOf = (error: unknown) => (isServiceError(error) ? error.code : 'untouched');

@@ -6,10 +6,10 @@ import {
   mailboxHashOf,
   sesMessageIdOf,
   threadCandidates,
-} from '../../shared/domain/inbound/inbound.ts';
-import { parseReceipt } from '../../shared/domain/inbound/receipt.ts';
-import { inboundIndexAttributes } from '../../shared/repositories/keys.ts';
-import { replyDomainsOf } from '../../shared/services/delivery/ses-message-ids.ts';
+} from '../../shared/inbound/model/inbound.ts';
+import { parseReceipt } from '../../shared/inbound/model/receipt.ts';
+import { replyDomainsOf } from '../../shared/inbound/ses-message-ids.ts';
+import { inboundIndexAttributes } from '../../shared/platform/table/keys.ts';
 
 const sent = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
 /** SES message ids as SES returns them (us-east-1, then another region's). */

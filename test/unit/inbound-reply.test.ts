@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { replyParseLimit, strippedTextReply } from '../../shared/domain/inbound/reply.ts';
+import { replyParseLimit, strippedTextReply } from '../../shared/inbound/model/reply.ts';
 
 /**
  * `stripped_text_reply` on the reply formats of real mail clients (test/fixtures/replies/SOURCE.md):

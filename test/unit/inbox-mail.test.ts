@@ -2,27 +2,27 @@ import assert from 'node:assert/strict';
 import PostalMime from 'postal-mime';
 import { describe, test } from 'vitest';
 import {
-  combinedDnsStatus,
-  companionAlgorithm,
-  isExpiredKey,
-  retiredKeyExpiry,
-} from '../../shared/domain/dkim.ts';
-import {
   attachmentContentType,
   completeHtmlDocument,
   composeMime,
   headerValue,
   prepareEml,
   rfc5322Date,
-} from '../../shared/mail/compose.ts';
-import { signedFieldNames, signMessage } from '../../shared/mail/dkim.ts';
+} from '../../shared/delivery/mail/compose.ts';
+import { signedFieldNames, signMessage } from '../../shared/delivery/mail/dkim-signer.ts';
 import {
   accountTag,
   bounceAddress,
   feedbackId,
   mailFromDomain,
   parseMailFromSubdomain,
-} from '../../shared/mail/envelope.ts';
+} from '../../shared/delivery/mail/envelope.ts';
+import {
+  combinedDnsStatus,
+  companionAlgorithm,
+  isExpiredKey,
+  retiredKeyExpiry,
+} from '../../shared/domains/dkim/model/dkim.ts';
 import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 /** The rules of "mail that lands in the inbox" that need no server: MIME, EML, oversigning, keys. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { composeMime, headerValue, messageIdFor, prepareEml } from '../../shared/mail/compose.ts';
-import { type SigningKey, signMessage } from '../../shared/mail/dkim.ts';
+import { composeMime, headerValue, messageIdFor, prepareEml } from '../../shared/delivery/mail/compose.ts';
+import { type SigningKey, signMessage } from '../../shared/delivery/mail/dkim-signer.ts';
 import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 const base = {

@@ -8,8 +8,8 @@ import {
   stepFor,
   stricterOf,
   tatAfter,
-} from '../../shared/domain/message-budget.ts';
-import { type BucketDecision, TokenBuckets } from '../../shared/domain/token-bucket.ts';
+} from '../../shared/platform/rate-limit/message-budget.ts';
+import { type BucketDecision, TokenBuckets } from '../../shared/platform/rate-limit/token-bucket.ts';
 
 /**
  * The arithmetic of the account-wide message budget (GCRA on one stored number). `Store` plays the

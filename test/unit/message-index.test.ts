@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
+import { messageStatuses } from '../../shared/messages/model/statuses.ts';
 import {
   accountShardOf,
   indexChangeFor,
@@ -9,7 +9,7 @@ import {
   messageIndexAttributes,
   statusesOfLane,
   workShardOf,
-} from '../../shared/repositories/keys.ts';
+} from '../../shared/platform/table/keys.ts';
 
 /**
  * The index layout of a message (docs/data-model.md): its listing lane on gsi2, its watch entry

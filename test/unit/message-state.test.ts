@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { maxHistoryEntries } from '../../shared/domain/messages/message.ts';
+import { maxHistoryEntries } from '../../shared/messages/model/message.ts';
 import {
   appendHistory,
   encodeState,
   type MessageState,
   readState,
   stateGuard,
-} from '../../shared/repositories/message-state.ts';
+} from '../../shared/messages/store/message-state.ts';
 
 const at = '2026-11-24T20:03:04.678Z';
 const reply = '250 2.0.0 Ok: queued as 613ef849-3983-451d-9081-9ef223d0205b';

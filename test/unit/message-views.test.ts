@@ -12,8 +12,8 @@ import {
   recipientsOf,
   sortKeyOf,
   summaryView,
-} from '../../shared/domain/messages/message.ts';
-import { formatDate } from '../../shared/time/format.ts';
+} from '../../shared/messages/model/message.ts';
+import { formatDate } from '../../shared/platform/time/format.ts';
 
 const uuid = '0b3c6a52-8f0e-4d8b-9a51-2b7c1f3e9d10';
 const at = '2026-11-24T08:15:00.000Z';

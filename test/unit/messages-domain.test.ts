@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { domainOf, parseAddress } from '../../shared/domain/messages/addresses.ts';
-import { decodeCursor, encodeCursor } from '../../shared/domain/messages/cursor.ts';
-import { chunkSize, type KeyStream, mergeStreams } from '../../shared/domain/messages/merge.ts';
-import { sendAtProblem } from '../../shared/domain/messages/scheduling.ts';
+import { sendAtProblem } from '../../shared/messages/model/scheduling.ts';
+import { domainOf, parseAddress } from '../../shared/platform/mail/addresses.ts';
+import { decodeCursor, encodeCursor } from '../../shared/platform/paging/cursor.ts';
+import { chunkSize, type KeyStream, mergeStreams } from '../../shared/platform/paging/merge.ts';
 
 describe('parseAddress', () => {
   it('accepts the three address forms and normalises IDN domains to lower-case A-labels', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startMetricsSummary } from '../../infra/local/metrics-summary.ts';
-import { recordLatency, writeLine } from '../../shared/observability/log.ts';
+import { recordLatency, writeLine } from '../../shared/platform/observability/log.ts';
 
 // `npm start`'s one line a minute, driven by the lines the handlers write (here: written directly).
 describe('local metrics summary', () => {

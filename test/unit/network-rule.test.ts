@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { buildBlockList, isBlocked } from '../../shared/middleware/network-rule.ts';
+import { buildBlockList, isBlocked } from '../../shared/platform/middleware/network-rule.ts';
 
 describe('CIDR block list', () => {
   const list = buildBlockList(['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '127.0.0.2/32']);

@@ -2,9 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { tableDefinition } from '../../infra/resources/definitions.ts';
-import { messageStatuses } from '../../shared/domain/messages/statuses.ts';
-import { keys, messageIndexAttributes, searchEntriesOf, shardCount } from '../../shared/repositories/keys.ts';
-import { webhookKeys } from '../../shared/repositories/webhooks.ts';
+import { messageStatuses } from '../../shared/messages/model/statuses.ts';
+import {
+  keys,
+  messageIndexAttributes,
+  searchEntriesOf,
+  shardCount,
+} from '../../shared/platform/table/keys.ts';
+import { webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
 
 /**
  * No request-path or delivery-path write may use a partition key shared by every message (a hot

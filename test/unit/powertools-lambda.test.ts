@@ -23,10 +23,12 @@ describe('Powertools on Lambda', () => {
 
   it('injects the Lambda context into the log lines and publishes the counters when the invocation ends', async () => {
     const { observedWorker, observabilityMiddlewares } = await import(
-      '../../shared/observability/powertools.ts'
+      '../../shared/platform/observability/powertools.ts'
     );
-    const { log } = await import('../../shared/observability/log.ts');
-    const { countMessages, countWebhookDelivery } = await import('../../shared/observability/metrics.ts');
+    const { log } = await import('../../shared/platform/observability/log.ts');
+    const { countMessages, countWebhookDelivery } = await import(
+      '../../shared/platform/observability/metrics.ts'
+    );
     assert.equal(observabilityMiddlewares().length, 2);
     const handler = observedWorker(async () => {
       log('info', 'message state change', { message_uuid: 'u-1', status: 'sent' });

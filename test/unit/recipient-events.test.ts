@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'vitest';
-import { interpretSesEvent } from '../../shared/domain/delivery/ses-events.ts';
-import { applyRecipientUpdates, type Recipient } from '../../shared/domain/delivery/status.ts';
-import { type HistoryEntry, recipientEntry } from '../../shared/domain/messages/message.ts';
-import { recipientEvents } from '../../shared/domain/messages/recipient-events.ts';
-import { applySuppressions } from '../../shared/domain/suppressions.ts';
-import { outcomeFromRelay } from '../../shared/services/delivery/send-message.ts';
+import { interpretSesEvent } from '../../shared/delivery/model/ses-events.ts';
+import { applyRecipientUpdates, type Recipient } from '../../shared/delivery/model/status.ts';
+import { outcomeFromRelay } from '../../shared/delivery/send-message.ts';
+import { type HistoryEntry, recipientEntry } from '../../shared/messages/model/message.ts';
+import { recipientEvents } from '../../shared/messages/model/recipient-events.ts';
+import { applySuppressions } from '../../shared/suppressions/model/suppressions.ts';
 
 const created = '2026-11-20T10:40:00.000Z';
 const sentAt = '2026-11-20T10:40:01.000Z';

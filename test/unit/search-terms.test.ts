@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { tagListProblems } from '../../shared/domain/messages/labels.ts';
-import { recipientTerm, termDigest, termsOf } from '../../shared/domain/messages/terms.ts';
-import { contentKeyOf, searchEntriesOf } from '../../shared/repositories/keys.ts';
-import { messageAddRequest, messageFilters } from '../../shared/schemas/messages.ts';
+import { tagListProblems } from '../../shared/messages/model/labels.ts';
+import { recipientTerm, termDigest, termsOf } from '../../shared/messages/model/terms.ts';
+import { messageAddRequest, messageFilters } from '../../shared/messages/schemas.ts';
+import { contentKeyOf, searchEntriesOf } from '../../shared/platform/table/keys.ts';
 
 describe('search terms of a message', () => {
   const message = {

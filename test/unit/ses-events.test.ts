@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'vitest';
-import { interpretSesEvent, platformSuppressionDetail } from '../../shared/domain/delivery/ses-events.ts';
+import { interpretSesEvent, platformSuppressionDetail } from '../../shared/delivery/model/ses-events.ts';
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));

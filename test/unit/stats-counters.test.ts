@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { formatDate } from '../../shared/platform/time/format.ts';
 import {
   bucketOf,
   bucketsBetween,
@@ -14,9 +15,8 @@ import {
   sequenceKey,
   weekOf,
   zeroCounts,
-} from '../../shared/domain/stats/counters.ts';
-import type { MessageSnapshot } from '../../shared/domain/webhooks/events.ts';
-import { formatDate } from '../../shared/time/format.ts';
+} from '../../shared/stats/model/counters.ts';
+import type { MessageSnapshot } from '../../shared/webhooks/model/events.ts';
 
 const at = '2026-11-20T10:40:00.000Z';
 const snapshot = (

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { counterAttribute, dayOfWeekAttribute } from '../../shared/domain/stats/counters.ts';
+import { counterAttribute, dayOfWeekAttribute } from '../../shared/stats/model/counters.ts';
 import {
   rowsPerMove,
   type StoredCounterRow,
   settleAfterMs,
   settledShard,
   settlingPlan,
-} from '../../shared/domain/stats/settling.ts';
+} from '../../shared/stats/model/settling.ts';
 
 const now = Date.parse('2026-11-20T12:00:00Z');
 const old = now - settleAfterMs;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import type { $ZodIssue } from 'zod/v4/core';
-import { clipDetail, detailView, maxDetailLength } from '../../shared/domain/messages/message.ts';
-import { validationError, withoutIgnoredFields } from '../../shared/middleware/validate-input.ts';
-import { contract } from '../../shared/schemas/contract.ts';
-import { isCalendarDateWithOffset, parseDateWithOffset } from '../../shared/time/format.ts';
+import { contract } from '../../shared/contract.ts';
+import { clipDetail, detailView, maxDetailLength } from '../../shared/messages/model/message.ts';
+import { validationError, withoutIgnoredFields } from '../../shared/platform/middleware/validate-input.ts';
+import { isCalendarDateWithOffset, parseDateWithOffset } from '../../shared/platform/time/format.ts';
 
 describe('strict input on every route', () => {
   // Guards routes added later too: a request schema must refuse fields it does not know.

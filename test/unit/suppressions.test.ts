@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'vitest';
-import { interpretSesEvent } from '../../shared/domain/delivery/ses-events.ts';
-import { messageStatusFromRecipients, type Recipient } from '../../shared/domain/delivery/status.ts';
+import { interpretSesEvent } from '../../shared/delivery/model/ses-events.ts';
+import { messageStatusFromRecipients, type Recipient } from '../../shared/delivery/model/status.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import {
   applySuppressions,
   decodeSuppressionCursor,
   encodeSuppressionCursor,
   hardBouncesOf,
   type Suppression,
-} from '../../shared/domain/suppressions.ts';
-import { keys } from '../../shared/repositories/keys.ts';
-import { parseSuppressedAddress } from '../../shared/schemas/suppressions.ts';
+} from '../../shared/suppressions/model/suppressions.ts';
+import { parseSuppressedAddress } from '../../shared/suppressions/schemas.ts';
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'ses', name), 'utf8'));

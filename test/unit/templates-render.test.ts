@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { CompiledTemplateCache } from '../../shared/domain/templates/cache.ts';
-import { missingVariables } from '../../shared/domain/templates/model-check.ts';
+import { CompiledTemplateCache } from '../../shared/templates/model/cache.ts';
+import { missingVariables } from '../../shared/templates/model/model-check.ts';
 import {
   type CompiledTemplate,
   compileTemplate,
   renderTemplate,
   type TemplateParts,
-} from '../../shared/domain/templates/render.ts';
-import { suggestedModel } from '../../shared/domain/templates/suggested-model.ts';
-import { parsePart } from '../../shared/domain/templates/syntax.ts';
-import { versionStatus, versionToPrune } from '../../shared/domain/templates/template.ts';
+} from '../../shared/templates/model/render.ts';
+import { suggestedModel } from '../../shared/templates/model/suggested-model.ts';
+import { parsePart } from '../../shared/templates/model/syntax.ts';
+import { versionStatus, versionToPrune } from '../../shared/templates/model/template.ts';
 
 function compiled(parts: Partial<TemplateParts>, prefix = ''): CompiledTemplate {
   const result = compileTemplate({ subject: '', html: null, text: null, ...parts }, prefix);

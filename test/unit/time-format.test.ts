@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { formatDate, parseDateWithOffset } from '../../shared/time/format.ts';
+import { formatDate, parseDateWithOffset } from '../../shared/platform/time/format.ts';
 
 describe('formatDate', () => {
   it('writes UTC as +00:00, never Z, with milliseconds', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { TokenBuckets } from '../../shared/domain/token-bucket.ts';
-import { accountKey, addressKey } from '../../shared/middleware/rate-limit.ts';
+import { accountKey, addressKey } from '../../shared/platform/middleware/rate-limit.ts';
+import { TokenBuckets } from '../../shared/platform/rate-limit/token-bucket.ts';
 
 describe('token bucket', () => {
   it('allows a full burst, then refuses with the seconds until one token is back', () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
-import { Code } from '../../shared/errors/catalogue.ts';
-import { fieldName, validationError } from '../../shared/middleware/validate-input.ts';
+import { Code } from '../../shared/platform/errors/catalogue.ts';
+import { fieldName, validationError } from '../../shared/platform/middleware/validate-input.ts';
 
 function issuesOf(schema: z.ZodMiniType, value: unknown): $ZodIssue[] {
   const result = schema.safeParse(value);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { VerifiedTokens } from '../../shared/auth/verified-tokens.ts';
+import { VerifiedTokens } from '../../shared/platform/auth/verified-tokens.ts';
 
-/** The verified-token cache behind bearer authentication (shared/auth/token-verifier.ts). */
+/** The verified-token cache behind bearer authentication (shared/platform/auth/token-verifier.ts). */
 describe('verified-token cache', () => {
   const minute = 60_000;
   const t0 = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { deriveEndpointEvents, endpointEventBody } from '../../shared/domain/webhooks/endpoint-events.ts';
+import { deriveEndpointEvents, endpointEventBody } from '../../shared/webhooks/model/endpoint-events.ts';
 import {
   afterFailure,
   decideJob,
@@ -10,7 +10,7 @@ import {
   healthy,
   pauseAfter,
   stateOf,
-} from '../../shared/domain/webhooks/endpoint-health.ts';
+} from '../../shared/webhooks/model/endpoint-health.ts';
 
 const now = Date.parse('2026-11-24T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -3,28 +3,28 @@ import { createHmac } from 'node:crypto';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { describe, it } from 'vitest';
-import { inboundReceivedEvent } from '../../shared/domain/inbound/event.ts';
-import type { InboundItem } from '../../shared/domain/inbound/inbound.ts';
-import {
-  defaultRetrySchedule,
-  nextAttemptAt,
-  parseRetrySchedule,
-  queueDelaySeconds,
-  verdictOf,
-} from '../../shared/domain/webhooks/delivery.ts';
-import { deriveEndpointEvents, endpointEventBody } from '../../shared/domain/webhooks/endpoint-events.ts';
+import type { InboundItem } from '../../shared/inbound/model/inbound.ts';
+import { messageSnapshotOf } from '../../shared/messages/store/message-stream.ts';
+import { formatDate } from '../../shared/platform/time/format.ts';
+import { resolveTarget, TargetRefused } from '../../shared/webhooks/http-target.ts';
+import { deriveEndpointEvents, endpointEventBody } from '../../shared/webhooks/model/endpoint-events.ts';
 import {
   deriveEvents,
   eventBody,
   type MessageSnapshot,
   messageEventTypes,
   type WebhookEvent,
-} from '../../shared/domain/webhooks/events.ts';
-import { forbiddenReason, urlProblem } from '../../shared/domain/webhooks/targets.ts';
-import { messageSnapshotOf } from '../../shared/repositories/message-stream.ts';
-import { resolveTarget, TargetRefused } from '../../shared/services/webhooks/http-target.ts';
-import { deliveryHeaders, signatureHeader } from '../../shared/services/webhooks/signing.ts';
-import { formatDate } from '../../shared/time/format.ts';
+} from '../../shared/webhooks/model/events.ts';
+import { inboundReceivedEvent } from '../../shared/webhooks/model/inbound-event.ts';
+import {
+  defaultRetrySchedule,
+  nextAttemptAt,
+  parseRetrySchedule,
+  queueDelaySeconds,
+  verdictOf,
+} from '../../shared/webhooks/model/retry-schedule.ts';
+import { forbiddenReason, urlProblem } from '../../shared/webhooks/model/targets.ts';
+import { deliveryHeaders, signatureHeader } from '../../shared/webhooks/signing.ts';
 import { webhookEventProblems } from '../support/contract.ts';
 
 const t0 = '2026-11-23T10:00:00.000Z';

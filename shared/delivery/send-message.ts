@@ -1,0 +1,369 @@
+import { recordSesMessageId } from '../inbound/ses-message-ids.ts';
+import { deliverySettings } from '../messages/config.ts';
+import { recipientEntry } from '../messages/model/message.ts';
+import { describeError, log } from '../platform/observability/log.ts';
+import { countMessages } from '../platform/observability/metrics.ts';
+import { applySuppressions, hardBouncesOf, type Suppression } from '../suppressions/model/suppressions.ts';
+import { suppressAutomatically, suppressedRecipients } from '../suppressions/suppressions.ts';
+import { feedbackTagOf } from './feedback-id.ts';
+import { loadComposer } from './load-composer.ts';
+import type { SigningKey } from './mail/dkim-signer.ts';
+import { bounceAddress } from './mail/envelope.ts';
+import { SigningError } from './mail/signing-error.ts';
+import { type MailTransport, mailTransport, TransportError, type TransportResult } from './mail/transport.ts';
+import {
+  applyRecipientUpdates,
+  claimDecision,
+  type HistoryEntry,
+  messageStatusFromRecipients,
+  type Recipient,
+  type RecipientUpdate,
+} from './model/status.ts';
+import { authorizeSend, SendRefused } from './send-authorization.ts';
+import { activeSigningKeys } from './signing-keys.ts';
+import {
+  type ComposedRecord,
+  claimMessage,
+  type DeliveryMessage,
+  getDeliveryMessage,
+  MissingObjectError,
+  markFailed,
+  readMessageContent,
+  recordOutcome,
+  releaseClaim,
+} from './store/message-delivery.ts';
+
+/**
+ * One message from the send queue: claim it, compose it (or take the EML), sign it with the
+ * domain's active DKIM key, hand it to the relay, and record what the relay said.
+ *
+ * - `done`: nothing more to do for this queue entry (sent, failed for good, or skipped);
+ * - `retry`: leave the queue entry for redelivery (a transient failure, or another sender holds it).
+ */
+export type SendResult = { result: 'done'; status: string } | { result: 'retry'; reason: string };
+
+export interface SendDependencies {
+  transport?: () => Promise<MailTransport>;
+  /** The domain's signing keys, only if `owner` owns the domain (default: the DKIM key store). */
+  signingKeys?: (domain: string, owner: string) => Promise<SigningKey[]>;
+  /** The send-time authorization (default: account active, domain still the account's). */
+  authorize?: (message: DeliveryMessage, nowMs: number) => Promise<void>;
+  now?: () => number;
+  leaseMs?: number;
+  /** The pre-send check: which recipients the account suppresses (default: the suppression list). */
+  suppressions?: (account: string, emails: readonly string[]) => Promise<Map<string, Suppression>>;
+}
+
+export async function sendQueuedMessage(
+  messageUuid: string,
+  deps: SendDependencies = {},
+): Promise<SendResult> {
+  const now = deps.now ?? Date.now;
+  const composer = loadComposer();
+  const current = await getDeliveryMessage(messageUuid);
+  const decision = claimDecision(
+    current === undefined
+      ? undefined
+      : { status: current.status, lease_until: current.lease_until, send_at: current.scheduling?.send_at },
+    now(),
+  );
+  if (decision.action === 'skip') {
+    log('info', 'send skipped', { message_uuid: messageUuid, reason: decision.reason });
+    return { result: 'done', status: current?.status ?? 'missing' };
+  }
+  if (decision.action === 'retry-later' || current === undefined) {
+    return { result: 'retry', reason: decision.action === 'retry-later' ? decision.reason : 'missing' };
+  }
+  const claimed = await claimMessage(current, {
+    from: decision.from,
+    nowMs: now(),
+    leaseMs: deps.leaseMs ?? deliverySettings.leaseMs,
+    detail:
+      decision.from === 'processing'
+        ? `send attempt ${(current.attempts ?? 0) + 1} (the previous lease expired)`
+        : undefined,
+  });
+  if (claimed === undefined) return { result: 'retry', reason: 'another sender claimed it first' };
+  log('info', 'message state change', {
+    message_uuid: messageUuid,
+    status: 'processing',
+    attempt: claimed.attempts,
+  });
+
+  let transport: MailTransport;
+  let outcome: TransportResult;
+  let built: Awaited<ReturnType<typeof buildSignedMessage>>;
+  let checked: ReturnType<typeof applySuppressions>;
+  try {
+    // The account and the domain may have changed since the message was accepted.
+    await (deps.authorize ?? authorizeSend)(claimed, now());
+    // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
+    const recipients = recipientsOf(claimed);
+    const listed = await (deps.suppressions ?? suppressedRecipients)(
+      claimed.account_id,
+      recipients.filter((recipient) => recipient.status === 'pending').map((recipient) => recipient.email),
+    );
+    checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
+    if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
+    transport = await (deps.transport ?? mailTransport)();
+    built = await buildSignedMessage(
+      claimed,
+      transport,
+      deps.signingKeys ?? activeSigningKeys,
+      composer,
+      now(),
+    );
+    outcome = await transport.send({
+      messageUuid,
+      envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
+      sender: claimed.message_sender,
+      raw: built.raw,
+      tags: claimed.tags ?? [],
+    });
+  } catch (error) {
+    return handleFailure(claimed, error, now());
+  }
+  // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
+  await recordSesMessageId(claimed, transport, outcome, now());
+  return recordRelayResult(
+    { ...claimed, recipients: checked.recipients },
+    outcome,
+    built.composed,
+    now(),
+    checked.history,
+  );
+}
+
+/** Every recipient is suppressed: the message ends `suppressed` and nothing reaches the relay. */
+async function recordAllSuppressed(
+  message: DeliveryMessage,
+  checked: { recipients: Recipient[]; history: HistoryEntry[] },
+  nowMs: number,
+): Promise<SendResult> {
+  const at = new Date(nowMs).toISOString();
+  const recorded = await withRetries(() =>
+    recordOutcome(message, {
+      status: 'suppressed',
+      recipients: checked.recipients,
+      history: checked.history,
+      at,
+    }),
+  );
+  log('info', 'message state change', {
+    message_uuid: message.message_uuid,
+    status: 'suppressed',
+    recorded: recorded !== undefined,
+    suppressed_recipients: checked.recipients.length,
+  });
+  if (recorded !== undefined) countMessages('suppressed');
+  return { result: 'done', status: 'suppressed' };
+}
+
+/** The recipient list fixed at creation (to, cc, bcc in order), rebuilt from the address lists if absent. */
+function recipientsOf(message: DeliveryMessage): Recipient[] {
+  if (message.recipients.length > 0) return message.recipients;
+  const at = message.created_at;
+  return (['to', 'cc', 'bcc'] as const).flatMap((kind) =>
+    message[kind].map((address) => ({ ...address, kind, status: 'pending' as const, updated_at: at })),
+  );
+}
+
+/**
+ * Composes and signs the message for this send, at `nowMs`, with the domain's active keys, and
+ * returns the record of the composition (`composed`), from which the content route rebuilds the
+ * very same bytes.
+ */
+async function buildSignedMessage(
+  message: DeliveryMessage,
+  transport: MailTransport,
+  signingKeys: (domain: string, owner: string) => Promise<SigningKey[]>,
+  composer: ReturnType<typeof loadComposer>,
+  nowMs: number,
+): Promise<{ raw: Buffer; composed: ComposedRecord }> {
+  const at = new Date(nowMs);
+  const bodies = await readMessageContent(message);
+  // Never unsigned, and never with a key of another account: only the keys of a domain that the
+  // message's account owns on this very read.
+  const keys = await signingKeys(message.tenant, message.account_id);
+  if (keys.length === 0) {
+    throw new SendRefused(
+      `Not sent: the sending domain ${message.tenant} has no active DKIM key of this account (mail is never sent unsigned)`,
+    );
+  }
+  const feedbackTag = await feedbackTagOf(message.account_id);
+  const { composeSignedMessage } = await composer;
+  const { raw } = await composeSignedMessage(message, bodies, {
+    at,
+    keys,
+    transport: transport.name,
+    feedbackTag,
+  });
+  const composed: ComposedRecord = {
+    at: at.toISOString(),
+    selectors: keys.map((key) => key.selector),
+    transport: transport.name,
+  };
+  return { raw, composed };
+}
+
+function isPermanent(error: unknown): boolean {
+  if (error instanceof MissingObjectError || error instanceof SigningError || error instanceof SendRefused)
+    return true;
+  if (error instanceof TransportError) return error.permanent;
+  return false;
+}
+
+function reasonOf(error: unknown): string {
+  if (
+    error instanceof MissingObjectError ||
+    error instanceof SigningError ||
+    error instanceof TransportError ||
+    error instanceof SendRefused
+  ) {
+    return error.message;
+  }
+  if (typeof (error as { code?: unknown })?.code === 'number') return 'A store was unavailable';
+  return 'Unexpected error while sending';
+}
+
+async function handleFailure(message: DeliveryMessage, error: unknown, nowMs: number): Promise<SendResult> {
+  const reason = reasonOf(error);
+  const attempts = message.attempts ?? 1;
+  if (isPermanent(error) || attempts >= deliverySettings.maxAttempts) {
+    const why = isPermanent(error) ? reason : `${reason} (gave up after ${attempts} attempts)`;
+    const failed = await markFailed(message, {
+      reason: why,
+      nowMs,
+      from: ['processing'],
+      heldLease: message.lease_until,
+    });
+    log('warn', 'message state change', {
+      message_uuid: message.message_uuid,
+      status: failed === undefined ? message.status : 'failed',
+      reason: why,
+      ...describeError(error),
+    });
+    if (failed !== undefined) countMessages('failed');
+    return { result: 'done', status: 'failed' };
+  }
+  await releaseClaim(message, {
+    nowMs,
+    retryDueMs: nowMs + deliverySettings.retryTakeoverMs,
+    detail: `attempt ${attempts} failed: ${reason}; will retry`,
+  });
+  log('warn', 'send attempt failed; will retry', {
+    message_uuid: message.message_uuid,
+    attempt: attempts,
+    reason,
+    ...describeError(error),
+  });
+  return { result: 'retry', reason };
+}
+
+/**
+ * What the relay said, as statuses: accepted recipients are `delivered` when the relay is the final
+ * hop and stay `pending` (message `sent`) otherwise; refused ones are `bounced` (5xx) or `failed` (4xx).
+ */
+export function outcomeFromRelay(
+  message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at'>,
+  result: TransportResult,
+  at: string,
+): {
+  status: ReturnType<typeof messageStatusFromRecipients>;
+  recipients: Recipient[];
+  history: HistoryEntry[];
+} {
+  const updates: RecipientUpdate[] = result.recipients.flatMap((entry): RecipientUpdate[] => {
+    if (entry.outcome === 'accepted') {
+      return result.finalHop ? [{ email: entry.email, status: 'delivered', detail: entry.response }] : [];
+    }
+    return [
+      {
+        email: entry.email,
+        status: entry.permanent ? 'bounced' : 'failed',
+        detail: entry.permanent ? entry.response : `Temporarily refused: ${entry.response ?? ''}`.trim(),
+      },
+    ];
+  });
+  const { recipients, applied } = applyRecipientUpdates(
+    recipientsOf(message as DeliveryMessage),
+    updates,
+    at,
+  );
+  const history: HistoryEntry[] = [];
+  if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
+    history.push({ status: 'sent', at, detail: result.response || 'accepted by the relay' });
+  }
+  for (const update of applied) {
+    history.push(recipientEntry(update.status, at, update.email, update.detail ?? update.status));
+  }
+  const status = messageStatusFromRecipients(recipients);
+  if (status !== 'sent') history.push({ status, at });
+  return { status, recipients, history };
+}
+
+async function recordRelayResult(
+  message: DeliveryMessage,
+  result: TransportResult,
+  composed: ComposedRecord,
+  nowMs: number,
+  suppressionHistory: readonly HistoryEntry[] = [],
+): Promise<SendResult> {
+  const at = new Date(nowMs).toISOString();
+  const relayOutcome = outcomeFromRelay(message, result, at);
+  const outcome = { ...relayOutcome, history: [...suppressionHistory, ...relayOutcome.history] };
+  // Hard bounces (5xx) join the account's suppression list before the outcome is recorded, so a
+  // retry of this step (or of the whole send, should the record fail) finds them listed.
+  const hardBounces = hardBouncesOf(message.message_uuid, result.recipients);
+  if (hardBounces.length > 0) {
+    await withRetries(
+      () => suppressAutomatically(message.account_id, hardBounces, new Date(nowMs)),
+      'suppressing hard-bounced recipients',
+    ).catch((error: unknown) =>
+      log('error', 'suppressing hard-bounced recipients failed', {
+        message_uuid: message.message_uuid,
+        recipients: hardBounces.length,
+        ...describeError(error),
+      }),
+    );
+  }
+  // The mail has left: losing this write would mean a second send after the lease expires, so a
+  // store hiccup is retried here a few times before giving up to the queue's redelivery.
+  const recorded = await withRetries(() =>
+    recordOutcome(message, {
+      ...outcome,
+      at,
+      relay: { message_id: result.messageId, response: result.response },
+      composed,
+    }),
+  );
+  log(recorded === undefined ? 'warn' : 'info', 'message state change', {
+    message_uuid: message.message_uuid,
+    status: outcome.status,
+    recorded: recorded !== undefined,
+    relay_message_id: result.messageId,
+  });
+  if (recorded !== undefined) {
+    if (result.recipients.some((entry) => entry.outcome === 'accepted')) countMessages('sent');
+    if (outcome.status === 'delivered' || outcome.status === 'bounced' || outcome.status === 'failed') {
+      countMessages(outcome.status);
+    }
+  }
+  return { result: 'done', status: outcome.status };
+}
+
+async function withRetries<T>(
+  call: () => Promise<T>,
+  what = 'recording the relay outcome',
+  delaysMs: readonly number[] = [200, 1_000, 3_000],
+): Promise<T> {
+  for (const delay of delaysMs) {
+    try {
+      return await call();
+    } catch (error) {
+      log('warn', `${what} failed; retrying`, describeError(error));
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  return call();
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { type EncryptionContext, openSecret, sealSecret } from '../../platform/aws/key-envelope.ts';
+import { envNumber } from '../../platform/config/env.ts';
+import { describeError, log } from '../../platform/observability/log.ts';
+import { getDomain } from '../store/domains.ts';
+import { generateDkimKeyPair } from './key-pair.ts';
+import {
+  companionAlgorithm,
+  type DkimAlgorithm,
+  defaultDkimAlgorithm,
+  defaultRetiredKeyRetentionDays,
+  isExpiredKey,
+  newSelector,
+  retiredKeyExpiry,
+  retiredKeysBeyondLimit,
+} from './model/dkim.ts';
+import {
+  activateDkimKey,
+  deleteRetiredDkimKey,
+  expireRetiredDkimKey,
+  getDkimKey,
+  listDkimKeys,
+  type NewStoredKey,
+  type StoredDkimKey,
+} from './store/dkim-keys.ts';
+
+/**
+ * The key store: creates key pairs, keeps their private halves only as envelope-encrypted
+ * ciphertext, and opens them for signing. Private keys never leave this module except as the return
+ * value of openPrivateKey (for the signer).
+ */
+function encryptionContext(domain: string, selector: string): EncryptionContext {
+  return { purpose: 'svc-mail-dkim-private-key', domain, selector };
+}
+
+export interface NewDkimKey {
+  selector: string;
+  algorithm: DkimAlgorithm;
+  createdAt: string;
+  /** The RSA companion's selector (Ed25519 keys). */
+  companionSelector?: string;
+}
+
+/** How long a retired key stays listed and stored (DKIM_RETIRED_KEY_RETENTION_DAYS, default 30). */
+export const retiredKeyRetentionDays = envNumber(
+  'DKIM_RETIRED_KEY_RETENTION_DAYS',
+  defaultRetiredKeyRetentionDays,
+  { min: 0 },
+);
+
+async function sealedKey(
+  domain: string,
+  algorithm: DkimAlgorithm,
+  now: Date,
+): Promise<Omit<NewStoredKey, 'createdAt'>> {
+  const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
+  const pair = await generateDkimKeyPair(algorithm);
+  const privateKeyCiphertext = await sealSecret(
+    Buffer.from(pair.privateKeyPem, 'utf8'),
+    encryptionContext(domain, selector),
+  );
+  return { domain, selector, algorithm, publicKey: pair.publicKey, privateKeyCiphertext };
+}
+
+/**
+ * Generates a key pair (and, for Ed25519, an RSA-2048 companion pair), encrypts the private keys
+ * and makes the key the domain's active one, retiring `previousSelector` and its companion in the
+ * same transaction. Outside Lambda, retired keys whose retention has passed are then removed.
+ */
+export async function createActiveDkimKey(
+  domain: string,
+  accountId: string,
+  algorithm: DkimAlgorithm,
+  previousSelector: string | undefined,
+  now: Date = new Date(),
+): Promise<NewDkimKey> {
+  const companionAlgo = companionAlgorithm(algorithm);
+  const [primary, companion, previous] = await Promise.all([
+    sealedKey(domain, algorithm, now),
+    companionAlgo === undefined ? undefined : sealedKey(domain, companionAlgo, now),
+    previousSelector === undefined ? undefined : getDkimKey(domain, previousSelector),
+  ]);
+  const createdAt = now.toISOString();
+  await activateDkimKey({
+    key: { ...primary, createdAt, companionSelector: companion?.selector },
+    companion:
+      companion === undefined ? undefined : { ...companion, createdAt, companionOf: primary.selector },
+    accountId,
+    previousSelector,
+    previousCompanion: previous?.status === 'active' ? previous.companionSelector : undefined,
+    retiredExpiresAt: retiredKeyExpiry(now, retiredKeyRetentionDays),
+  });
+  log('info', 'dkim key activated', {
+    domain,
+    selector: primary.selector,
+    algorithm,
+    companion_selector: companion?.selector,
+    previousSelector,
+  });
+  await retireKeysBeyondLimit(domain, now.getTime());
+  // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
+  // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
+  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
+}
+
+/**
+ * Keeps at most `maxRetiredKeySets` retired keys (docs/dkim.md, "Bounds"): older ones end their
+ * retention now. A failure is logged; the next rotation tries again.
+ */
+async function retireKeysBeyondLimit(domain: string, nowMs: number): Promise<void> {
+  try {
+    const beyond = retiredKeysBeyondLimit(await listDkimKeys(domain), nowMs);
+    for (const selector of beyond) await expireRetiredDkimKey(domain, selector, Math.floor(nowMs / 1000));
+    if (beyond.length > 0)
+      log('info', 'retired dkim keys beyond the limit expired', { domain, keys: beyond.length });
+  } catch (error) {
+    log('warn', 'expiring retired dkim keys beyond the limit failed', { domain, ...describeError(error) });
+  }
+}
+
+/**
+ * Removes the domain's retired keys whose retention has passed: what the table's TTL does on AWS
+ * (typically within two days of `expires_at`), done at each rotation where no TTL runs (DynamoDB
+ * Local, under the local host and the admin command). A failure here is logged, never an error of
+ * the rotation that already happened.
+ */
+export async function pruneRetiredKeys(domain: string, nowMs: number = Date.now()): Promise<number> {
+  try {
+    const expired = (await listDkimKeys(domain)).filter((key) => isExpiredKey(key, nowMs));
+    let removed = 0;
+    for (const key of expired) if (await deleteRetiredDkimKey(domain, key.selector)) removed++;
+    if (removed > 0) log('info', 'retired dkim keys removed', { domain, removed });
+    return removed;
+  } catch (error) {
+    log('warn', 'removing retired dkim keys failed', { domain, ...describeError(error) });
+    return 0;
+  }
+}
+
+/**
+ * Gives a registered domain without an active key its first key (rsa-sha256), so its mail is
+ * signed from the first message. A domain that has a key is left as it is.
+ */
+export async function ensureActiveDkimKey(domain: string, now: Date = new Date()): Promise<boolean> {
+  const record = await getDomain(domain);
+  if (record === undefined || record.activeSelector !== undefined) return false;
+  await createActiveDkimKey(record.domain, record.accountId, defaultDkimAlgorithm, undefined, now);
+  return true;
+}
+
+/** The PKCS#8 PEM of a stored key. For the signer only; never log or return it. */
+export async function openPrivateKey(key: StoredDkimKey): Promise<string> {
+  const plaintext = await openSecret(key.privateKeyCiphertext, encryptionContext(key.domain, key.selector));
+  return plaintext.toString('utf8');
+}

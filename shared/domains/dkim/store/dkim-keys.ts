@@ -1,0 +1,261 @@
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../../../platform/aws/dynamo.ts';
+import { guarded } from '../../../platform/aws/faults.ts';
+import { tableName } from '../../../platform/config/storage.ts';
+import { keys } from '../../../platform/table/keys.ts';
+import { type DkimAlgorithm, type DkimKeyStatus, isDkimAlgorithm } from '../model/dkim.ts';
+
+/**
+ * DKIM key items (`DOMAIN#<domain>` / `DKIM#<selector>`, docs/data-model.md), stored beside their
+ * domain item so one Query lists them. The private key is kept only as an AWS Encryption SDK
+ * ciphertext (shared/platform/aws/key-envelope.ts).
+ */
+export interface StoredDkimKey {
+  domain: string;
+  selector: string;
+  algorithm: DkimAlgorithm;
+  /** The `p=` value of the DNS record. */
+  publicKey: string;
+  /** Base64 AWS Encryption SDK message holding the PKCS#8 PEM. */
+  privateKeyCiphertext: string;
+  status: DkimKeyStatus;
+  createdAt: string;
+  retiredAt?: string;
+  /**
+   * On an Ed25519 key: the selector of the RSA-2048 key created with it, which signs beside it
+   * (RFC 8463 section 4). Both are active and retired together.
+   */
+  companionSelector?: string;
+  /** On a companion key: the selector of the key it accompanies. */
+  companionOf?: string;
+  /** Epoch seconds after which a retired key is removed (the table's TTL attribute). */
+  expiresAt?: number;
+}
+
+const skPrefix = 'DKIM#';
+
+function toKey(item: Record<string, unknown>): StoredDkimKey {
+  const algorithm = item.algorithm;
+  if (!isDkimAlgorithm(algorithm)) throw new Error('Stored DKIM key has an unknown algorithm');
+  const key: StoredDkimKey = {
+    domain: String(item.domain),
+    selector: String(item.selector),
+    algorithm,
+    publicKey: String(item.public_key),
+    privateKeyCiphertext: String(item.private_key_ciphertext),
+    status: item.status === 'active' ? 'active' : 'retired',
+    createdAt: String(item.created_at),
+  };
+  if (typeof item.retired_at === 'string') key.retiredAt = item.retired_at;
+  if (typeof item.companion_selector === 'string') key.companionSelector = item.companion_selector;
+  if (typeof item.companion_of === 'string') key.companionOf = item.companion_of;
+  if (typeof item.expires_at === 'number') key.expiresAt = item.expires_at;
+  return key;
+}
+
+/** Every key of a domain (active and retired), newest first. */
+export async function listDkimKeys(domain: string): Promise<StoredDkimKey[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await guarded('database', () =>
+      dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.domain(domain).pk, ':prefix': skPrefix },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items
+    .map(toKey)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.selector.localeCompare(b.selector));
+}
+
+export async function getDkimKey(domain: string, selector: string): Promise<StoredDkimKey | undefined> {
+  const result = await guarded('database', () =>
+    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.dkimKey(domain, selector) })),
+  );
+  return result.Item === undefined ? undefined : toKey(result.Item);
+}
+
+export type NewStoredKey = Omit<StoredDkimKey, 'status' | 'retiredAt' | 'expiresAt'>;
+
+export interface ActivateKeyInput {
+  /** The key that becomes the domain's `active_selector`. */
+  key: NewStoredKey;
+  /** Its RSA companion (for an Ed25519 key), written and activated in the same transaction. */
+  companion?: NewStoredKey;
+  accountId: string;
+  /** The selector that is active now (retired by this write), or undefined for a domain's first key. */
+  previousSelector: string | undefined;
+  /** The previous key's companion, retired with it. */
+  previousCompanion?: string;
+  /** Epoch seconds at which the retired keys expire (the table's TTL removes them). */
+  retiredExpiresAt: number;
+}
+
+function putKeyItem(table: string, key: NewStoredKey) {
+  return {
+    Put: {
+      TableName: table,
+      Item: {
+        ...keys.dkimKey(key.domain, key.selector),
+        domain: key.domain,
+        selector: key.selector,
+        algorithm: key.algorithm,
+        public_key: key.publicKey,
+        private_key_ciphertext: key.privateKeyCiphertext,
+        status: 'active',
+        created_at: key.createdAt,
+        ...(key.companionSelector === undefined ? {} : { companion_selector: key.companionSelector }),
+        ...(key.companionOf === undefined ? {} : { companion_of: key.companionOf }),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+function retireKeyItem(table: string, domain: string, selector: string, at: string, expiresAt: number) {
+  return {
+    Update: {
+      TableName: table,
+      Key: keys.dkimKey(domain, selector),
+      UpdateExpression: 'SET #status = :retired, retired_at = :at, expires_at = :expires',
+      ConditionExpression: '#status = :active',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':retired': 'retired',
+        ':active': 'active',
+        ':at': at,
+        ':expires': expiresAt,
+      },
+    },
+  };
+}
+
+/**
+ * Makes a new key (and its companion, if any) the domain's active key in one transaction: the new
+ * key items (refused if a selector exists), the previous key and its companion marked retired
+ * (only if still active) with their expiry time, and the domain's `active_selector` moved (only if
+ * the domain still belongs to the account and still points at the previous key). A concurrent
+ * rotation makes the transaction fail (code 5, retry), never leaving two active keys.
+ */
+export async function activateDkimKey({
+  key,
+  companion,
+  accountId,
+  previousSelector,
+  previousCompanion,
+  retiredExpiresAt,
+}: ActivateKeyInput): Promise<void> {
+  const table = tableName();
+  const at = key.createdAt;
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    putKeyItem(table, key),
+    {
+      Update: {
+        TableName: table,
+        Key: keys.domain(key.domain),
+        UpdateExpression: 'SET active_selector = :selector',
+        ConditionExpression:
+          previousSelector === undefined
+            ? 'account_id = :account AND attribute_not_exists(active_selector)'
+            : 'account_id = :account AND active_selector = :previous',
+        ExpressionAttributeValues: {
+          ':selector': key.selector,
+          ':account': accountId,
+          ...(previousSelector === undefined ? {} : { ':previous': previousSelector }),
+        },
+      },
+    },
+  ];
+  if (companion !== undefined) items.push(putKeyItem(table, companion));
+  for (const selector of [previousSelector, previousCompanion]) {
+    if (selector !== undefined) items.push(retireKeyItem(table, key.domain, selector, at, retiredExpiresAt));
+  }
+  await guarded('database', () => dynamo().send(new TransactWriteCommand({ TransactItems: items })));
+}
+
+/**
+ * Ends a retired key's retention now (only while it is still retired): the status endpoint stops
+ * listing it at once, the table's TTL removes it (and, outside Lambda, the next prune). An update,
+ * so set-algorithm needs no DeleteItem permission.
+ */
+export async function expireRetiredDkimKey(
+  domain: string,
+  selector: string,
+  nowSeconds: number,
+): Promise<void> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.dkimKey(domain, selector),
+          UpdateExpression: 'SET expires_at = :now',
+          ConditionExpression: '#status = :retired',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':retired': 'retired', ':now': nowSeconds },
+        }),
+      ),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/**
+ * Deletes a retired key (only while it is still retired). The table's TTL removes retired keys on
+ * AWS by itself; this is the same removal done at once, for keys whose time has come.
+ */
+export async function deleteRetiredDkimKey(domain: string, selector: string): Promise<boolean> {
+  try {
+    await guarded('database', () =>
+      dynamo().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.dkimKey(domain, selector),
+          ConditionExpression: '#status = :retired',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':retired': 'retired' },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Removes every key of a domain (when an operator removes the domain). */
+export async function deleteDkimKeys(domain: string): Promise<number> {
+  const existing = await listDkimKeys(domain);
+  for (let start = 0; start < existing.length; start += 25) {
+    const batch = existing.slice(start, start + 25);
+    let requests: Record<string, unknown[]> | undefined = {
+      [tableName()]: batch.map((key) => ({ DeleteRequest: { Key: keys.dkimKey(domain, key.selector) } })),
+    };
+    for (let attempt = 0; requests !== undefined && Object.keys(requests).length > 0; attempt++) {
+      if (attempt > 5) throw new Error('DKIM keys could not all be deleted');
+      const pending: Record<string, unknown[]> = requests;
+      const result = await guarded('database', () =>
+        dynamo().send(new BatchWriteCommand({ RequestItems: pending as never })),
+      );
+      requests = result.UnprocessedItems as Record<string, unknown[]> | undefined;
+    }
+  }
+  return existing.length;
+}

@@ -1,0 +1,545 @@
+import { randomUUID } from 'node:crypto';
+import { getDomain } from '../domains/store/domains.ts';
+import { Code } from '../platform/errors/catalogue.ts';
+import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
+import { type Address, domainOf } from '../platform/mail/addresses.ts';
+import { describeError, log } from '../platform/observability/log.ts';
+import { countMessages } from '../platform/observability/metrics.ts';
+import { searchEntriesOf } from '../platform/table/keys.ts';
+import { parseDateWithOffset } from '../platform/time/format.ts';
+import type { TemplateHead } from '../templates/model/template.ts';
+import { getTemplateHeadAndDomain } from '../templates/store/templates.ts';
+import type { RenderedMessage } from '../templates/templates.ts';
+import { deliverySettings } from './config.ts';
+import { readEml } from './eml.ts';
+import { idempotencyClaim, replayOf } from './idempotency.ts';
+import type { Metadata, Tag } from './model/labels.ts';
+import {
+  type ContentKind,
+  estimatedItemBytes,
+  type MessageItem,
+  maxCreatedItemBytes,
+  planContent,
+  recipientsOf,
+} from './model/message.ts';
+import { maxHoldMs, sendAtProblem } from './model/scheduling.ts';
+import { actionTransitions, type CreationMode, initialStatus, type MessageStatus } from './model/statuses.ts';
+import { type MessageAddRequest, maxAttachments, maxRecipients } from './schemas.ts';
+import {
+  createMessage,
+  deleteMessageParts,
+  deleteObjects,
+  getIdempotencyRecord,
+  getMessage,
+  type IdempotencyClaim,
+  type MessageParts,
+  putBatchMessageParts,
+  putMessageParts,
+  putObjects,
+  type StoredObject,
+  transitionMessage,
+} from './store/messages.ts';
+import { enqueueSend } from './store/send-queue.ts';
+
+export interface AddOptions {
+  account: string;
+  dryRun: boolean;
+  /** The `Idempotency-Key` header, if any. */
+  idempotencyKey: string | undefined;
+  /** The parsed JSON body, for the idempotency body hash. */
+  body: unknown;
+  now?: Date;
+}
+
+export interface AddResult {
+  message_uuid: string | null;
+  status: string;
+  dry_run?: true;
+}
+
+/** Ids, keys, dates, status and index attributes of a message item: well under this. */
+const fixedItemBytes = 2048;
+
+const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, undefined, { details });
+
+/**
+ * The caller's sending domains, each looked up once per request (a batch names the same few
+ * domains in every message). Every domain a message claims to come from must be one of them, else
+ * 113, with a detail naming the field.
+ */
+export class SendingDomains {
+  readonly account: string;
+  readonly #owners = new Map<string, Promise<string | undefined>>();
+  constructor(account: string) {
+    this.account = account;
+  }
+
+  /** Whether `domain`'s owner is read (or being read) already. */
+  knows(domain: string): boolean {
+    return this.#owners.has(domain);
+  }
+
+  /** The owner of `domain` as read together with another record (a template's, MessageTemplates). */
+  learn(domain: string, owner: Promise<string | undefined>): void {
+    if (!this.#owners.has(domain)) this.#owners.set(domain, owner);
+  }
+
+  async require(emails: readonly string[], field: string): Promise<void> {
+    for (const domain of new Set(emails.map(domainOf))) {
+      let owner = this.#owners.get(domain);
+      if (owner === undefined) {
+        owner = getDomain(domain).then((record) => record?.accountId);
+        this.#owners.set(domain, owner);
+      }
+      if ((await owner) !== this.account) {
+        const message = `${domain} is not one of your sending domains`;
+        throw new ServiceError(Code.AccessDenied, message, { details: [{ field, message }] });
+      }
+    }
+  }
+}
+
+/** True when both lists name the same mailboxes (addresses compare case-insensitively). */
+function sameMailboxes(a: readonly Address[], b: readonly Address[]): boolean {
+  const set = (list: readonly Address[]) => new Set(list.map((address) => address.email.toLowerCase()));
+  const left = set(a);
+  const right = set(b);
+  return left.size === right.size && [...left].every((email) => right.has(email));
+}
+
+/** Enqueues a queued message; a failure is logged, and the dispatcher re-enqueues it from the due index. */
+async function enqueue(uuid: string, account: string): Promise<void> {
+  try {
+    await enqueueSend(uuid, account);
+  } catch (error) {
+    log('warn', 'enqueue failed; the dispatcher will re-enqueue from the due index', {
+      message_uuid: uuid,
+      ...describeError(error),
+    });
+  }
+}
+
+/**
+ * The templates a request's messages name (docs/templates.md), one per request like
+ * `SendingDomains`: each message's template is rendered while its other checks run (its record is
+ * read with the sender's domain in one round trip), and a batch reads each template record once.
+ * The template module (Handlebars) is imported only when a message names a template.
+ */
+export class MessageTemplates {
+  readonly account: string;
+  readonly #heads = new Map<string, Promise<TemplateHead | undefined>>();
+  constructor(account: string) {
+    this.account = account;
+  }
+
+  /**
+   * Starts rendering; awaited, and its errors raised, where the template's turn comes (or dropped).
+   * When neither the template record nor the sender's domain is read yet, the two are read in one
+   * BatchGetItem, and `domains` learns the owner from it.
+   */
+  render(
+    template: NonNullable<MessageAddRequest['template']>,
+    sender: string,
+    domains: SendingDomains,
+  ): Promise<RenderedMessage> {
+    const domain = domainOf(sender);
+    if (!this.#heads.has(template.alias) && !domains.knows(domain)) {
+      const both = getTemplateHeadAndDomain(this.account, template.alias, domain);
+      this.#heads.set(
+        template.alias,
+        both.then((read) => read.head),
+      );
+      domains.learn(
+        domain,
+        both.then((read) => read.domain?.accountId),
+      );
+    }
+    const rendering = import('../templates/templates.ts').then((templates) =>
+      templates.renderForMessage(this.account, template, 'template', this.#heads),
+    );
+    rendering.catch(() => undefined);
+    return rendering;
+  }
+}
+
+/** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
+export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
+  const now = options.now ?? new Date();
+  const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
+  const domains = new SendingDomains(options.account);
+  const scheduling = input.scheduling ?? { mode: 'immediate' as const };
+  if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
+    // A release or cancel may name its sender too; it is checked like any other.
+    if (input.message_sender !== undefined)
+      await domains.require([input.message_sender.email], 'message_sender');
+    return actOnMessage(scheduling.mode, scheduling.message_uuid.toLowerCase(), options, claim, now);
+  }
+  if (input.template !== undefined) {
+    // A retry of an accepted request answers as the first did, whatever the template has become since.
+    const known = await replayIfKnown(options, claim, now);
+    if (known !== undefined) return known;
+  }
+  const prepared = await prepareNewMessage(input, domains, now, new MessageTemplates(options.account));
+  return createNewMessage(prepared, options, claim, now);
+}
+
+async function replayIfKnown(
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult | undefined> {
+  if (claim === undefined) return undefined;
+  const stored = await getIdempotencyRecord(options.account, claim.key, now);
+  if (stored === undefined) return undefined;
+  const replay = replayOf(stored, claim);
+  return options.dryRun ? { ...replay, dry_run: true } : replay;
+}
+
+async function actOnMessage(
+  mode: 'manual-send' | 'manual-cancel',
+  uuid: string,
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult> {
+  const known = await replayIfKnown(options, claim, now);
+  if (known !== undefined) return known;
+  const { from, to } = actionTransitions[mode];
+  const notFound = () =>
+    new ServiceError(Code.NotFound, 'No such message', {
+      details: [{ field: 'scheduling.message_uuid', message: 'Unknown message' }],
+    });
+  const wrongState = (status: string) =>
+    new ServiceError(
+      Code.MethodValidation,
+      `${mode} needs a message that is ${from.join(' or ')}; it is ${status}`,
+      {
+        details: [{ field: 'scheduling.message_uuid', message: `Message is ${status}` }],
+      },
+    );
+  if (options.dryRun) {
+    const item = await getMessage(uuid);
+    if (item === undefined || item.account_id !== options.account) throw notFound();
+    if (!from.includes(item.status)) throw wrongState(item.status);
+    return { message_uuid: uuid, status: to, dry_run: true };
+  }
+  const at = now.toISOString();
+  const result = await transitionMessage(
+    {
+      uuid,
+      account: options.account,
+      from,
+      to,
+      entry: { status: to, at, detail: mode },
+      dueAt:
+        to === 'queued' ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString() : null,
+    },
+    claim,
+  );
+  if (result.outcome === 'not-found') throw notFound();
+  if (result.outcome === 'wrong-state') throw wrongState(result.status);
+  if (result.outcome === 'replay' && claim !== undefined) return replayOf(result.stored, claim);
+  log('info', 'message state', { message_uuid: uuid, account: options.account, status: to, event: mode });
+  if (to === 'queued') await enqueue(uuid, options.account);
+  return { message_uuid: uuid, status: to };
+}
+
+const decode = (base64: string) => Buffer.from(base64, 'base64');
+
+type Content = Exclude<MessageAddRequest['content'], undefined>;
+
+/**
+ * A new message that passed every check of add: what it will be stored as, before it has a uuid.
+ * Add and every batch item are prepared here (`prepareNewMessage`), so a batch item is exactly
+ * what add accepts, with the same checks in the same order.
+ */
+export interface PreparedMessage {
+  sender: Address;
+  from: Address[];
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: Address[];
+  subject: string;
+  content: Content;
+  emlBytes?: Buffer;
+  attachments: NonNullable<MessageAddRequest['attachments']>;
+  headers: Record<string, string>;
+  tags: Tag[];
+  metadata: Metadata;
+  mode: CreationMode;
+  status: MessageStatus;
+  sendAt?: Date;
+  /** The template the subject and content were rendered from. */
+  template?: RenderedMessage['template'];
+}
+
+/**
+ * Every check of a new message beyond its schema: the send time, the EML's own headers and
+ * attachments, the recipients, sender ownership (113) and the size of the stored record. Nothing
+ * is written. `input.scheduling` is a creation mode (immediate, scheduled, manual-wait).
+ */
+export async function prepareNewMessage(
+  input: MessageAddRequest,
+  domains: SendingDomains,
+  now: Date,
+  templates: MessageTemplates,
+): Promise<PreparedMessage> {
+  const sender = input.message_sender as Address;
+  const rendering =
+    input.template === undefined ? undefined : templates.render(input.template, sender.email, domains);
+  await domains.require([sender.email], 'message_sender');
+  const scheduling = input.scheduling ?? { mode: 'immediate' as const };
+  const mode = scheduling.mode as CreationMode;
+  let sendAt: Date | undefined;
+  if (scheduling.mode === 'scheduled') {
+    sendAt = parseDateWithOffset(scheduling.send_at);
+    const problem =
+      sendAt === undefined
+        ? /^\d{4}-\d{2}-\d{2}T/.test(scheduling.send_at)
+          ? 'send_at is not a real calendar date and time with an offset (e.g. 2026-02-30 does not exist)'
+          : 'send_at must be ISO 8601 with an offset'
+        : sendAtProblem(sendAt, now);
+    if (problem !== undefined) throw invalid([{ field: 'scheduling.send_at', message: problem }]);
+  }
+  // A template is rendered now (docs/templates.md): the rendered parts are what is stored and sent.
+  const rendered = rendering === undefined ? undefined : await rendering;
+  const content = rendered?.content ?? (input.content as Content);
+
+  let from = input.from ?? [];
+  let to = input.to ?? [];
+  let cc = input.cc ?? [];
+  let bcc = input.bcc ?? [];
+  let replyTo = input.reply_to ?? [];
+  let subject = rendered?.subject ?? input.subject ?? '';
+  let emlBytes: Buffer | undefined;
+  if (content.kind === 'eml') {
+    emlBytes = decode(content.eml);
+    const facts = await readEml(emlBytes);
+    if (facts.attachmentCount > maxAttachments) {
+      throw invalid([
+        {
+          field: 'content.eml',
+          message: `The message carries ${facts.attachmentCount} attachments; at most ${maxAttachments} per message`,
+        },
+      ]);
+    }
+    // Sender ownership: every From and Sender mailbox inside the message is checked, whatever
+    // the JSON says, because the message goes out (and is signed) with these headers as they are.
+    await domains.require(
+      facts.claimedSenders.map((address) => address.email),
+      'content.eml',
+    );
+    if (from.length > 0 && !sameMailboxes(from, facts.from)) {
+      throw invalid([
+        {
+          field: 'from',
+          message: `from must name the same addresses as the From header of content.eml (${facts.from
+            .map((address) => address.email)
+            .join(', ')
+            .slice(0, 300)})`,
+        },
+      ]);
+    }
+    if (to.length + cc.length + bcc.length === 0) ({ to, cc, bcc } = facts);
+    if (from.length === 0) from = facts.from;
+    if (replyTo.length === 0) replyTo = facts.replyTo;
+    if (input.subject === undefined) subject = facts.subject;
+  }
+  if (from.length === 0) from = [sender];
+  const recipientCount = to.length + cc.length + bcc.length;
+  if (recipientCount === 0)
+    throw invalid([{ field: 'to', message: 'At least one recipient in to, cc or bcc' }]);
+  if (recipientCount > maxRecipients) {
+    throw invalid([
+      { field: 'to', message: `At most ${maxRecipients} recipients in to, cc and bcc together` },
+    ]);
+  }
+  await domains.require(
+    from.map((address) => address.email),
+    'from',
+  );
+
+  const headers = input.headers ?? {};
+  const tags = input.tags ?? [];
+  const metadata = input.metadata ?? {};
+  const attachments = input.attachments ?? [];
+  const recordBytes =
+    estimatedItemBytes({
+      from,
+      to,
+      cc,
+      bcc,
+      reply_to: replyTo,
+      subject,
+      headers,
+      tags,
+      metadata,
+      attachments: attachments.map((attachment) => ({
+        filename: attachment.filename,
+        content_type: attachment.content_type,
+        size: 0,
+        offset: 0,
+      })),
+      recipients: recipientsOf({ to, cc, bcc }, now.toISOString()),
+    }) + fixedItemBytes;
+  if (recordBytes > maxCreatedItemBytes) {
+    throw invalid([
+      {
+        field: '(body)',
+        message: `Addresses, names, subject, headers, tags, metadata and attachment names need ${Math.ceil(recordBytes / 1024)} KB in the message record; at most ${maxCreatedItemBytes / 1024} KB`,
+      },
+    ]);
+  }
+  return {
+    sender,
+    from,
+    to,
+    cc,
+    bcc,
+    replyTo,
+    subject,
+    content,
+    ...(emlBytes === undefined ? {} : { emlBytes }),
+    attachments,
+    headers,
+    tags,
+    metadata,
+    mode,
+    status: initialStatus[mode],
+    ...(sendAt === undefined ? {} : { sendAt }),
+    ...(rendered === undefined ? {} : { template: rendered.template }),
+  };
+}
+
+/** A prepared message with its uuid, laid out for storage: the item, its parts and its S3 object. */
+export interface NewMessage {
+  item: MessageItem;
+  dueAt: string | undefined;
+  parts: MessageParts;
+  objects: StoredObject[];
+}
+
+/** Lays out a prepared message under `uuid`, created at `now` (pure: the same input, the same items). */
+export function newMessage(prepared: PreparedMessage, uuid: string, account: string, now: Date): NewMessage {
+  const { content } = prepared;
+  const planned = planContent(uuid, {
+    ...(content.kind === 'text_only' || content.kind === 'mixed' ? { text: content.text } : {}),
+    ...(content.kind === 'html_only' || content.kind === 'mixed' ? { html: content.html } : {}),
+    ...(prepared.emlBytes === undefined ? {} : { eml: prepared.emlBytes }),
+    attachments: prepared.attachments.map((attachment) => ({
+      filename: attachment.filename,
+      content_type: attachment.content_type,
+      body: decode(attachment.content),
+    })),
+  });
+  const objects: StoredObject[] =
+    planned.object === undefined || planned.content.store !== 's3'
+      ? []
+      : [{ key: planned.content.key, body: planned.object, contentType: 'application/octet-stream' }];
+
+  const at = now.toISOString();
+  const { mode, status, sendAt } = prepared;
+  const item: MessageItem = {
+    message_uuid: uuid,
+    account_id: account,
+    tenant: domainOf(prepared.sender.email),
+    message_sender: prepared.sender.email,
+    from: prepared.from,
+    to: prepared.to,
+    cc: prepared.cc,
+    bcc: prepared.bcc,
+    reply_to: prepared.replyTo,
+    subject: prepared.subject,
+    content_kind: content.kind as ContentKind,
+    headers: prepared.headers,
+    tags: prepared.tags,
+    metadata: prepared.metadata,
+    content: planned.content,
+    attachments: planned.attachments,
+    scheduling: sendAt === undefined ? { mode } : { mode, send_at: sendAt.toISOString() },
+    status,
+    recipients: recipientsOf({ to: prepared.to, cc: prepared.cc, bcc: prepared.bcc }, at),
+    history: [{ status, at, detail: mode }],
+    created_at: at,
+    updated_at: at,
+    attempts: 0,
+    ...(prepared.template === undefined ? {} : { template: prepared.template }),
+  };
+  // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
+  // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).
+  const dueAt =
+    status === 'queued'
+      ? new Date(now.getTime() + deliverySettings.reconcileAfterMs).toISOString()
+      : status === 'waiting'
+        ? new Date(now.getTime() + maxHoldMs).toISOString()
+        : sendAt?.toISOString();
+  return {
+    item,
+    dueAt,
+    parts: {
+      entries: searchEntriesOf(item),
+      ...(planned.bodies === undefined ? {} : { bodies: planned.bodies }),
+    },
+    objects,
+  };
+}
+
+/** S3 PUTs in flight at once for a batch's objects. */
+const objectConcurrency = 16;
+
+/**
+ * Writes what goes before the message items: the S3 objects, then the content items and search
+ * entries (`batched`: with BatchWriteItem, for a batch). A message item written afterwards never
+ * lacks its bodies or its entries.
+ */
+export async function storeParts(messages: readonly NewMessage[], batched = false): Promise<void> {
+  const objects = messages.flatMap((message) => message.objects);
+  for (let start = 0; start < objects.length; start += objectConcurrency)
+    await putObjects(objects.slice(start, start + objectConcurrency));
+  const parts = messages.map((message) => message.parts);
+  await (batched ? putBatchMessageParts(parts) : putMessageParts(parts));
+}
+
+/** Removes the parts of messages that were not stored after all (best effort: orphans are harmless). */
+export async function dropParts(messages: readonly NewMessage[]): Promise<void> {
+  const objects = messages.flatMap((message) => message.objects.map((object) => object.key));
+  if (objects.length > 0) await deleteObjects(objects).catch(() => undefined);
+  await deleteMessageParts(messages.map(({ parts }) => parts)).catch(() => undefined);
+}
+
+async function createNewMessage(
+  prepared: PreparedMessage,
+  options: AddOptions,
+  claim: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<AddResult> {
+  const { status, mode } = prepared;
+  const known = await replayIfKnown(options, claim, now);
+  if (known !== undefined) return known;
+  if (options.dryRun) return { message_uuid: null, status, dry_run: true };
+
+  const uuid = randomUUID();
+  const message = newMessage(prepared, uuid, options.account, now);
+  // The content and search entries first, then the message: a message never lacks its bodies.
+  await storeParts([message]);
+  let created: Awaited<ReturnType<typeof createMessage>>;
+  try {
+    created = await createMessage(message.item, message.dueAt, claim);
+  } catch (error) {
+    // An unreachable database (code 4) may still have committed the write before the connection
+    // broke: keep the parts then, so a message that exists never lacks them. Orphaned parts are
+    // harmless; a message without its bodies would fail when sent.
+    if (!(isServiceError(error) && error.code === Code.DatabaseUnavailable)) await dropParts([message]);
+    throw error;
+  }
+  if (!created.created) {
+    // A concurrent request with the same key won: drop this one's parts, answer as the first did.
+    await dropParts([message]);
+    return replayOf(created.replay, claim as IdempotencyClaim);
+  }
+  log('info', 'message state', { message_uuid: uuid, account: options.account, status, event: mode });
+  countMessages('accepted');
+  if (status === 'queued') await enqueue(uuid, options.account);
+  return { message_uuid: uuid, status };
+}

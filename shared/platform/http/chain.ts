@@ -1,0 +1,73 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import { type RouteId, routeById } from '../../routes.ts';
+import { dryRunGuard, isDryRun } from '../middleware/dry-run.ts';
+import { httpEnvelope } from '../middleware/http-envelope.ts';
+import { jsonBody } from '../middleware/json-body.ts';
+import { networkRule } from '../middleware/network-rule.ts';
+import { rateLimit } from '../middleware/rate-limit.ts';
+import { type InputSource, validateInput } from '../middleware/validate-input.ts';
+import type { ApiContext, ApiEvent, ApiResult, Caller } from './api-types.ts';
+
+type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
+
+/** What an action sees: the validated input and the facts the chain established. */
+export interface ApiRequest<TInput, TCaller extends Caller | undefined> {
+  input: TInput;
+  caller: TCaller;
+  dryRun: boolean;
+  requestId: string;
+  sourceIp: string;
+  event: ApiEvent;
+  context: ApiContext;
+}
+
+export interface InputSchema<T> {
+  readonly '~standard': { validate: (value: unknown) => unknown };
+  readonly '~output'?: T;
+}
+
+export interface ChainOptions<TInput> {
+  input?: { schema: InputSchema<TInput>; from: InputSource };
+  /**
+   * Powertools' Logger and Metrics middlewares (shared/platform/observability/powertools.ts), outermost.
+   * Left out by the lean public functions, which log through log.ts's own writers.
+   */
+  observability?: Middleware[];
+}
+
+/**
+ * Builds the Middy chain in the order of docs/decisions.md: [Powertools Logger context and
+ * Metrics flush] → envelope (request id, errors, request log line, latency) →
+ * network rule → rate limit → [auth → scopes] → dry-run guard → JSON body → validation → action.
+ */
+export function buildChain<TInput, TCaller extends Caller | undefined>(
+  routeId: RouteId,
+  authMiddleware: Middleware[],
+  options: ChainOptions<TInput>,
+  action: (request: ApiRequest<TInput, TCaller>) => Promise<ApiResult>,
+) {
+  const route = routeById(routeId);
+  const chain = middy<ApiEvent, ApiResult, Error, ApiContext>();
+  for (const middleware of options.observability ?? []) chain.use(middleware);
+  chain
+    .use(httpEnvelope({ routeKey: `${route.method} ${route.path}`, isPublic: route.public }))
+    .use(networkRule())
+    .use(rateLimit({ isPublic: route.public }));
+  for (const middleware of authMiddleware) chain.use(middleware);
+  chain.use(dryRunGuard(route.dryRun));
+  if (options.input !== undefined) {
+    if (options.input.from === 'body') chain.use(jsonBody());
+    chain.use(validateInput(options.input.schema as never, options.input.from));
+  }
+  return chain.handler(async (event, context) =>
+    action({
+      input: event.input as TInput,
+      caller: context.caller as TCaller,
+      dryRun: isDryRun(event),
+      requestId: context.requestId,
+      sourceIp: context.sourceIp,
+      event,
+      context,
+    }),
+  );
+}

@@ -1,0 +1,25 @@
+import { type RouteId, routeById } from '../../routes.ts';
+import { bearerAuth } from '../middleware/bearer-auth.ts';
+import { accountRateLimit } from '../middleware/rate-limit.ts';
+import { requireScopes } from '../middleware/require-scopes.ts';
+import { observabilityMiddlewares } from '../observability/powertools.ts';
+import type { ApiResult, Caller } from './api-types.ts';
+import { type ApiRequest, buildChain, type ChainOptions } from './chain.ts';
+
+/**
+ * A handler for a route that needs a Bearer token with the route's scopes. These functions carry
+ * the AWS SDK and jose anyway, so Powertools Logger and Metrics (35 KB) are a small share of them.
+ */
+export function protectedHandler<TInput = undefined>(
+  routeId: RouteId,
+  options: ChainOptions<TInput>,
+  action: (request: ApiRequest<TInput, Caller>) => Promise<ApiResult>,
+) {
+  const route = routeById(routeId);
+  return buildChain<TInput, Caller>(
+    routeId,
+    [bearerAuth(), accountRateLimit(), requireScopes(route.scopes)],
+    { ...options, observability: observabilityMiddlewares() },
+    action,
+  );
+}

@@ -1,0 +1,16 @@
+import type { RouteId } from '../../routes.ts';
+import type { ApiResult } from './api-types.ts';
+import { type ApiRequest, buildChain, type ChainOptions } from './chain.ts';
+
+/**
+ * A handler for a public route: no token, so neither jose nor the database is bundled, and no
+ * Powertools either: these functions log and time requests through log.ts's lean writers, which keep
+ * health and GET keepalive within their 20 KB budget (docs/decisions.md).
+ */
+export function publicHandler<TInput = undefined>(
+  routeId: RouteId,
+  options: ChainOptions<TInput>,
+  action: (request: ApiRequest<TInput, undefined>) => Promise<ApiResult>,
+) {
+  return buildChain<TInput, undefined>(routeId, [], options, action);
+}

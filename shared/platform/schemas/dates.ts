@@ -1,0 +1,35 @@
+import * as z from 'zod/mini';
+import { isCalendarDateWithOffset } from '../time/format.ts';
+import { describe } from './describe.ts';
+
+/**
+ * A date the service answers (shared/platform/time/format.ts `formatDate`): ISO 8601 with milliseconds and a
+ * numeric offset in the server time zone, never `Z`. Response schemas use it, so the
+ * OpenAPI document carries the pattern and the contract check of every test response enforces it.
+ */
+export const serverDatePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
+
+export const serverDate = (description: string, example = '2026-11-22T09:15:00.000+01:00') =>
+  z
+    .string()
+    .check(z.regex(serverDatePattern, 'ISO 8601 with milliseconds and a numeric offset'))
+    .register(z.globalRegistry, { description, example });
+
+const incomingDateShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * A date a caller sends: ISO 8601 with an offset (`Z` included), and a day that exists on the
+ * calendar (2026-02-30 is 107, not quietly March 2).
+ */
+export const incomingDate = (what: string, description = `${what}: ISO 8601 with an offset`) =>
+  describe(
+    z.string({ error: `${what} must be a string` }).check(
+      z.regex(incomingDateShape, `${what} must be ISO 8601 with an offset`),
+      z.refine(
+        (value) => !incomingDateShape.test(value) || isCalendarDateWithOffset(value),
+        `${what} is not a real calendar date and time (e.g. 2026-02-30 does not exist)`,
+      ),
+    ),
+    description,
+    '2026-11-22T09:15:00+01:00',
+  );

@@ -1,0 +1,142 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { messageLabelsOf, messageSnapshotOf } from '../messages/store/message-stream.ts';
+import { describeError, log } from '../platform/observability/log.ts';
+import type { DomainCounted } from '../platform/observability/metric-names.ts';
+import { countForDomain } from '../platform/observability/metrics.ts';
+import {
+  bucketOf,
+  countedEvents,
+  counterAttribute,
+  counterOfAttribute,
+  dayOfWeekAttribute,
+  dimensionsOf,
+  sequenceKey,
+  weekOf,
+} from './model/counters.ts';
+import { applyRowIncrement, type Contribution, type RowIncrement } from './store/stats.ts';
+
+/**
+ * The table stream's counting consumer (docs/stats.md): every committed change of a message item
+ * adds its counts (`countedEvents`) to the counter rows of its account, sending domain and tags:
+ * the hour of the server's time zone it happened in to the day's row, the day to the week's row.
+ * A batch writes each row it touches once, so the writes follow the batches, not the messages.
+ *
+ * Exactness: each row remembers the last record of its stream shard it counted (`seq`), and only
+ * that shard's consumer writes it; the shard id comes with the event because the mapping uses a
+ * tumbling window (AWS sends `shardId` then; the local stream poller does the same). On any failure
+ * the whole batch is reported failed and done again: the rows already written skip what they have.
+ */
+export interface CountingEvent extends DynamoDBStreamEvent {
+  shardId?: string;
+  isFinalInvokeForWindow?: boolean;
+}
+
+/** A tumbling window's answer: Lambda wants `state` back (this consumer keeps none in it). */
+export type CountingResponse = DynamoDBBatchResponse & { state: Record<string, string> };
+
+type Image = Record<string, AttributeValue>;
+
+export async function countStreamBatch(event: CountingEvent): Promise<CountingResponse> {
+  const records = event.Records ?? [];
+  if (records.length === 0) return { batchItemFailures: [], state: {} };
+  if (event.shardId === undefined || event.shardId === '') {
+    throw new Error('the counting consumer needs the stream shard id: map it with a tumbling window');
+  }
+  const rows = [...rowsOf(records, event.shardId).values()];
+  try {
+    const applied = await Promise.all(rows.map(applyRowIncrement));
+    publishDomainFigures(rows, applied);
+    return { batchItemFailures: [], state: {} };
+  } catch (error) {
+    const first = records[0] as DynamoDBRecord;
+    log('warn', 'counting a stream batch failed; the stream will retry it', {
+      sequence_number: first.dynamodb?.SequenceNumber,
+      records: records.length,
+      ...describeError(error),
+    });
+    return { batchItemFailures: [{ itemIdentifier: first.dynamodb?.SequenceNumber ?? '' }], state: {} };
+  }
+}
+
+const domainCounted = new Set<string>(['sent', 'delivered', 'bounced', 'complained']);
+
+/** Per-domain figures for the dashboard, from what was added this time only. */
+function publishDomainFigures(rows: readonly RowIncrement[], applied: readonly Contribution[][]): void {
+  rows.forEach((row, index) => {
+    // Each count is in a day row and a week row: the day rows' are published.
+    if (row.kind !== 'domain' || row.period !== 'day') return;
+    const counts: Partial<Record<DomainCounted, number>> = {};
+    for (const contribution of applied[index] ?? []) {
+      const counter = counterOfAttribute(contribution.attribute);
+      if (counter === undefined || !domainCounted.has(counter)) continue;
+      counts[counter as DomainCounted] = (counts[counter as DomainCounted] ?? 0) + contribution.n;
+    }
+    countForDomain(row.value, counts);
+  });
+}
+
+/** The batch's counts, grouped by the row each goes to (account, dimension, day, stream shard). */
+function rowsOf(records: readonly DynamoDBRecord[], streamShard: string): Map<string, RowIncrement> {
+  const rows = new Map<string, RowIncrement>();
+  for (const record of records) {
+    const sequence = record.dynamodb?.SequenceNumber;
+    if (record.eventName === 'REMOVE' || sequence === undefined) continue;
+    let counted: ReturnType<typeof countsOfRecord>;
+    try {
+      counted = countsOfRecord(record);
+    } catch (error) {
+      // A record that cannot be read (a corrupt image) would fail the same way at every retry and
+      // hold the shard's counting back for a day: it is logged and left out.
+      log('error', 'a stream record could not be counted; left out', {
+        sequence_number: sequence,
+        ...describeError(error),
+      });
+      continue;
+    }
+    if (counted === undefined) continue;
+    for (const event of counted.events) {
+      const { date, hour } = bucketOf(event.at);
+      const { monday, weekday } = weekOf(date);
+      // The hour in the day's row, the day in the week's row.
+      const slots = [
+        { period: 'day' as const, date, attribute: counterAttribute(event.counter, hour) },
+        { period: 'week' as const, date: monday, attribute: dayOfWeekAttribute(event.counter, weekday) },
+      ];
+      for (const dimension of dimensionsOf(counted.labels))
+        for (const slot of slots) {
+          const id = [counted.labels.accountId, dimension.kind, dimension.value, slot.period, slot.date].join(
+            '\u0000',
+          );
+          let row = rows.get(id);
+          if (row === undefined) {
+            row = {
+              account: counted.labels.accountId,
+              kind: dimension.kind,
+              value: dimension.value,
+              period: slot.period,
+              date: slot.date,
+              streamShard,
+              contributions: [],
+            };
+            rows.set(id, row);
+          }
+          row.contributions.push({ sequence: sequenceKey(sequence), attribute: slot.attribute, n: 1 });
+        }
+    }
+  }
+  return rows;
+}
+
+/** What one record of a message item counts, and under what (undefined: not a message). */
+function countsOfRecord(record: DynamoDBRecord) {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const after = messageSnapshotOf(newImage);
+  const labels = messageLabelsOf(newImage);
+  if (after === undefined || labels === undefined) return undefined;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  const events = countedEvents(before, after, labels);
+  const unreadable = events.find((event) => Number.isNaN(Date.parse(event.at)));
+  if (unreadable !== undefined) throw new Error(`a ${unreadable.counter} count has no readable time`);
+  return { labels, events };
+}

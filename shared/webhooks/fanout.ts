@@ -1,0 +1,186 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { inboundItemOf } from '../inbound/store/inbound.ts';
+import { messageSnapshotOf } from '../messages/store/message-stream.ts';
+import { describeError, log } from '../platform/observability/log.ts';
+import { formatDate } from '../platform/time/format.ts';
+import { eventRetentionSeconds } from './config.ts';
+import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
+import {
+  deriveEvents,
+  eventBody,
+  subscribes,
+  type WebhookEvent,
+  type WebhookEventType,
+} from './model/events.ts';
+import { inboundReceivedEvent, inboundReceivedType } from './model/inbound-event.ts';
+import {
+  type DeliveryJob,
+  endpointSnapshotOf,
+  enqueueDeliveries,
+  listEndpoints,
+  putEvent,
+  type StoredEndpoint,
+} from './store/webhooks.ts';
+
+/**
+ * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
+ * item is diffed into events, every received message's new item is an `inbound.received`, and an
+ * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
+ * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
+ * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
+ * outbox: nothing that was written can be missed, and a record whose events could not be stored or
+ * queued is reported in `batchItemFailures` so the stream hands it (and what follows it) over again
+ * (a record that cannot be decoded at all is logged and left out: it would never succeed). Ids are derived from
+ * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
+ */
+type Image = Record<string, AttributeValue>;
+
+export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  const endpoints = new Map<string, Promise<StoredEndpoint[]>>();
+  const endpointsOf = (accountId: string) => {
+    let found = endpoints.get(accountId);
+    if (found === undefined) {
+      found = listEndpoints(accountId).then((list) => list.filter((endpoint) => endpoint.enabled));
+      endpoints.set(accountId, found);
+    }
+    return found;
+  };
+  const results = await Promise.allSettled(event.Records.map((record) => fanOutRecord(record, endpointsOf)));
+  // The stream resumes from the first failed record (its later records are done again, harmlessly).
+  const firstFailure = results.findIndex((result) => result.status === 'rejected');
+  if (firstFailure === -1) return { batchItemFailures: [] };
+  const record = event.Records[firstFailure] as DynamoDBRecord;
+  const reason = (results[firstFailure] as PromiseRejectedResult).reason;
+  log('warn', 'webhook fan-out failed; the stream will retry', {
+    sequence_number: record.dynamodb?.SequenceNumber,
+    ...describeError(reason),
+  });
+  return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+}
+
+/** One event to store and deliver, its body already built. */
+interface OutgoingEvent {
+  id: string;
+  type: WebhookEventType;
+  body: string;
+  /** What the event is about: a sent message or a received one (nothing for an endpoint's own event). */
+  about: { messageUuid: string } | { inboundUuid: string } | Record<string, never>;
+}
+
+/**
+ * The events one committed change produced: a message item's status changes (diffed), the
+ * creation of a received message's item (`inbound.received`, once: later writes are no events), or
+ * an endpoint's change from enabled to disabled (`webhook.disabled`).
+ */
+function eventsOf(
+  record: DynamoDBRecord,
+): { accountId: string; logFields: Record<string, string>; events: OutgoingEvent[] } | undefined {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  const inbound = inboundItemOf(newImage);
+  if (inbound !== undefined) {
+    if (record.eventName !== 'INSERT') return undefined;
+    const received = inboundReceivedEvent(inbound);
+    return {
+      accountId: inbound.account_id,
+      logFields: { inbound_uuid: inbound.inbound_uuid },
+      events: [
+        {
+          id: received.id,
+          type: inboundReceivedType,
+          body: received.body,
+          about: { inboundUuid: inbound.inbound_uuid },
+        },
+      ],
+    };
+  }
+  const endpoint = endpointSnapshotOf(newImage);
+  if (endpoint !== undefined) {
+    const before = endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+    return {
+      accountId: endpoint.accountId,
+      logFields: { webhook_id: endpoint.webhookId },
+      events: deriveEndpointEvents(before, endpoint).map((event) => ({
+        id: event.id,
+        type: event.type,
+        body: endpointEventBody(event, formatDate),
+        about: {},
+      })),
+    };
+  }
+  const after = messageSnapshotOf(newImage);
+  if (after === undefined) return undefined;
+  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  return {
+    accountId: after.accountId,
+    logFields: { message_uuid: after.messageUuid },
+    events: deriveEvents(before, after).map((webhookEvent: WebhookEvent) => ({
+      id: webhookEvent.id,
+      type: webhookEvent.type,
+      body: eventBody(webhookEvent, formatDate),
+      about: { messageUuid: webhookEvent.messageUuid },
+    })),
+  };
+}
+
+async function fanOutRecord(
+  record: DynamoDBRecord,
+  endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
+): Promise<void> {
+  if (record.eventName === 'REMOVE') return;
+  let change: ReturnType<typeof eventsOf>;
+  try {
+    change = eventsOf(record);
+  } catch (error) {
+    // An image that cannot be decoded fails the same way at every retry: retried, it would hold
+    // back every later change of its stream shard (every account's events) until the stream drops
+    // it. It is logged and left out; failures to store or queue (a store down) are still retried.
+    log('error', 'a stream record could not be read as an event source; left out', {
+      sequence_number: record.dynamodb?.SequenceNumber,
+      ...describeError(error),
+    });
+    return;
+  }
+  if (change === undefined || change.events.length === 0) return;
+  const { accountId, events, logFields } = change;
+  const endpoints = await endpointsOf(accountId);
+  if (endpoints.length === 0) return;
+  const jobs: DeliveryJob[] = [];
+  const nowMs = Date.now();
+  for (const webhookEvent of events) {
+    const targets = endpoints.filter((endpoint) => subscribes(endpoint.events, webhookEvent.type));
+    if (targets.length === 0) continue;
+    await store(webhookEvent, accountId, nowMs);
+    for (const endpoint of targets) {
+      jobs.push({
+        account_id: accountId,
+        webhook_id: endpoint.webhookId,
+        event_id: webhookEvent.id,
+        attempt: 1,
+        due_at: nowMs,
+      });
+    }
+  }
+  await enqueueDeliveries(jobs);
+  if (jobs.length > 0) {
+    log('info', 'webhook events fanned out', {
+      ...logFields,
+      events: events.map((item) => item.type),
+      jobs: jobs.length,
+    });
+  }
+}
+
+function store(webhookEvent: OutgoingEvent, accountId: string, nowMs: number): Promise<void> {
+  return putEvent(
+    {
+      eventId: webhookEvent.id,
+      accountId,
+      type: webhookEvent.type,
+      ...webhookEvent.about,
+      body: webhookEvent.body,
+      createdAt: new Date(nowMs).toISOString(),
+    },
+    Math.floor(nowMs / 1000) + eventRetentionSeconds,
+  );
+}
