@@ -5,7 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { registerDomain } from '../shared/domains/registry.ts';
 import { listMessages } from '../shared/messages/query.ts';
-import { searchEntriesOf } from '../shared/platform/table/keys.ts';
+import { searchEntriesOf } from '../shared/messages/store/message-index.ts';
 import { batchWrite, type Caller, call, cloneItem, storedItem } from './service.ts';
 import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 

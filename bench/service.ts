@@ -10,16 +10,15 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { firstWatchAt } from '../shared/messages/config.ts';
-import { readState } from '../shared/messages/store/message-state.ts';
-import { chunkSize } from '../shared/platform/paging/merge.ts';
 import {
   isInFlight,
-  keys,
   laneOf,
   messageIndexAttributes,
   searchEntriesOf,
-  shardCount,
-} from '../shared/platform/table/keys.ts';
+} from '../shared/messages/store/message-index.ts';
+import { readState } from '../shared/messages/store/message-state.ts';
+import { chunkSize } from '../shared/platform/paging/merge.ts';
+import { keys, shardCount } from '../shared/platform/table/keys.ts';
 import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/stats/model/counters.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */

@@ -1,4 +1,4 @@
-import { type DomainRecord, getDomain, normaliseDomain } from '../domains/store/domains.ts';
+import { type DomainRecord, getDomain, normaliseDomain } from '../domains/index.ts';
 
 /**
  * A domain's record as the sender sees it, cached 30 seconds per function instance (a few reads a

@@ -1,9 +1,8 @@
-import { getActiveSigningKeys, getSigningKeysBySelector } from '../domains/dkim/signing-keys.ts';
-import { objectKeys } from '../messages/model/message.ts';
-import { putObjects, recordDownloads } from '../messages/store/messages.ts';
+import { getActiveSigningKeys, getSigningKeysBySelector } from '../domains/dkim/index.ts';
+import { objectKeys, recordDownloads } from '../messages/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
-import { presignObject } from '../platform/objects/objects.ts';
+import { presignObject, putObjects } from '../platform/objects/objects.ts';
 import { formatDate } from '../platform/time/format.ts';
 import type { Composition } from './compose-message.ts';
 import { contentSettings } from './content-config.ts';

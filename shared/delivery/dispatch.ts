@@ -1,9 +1,8 @@
-import { deliverySettings } from '../messages/config.ts';
-import { enqueueSend } from '../messages/store/send-queue.ts';
+import { deliverySettings, enqueueSend, isInFlight } from '../messages/index.ts';
 import { mapLimit } from '../platform/concurrency/map-limit.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
-import { isInFlight, shardCount } from '../platform/table/keys.ts';
+import { shardCount } from '../platform/table/keys.ts';
 import {
   type DispatchAction,
   type DueEntry,

@@ -1,16 +1,20 @@
-import { recordSesMessageId } from '../inbound/ses-message-ids.ts';
-import { deliverySettings } from '../messages/config.ts';
-import { recipientEntry } from '../messages/model/message.ts';
+import { deliverySettings, recipientEntry } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
-import { applySuppressions, hardBouncesOf, type Suppression } from '../suppressions/model/suppressions.ts';
-import { suppressAutomatically, suppressedRecipients } from '../suppressions/suppressions.ts';
+import {
+  applySuppressions,
+  hardBouncesOf,
+  type Suppression,
+  suppressAutomatically,
+  suppressedRecipients,
+} from '../suppressions/index.ts';
 import { feedbackTagOf } from './feedback-id.ts';
 import { loadComposer } from './load-composer.ts';
 import type { SigningKey } from './mail/dkim-signer.ts';
 import { bounceAddress } from './mail/envelope.ts';
+import { mailTransport } from './mail/mail-transport.ts';
 import { SigningError } from './mail/signing-error.ts';
-import { type MailTransport, mailTransport, TransportError, type TransportResult } from './mail/transport.ts';
+import { type MailTransport, TransportError, type TransportResult } from './mail/transport.ts';
 import {
   applyRecipientUpdates,
   claimDecision,
@@ -20,6 +24,7 @@ import {
   type RecipientUpdate,
 } from './model/status.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
+import { recordSesMessageId } from './ses-message-ids.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 import {
   type ComposedRecord,

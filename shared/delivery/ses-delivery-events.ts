@@ -1,7 +1,7 @@
-import { recipientEntry } from '../messages/model/message.ts';
+import { recipientEntry } from '../messages/index.ts';
 import { log } from '../platform/observability/log.ts';
 import { type CountedStatus, countMessages } from '../platform/observability/metrics.ts';
-import { suppressAutomatically } from '../suppressions/suppressions.ts';
+import { suppressAutomatically } from '../suppressions/index.ts';
 import { interpretSesEvent } from './model/ses-events.ts';
 import {
   applyRecipientUpdates,

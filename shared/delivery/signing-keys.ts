@@ -1,4 +1,4 @@
-import { getActiveSigningKeys } from '../domains/dkim/signing-keys.ts';
+import { getActiveSigningKeys } from '../domains/dkim/index.ts';
 import type { SigningKey } from './mail/dkim-signer.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type DomainRecord, getDomain } from '../domains/store/domains.ts';
-import { getMessages } from '../messages/store/messages.ts';
+import { type DomainRecord, getDomain } from '../domains/index.ts';
+import { getMessages } from '../messages/index.ts';
 import { bucketName } from '../platform/config/storage.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { inboundRetentionDays } from './config.ts';

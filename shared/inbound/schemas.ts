@@ -3,7 +3,7 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
 import { describe } from '../platform/schemas/describe.ts';
 import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
-import { parseSuppressedAddress } from '../suppressions/schemas.ts';
+import { parseSuppressedAddress } from '../suppressions/index.ts';
 import { authVerdicts, spamVerdicts } from './model/receipt.ts';
 
 /**

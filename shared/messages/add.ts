@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { getDomain } from '../domains/store/domains.ts';
+import { getDomain } from '../domains/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
 import { type Address, domainOf } from '../platform/mail/addresses.ts';
+import { deleteObjects, putObjects, type StoredObject } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
-import { searchEntriesOf } from '../platform/table/keys.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
-import type { TemplateHead } from '../templates/model/template.ts';
-import { getTemplateHeadAndDomain } from '../templates/store/templates.ts';
-import type { RenderedMessage } from '../templates/templates.ts';
+import { getTemplateHeadAndDomain, type RenderedMessage, type TemplateHead } from '../templates/index.ts';
 import { deliverySettings } from './config.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
@@ -25,18 +23,16 @@ import {
 import { maxHoldMs, sendAtProblem } from './model/scheduling.ts';
 import { actionTransitions, type CreationMode, initialStatus, type MessageStatus } from './model/statuses.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from './schemas.ts';
+import { searchEntriesOf } from './store/message-index.ts';
 import {
   createMessage,
   deleteMessageParts,
-  deleteObjects,
   getIdempotencyRecord,
   getMessage,
   type IdempotencyClaim,
   type MessageParts,
   putBatchMessageParts,
   putMessageParts,
-  putObjects,
-  type StoredObject,
   transitionMessage,
 } from './store/messages.ts';
 import { enqueueSend } from './store/send-queue.ts';
@@ -154,7 +150,7 @@ export class MessageTemplates {
         both.then((read) => read.domain?.accountId),
       );
     }
-    const rendering = import('../templates/templates.ts').then((templates) =>
+    const rendering = import('../templates/render/index.ts').then((templates) =>
       templates.renderForMessage(this.account, template, 'template', this.#heads),
     );
     rendering.catch(() => undefined);

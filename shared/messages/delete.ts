@@ -1,11 +1,12 @@
 import { mapLimit } from '../platform/concurrency/map-limit.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../platform/errors/service-error.ts';
+import { deleteObjects } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
-import { searchEntriesOf } from '../platform/table/keys.ts';
 import { objectKeysOf } from './model/message.ts';
 import { isProtected } from './model/statuses.ts';
-import { deleteMessage, deleteMessageParts, deleteObjects, getMessages } from './store/messages.ts';
+import { searchEntriesOf } from './store/message-index.ts';
+import { deleteMessage, deleteMessageParts, getMessages } from './store/messages.ts';
 
 export interface DeleteReport {
   deleted: string[];

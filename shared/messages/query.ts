@@ -2,12 +2,13 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { decodeCursor, encodeCursor, type Positions } from '../platform/paging/cursor.ts';
 import { type KeyStream, mergeStreams, workBudget } from '../platform/paging/merge.ts';
-import { keys, laneOf, shardCount, statusesOfLane } from '../platform/table/keys.ts';
+import { keys, shardCount } from '../platform/table/keys.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
 import { detailsView, type MessageItem, summaryView } from './model/message.ts';
 import { messageStatuses } from './model/statuses.ts';
 import { metadataTerm, recipientTerm, type SearchTerm, tagTerm, termDigest, termsOf } from './model/terms.ts';
 import type { MessageQueryRequest } from './schemas.ts';
+import { laneOf, statusesOfLane } from './store/message-index.ts';
 import { getMessage, getMessages, type IndexStream, queryIndexKeys } from './store/messages.ts';
 
 export const defaultQueryLimit = 100;

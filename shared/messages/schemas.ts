@@ -12,7 +12,7 @@ import { base64 } from '../platform/schemas/base64.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
 import { describe } from '../platform/schemas/describe.ts';
 import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
-import { messageTemplate, messageTemplateRecord } from '../templates/message-template-schema.ts';
+import { messageTemplate, messageTemplateRecord } from '../templates/index.ts';
 import { metadataLimits, tagLimits, tagListProblems } from './model/labels.ts';
 import { messageStatuses, schedulingModes } from './model/statuses.ts';
 

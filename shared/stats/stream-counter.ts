@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { messageLabelsOf, messageSnapshotOf } from '../messages/store/message-stream.ts';
+import { messageLabelsOf, messageSnapshotOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import type { DomainCounted } from '../platform/observability/metric-names.ts';
 import { countForDomain } from '../platform/observability/metrics.ts';

@@ -1,10 +1,14 @@
 import * as z from 'zod/mini';
 import { type Example, inboundExampleSummary } from '../contract.ts';
-import { inboundSummary } from '../inbound/schemas.ts';
-import { messageStatuses } from '../messages/model/statuses.ts';
+import { inboundSummary } from '../inbound/index.ts';
+import {
+  type MessageEventType,
+  messageEventTypes,
+  messageStatuses,
+  reportedStatus,
+} from '../messages/index.ts';
 import { serverDate } from '../platform/schemas/dates.ts';
 import { describe } from '../platform/schemas/describe.ts';
-import { type MessageEventType, messageEventTypes, reportedStatus } from './model/events.ts';
 import { webhookId } from './schemas.ts';
 
 /**

@@ -1,18 +1,12 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { inboundItemOf } from '../inbound/store/inbound.ts';
-import { messageSnapshotOf } from '../messages/store/message-stream.ts';
+import { inboundItemOf } from '../inbound/index.ts';
+import { deriveChanges, type MessageChange, messageSnapshotOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { eventRetentionSeconds } from './config.ts';
 import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
-import {
-  deriveEvents,
-  eventBody,
-  subscribes,
-  type WebhookEvent,
-  type WebhookEventType,
-} from './model/events.ts';
+import { eventBody, subscribes, type WebhookEventType } from './model/events.ts';
 import { inboundReceivedEvent, inboundReceivedType } from './model/inbound-event.ts';
 import {
   type DeliveryJob,
@@ -114,7 +108,7 @@ function eventsOf(
   return {
     accountId: after.accountId,
     logFields: { message_uuid: after.messageUuid },
-    events: deriveEvents(before, after).map((webhookEvent: WebhookEvent) => ({
+    events: deriveChanges(before, after).map((webhookEvent: MessageChange) => ({
       id: webhookEvent.id,
       type: webhookEvent.type,
       body: eventBody(webhookEvent, formatDate),

@@ -12,9 +12,10 @@ import {
 import { registerDomain } from '../../shared/domains/registry.ts';
 import { deliverySettings } from '../../shared/messages/config.ts';
 import { listMessages } from '../../shared/messages/query.ts';
+import { laneOf } from '../../shared/messages/store/message-index.ts';
 import { dynamo } from '../../shared/platform/aws/dynamo.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
-import { keys, laneOf, workShardOf } from '../../shared/platform/table/keys.ts';
+import { keys, workShardOf } from '../../shared/platform/table/keys.ts';
 import {
   isSettled,
   putTestMessage,

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { messageStatuses } from '../../shared/messages/model/statuses.ts';
 import { listMessages } from '../../shared/messages/query.ts';
+import { laneOf } from '../../shared/messages/store/message-index.ts';
 import { chunkSize } from '../../shared/platform/paging/merge.ts';
-import { laneOf, shardCount } from '../../shared/platform/table/keys.ts';
+import { shardCount } from '../../shared/platform/table/keys.ts';
 import { call, mintToken } from '../support/host.ts';
 import {
   add,

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, it } from 'vitest';
 import { listMessages } from '../../shared/messages/query.ts';
+import { searchEntriesOf } from '../../shared/messages/store/message-index.ts';
 import { dynamo } from '../../shared/platform/aws/dynamo.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { chunkSize } from '../../shared/platform/paging/merge.ts';
-import { accountShardOf, searchEntriesOf, shardCount } from '../../shared/platform/table/keys.ts';
+import { accountShardOf, shardCount } from '../../shared/platform/table/keys.ts';
 import { useHostEnvironment } from '../support/host.ts';
 import {
   add,

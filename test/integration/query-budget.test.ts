@@ -4,10 +4,11 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, it } from 'vitest';
 import { dueAtIso } from '../../shared/delivery/store/message-delivery.ts';
 import { listMessages } from '../../shared/messages/query.ts';
+import { messageIndexAttributes } from '../../shared/messages/store/message-index.ts';
 import { dynamo } from '../../shared/platform/aws/clients.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { chunkSize, workBudget } from '../../shared/platform/paging/merge.ts';
-import { keys, messageIndexAttributes, shardCount } from '../../shared/platform/table/keys.ts';
+import { keys, shardCount } from '../../shared/platform/table/keys.ts';
 import { putTestMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 

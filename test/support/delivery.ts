@@ -14,10 +14,11 @@ import {
 import { registerDomain } from '../../shared/domains/registry.ts';
 import { firstWatchAt } from '../../shared/messages/config.ts';
 import { planContent } from '../../shared/messages/model/message.ts';
+import { messageIndexAttributes } from '../../shared/messages/store/message-index.ts';
 import { encodeState } from '../../shared/messages/store/message-state.ts';
 import { dynamo, s3 } from '../../shared/platform/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/platform/config/storage.ts';
-import { keys, messageIndexAttributes, workShardOf } from '../../shared/platform/table/keys.ts';
+import { keys, workShardOf } from '../../shared/platform/table/keys.ts';
 import { publishTxt, testDnsServer } from './dns.ts';
 import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from './host.ts';
 

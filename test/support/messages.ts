@@ -2,10 +2,11 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { registerDomain } from '../../shared/domains/registry.ts';
 import { firstWatchAt } from '../../shared/messages/config.ts';
+import { indexChangeFor, isInFlight } from '../../shared/messages/store/message-index.ts';
 import { readState } from '../../shared/messages/store/message-state.ts';
 import { dynamo, s3 } from '../../shared/platform/aws/clients.ts';
 import { bucketName, tableName } from '../../shared/platform/config/storage.ts';
-import { indexChangeFor, isInFlight, keys } from '../../shared/platform/table/keys.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from './host.ts';
 
 /** An account with its own sending domain and a token with every scope. */

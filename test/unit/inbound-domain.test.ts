@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
+import { replyDomainsOf } from '../../shared/delivery/ses-message-ids.ts';
 import {
   inboundSummaryView,
   inboundUuidOf,
@@ -8,8 +9,7 @@ import {
   threadCandidates,
 } from '../../shared/inbound/model/inbound.ts';
 import { parseReceipt } from '../../shared/inbound/model/receipt.ts';
-import { replyDomainsOf } from '../../shared/inbound/ses-message-ids.ts';
-import { inboundIndexAttributes } from '../../shared/platform/table/keys.ts';
+import { inboundIndexAttributes } from '../../shared/inbound/store/inbound-index.ts';
 
 const sent = '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e';
 /** SES message ids as SES returns them (us-east-1, then another region's). */

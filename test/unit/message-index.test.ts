@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { messageStatuses } from '../../shared/messages/model/statuses.ts';
 import {
-  accountShardOf,
   indexChangeFor,
-  keys,
   laneOf,
   messageIndexAttributes,
   statusesOfLane,
-  workShardOf,
-} from '../../shared/platform/table/keys.ts';
+} from '../../shared/messages/store/message-index.ts';
+import { accountShardOf, keys, workShardOf } from '../../shared/platform/table/keys.ts';
 
 /**
  * The index layout of a message (docs/data-model.md): its listing lane on gsi2, its watch entry

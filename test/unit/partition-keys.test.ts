@@ -3,12 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { tableDefinition } from '../../infra/resources/definitions.ts';
 import { messageStatuses } from '../../shared/messages/model/statuses.ts';
-import {
-  keys,
-  messageIndexAttributes,
-  searchEntriesOf,
-  shardCount,
-} from '../../shared/platform/table/keys.ts';
+import { messageIndexAttributes, searchEntriesOf } from '../../shared/messages/store/message-index.ts';
+import { keys, shardCount } from '../../shared/platform/table/keys.ts';
 import { webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
 
 /**

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { tagListProblems } from '../../shared/messages/model/labels.ts';
 import { recipientTerm, termDigest, termsOf } from '../../shared/messages/model/terms.ts';
 import { messageAddRequest, messageFilters } from '../../shared/messages/schemas.ts';
-import { contentKeyOf, searchEntriesOf } from '../../shared/platform/table/keys.ts';
+import { contentKeyOf, searchEntriesOf } from '../../shared/messages/store/message-index.ts';
 
 describe('search terms of a message', () => {
   const message = {

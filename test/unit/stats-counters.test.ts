@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import type { MessageSnapshot } from '../../shared/messages/model/changes.ts';
 import { formatDate } from '../../shared/platform/time/format.ts';
 import {
   bucketOf,
@@ -16,7 +17,6 @@ import {
   weekOf,
   zeroCounts,
 } from '../../shared/stats/model/counters.ts';
-import type { MessageSnapshot } from '../../shared/webhooks/model/events.ts';
 
 const at = '2026-11-20T10:40:00.000Z';
 const snapshot = (

@@ -4,17 +4,17 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { describe, it } from 'vitest';
 import type { InboundItem } from '../../shared/inbound/model/inbound.ts';
+import {
+  deriveChanges,
+  type MessageChange,
+  type MessageSnapshot,
+  messageEventTypes,
+} from '../../shared/messages/model/changes.ts';
 import { messageSnapshotOf } from '../../shared/messages/store/message-stream.ts';
 import { formatDate } from '../../shared/platform/time/format.ts';
 import { resolveTarget, TargetRefused } from '../../shared/webhooks/http-target.ts';
 import { deriveEndpointEvents, endpointEventBody } from '../../shared/webhooks/model/endpoint-events.ts';
-import {
-  deriveEvents,
-  eventBody,
-  type MessageSnapshot,
-  messageEventTypes,
-  type WebhookEvent,
-} from '../../shared/webhooks/model/events.ts';
+import { eventBody } from '../../shared/webhooks/model/events.ts';
 import { inboundReceivedEvent } from '../../shared/webhooks/model/inbound-event.ts';
 import {
   defaultRetrySchedule,
@@ -68,7 +68,7 @@ const settled = (): MessageSnapshot =>
 
 describe('events from message changes', () => {
   it('one write: sent and delivered for the accepted recipient, bounced for the refused one', () => {
-    const events = deriveEvents(base(), settled());
+    const events = deriveChanges(base(), settled());
     assert.deepEqual(
       events.map((event) => [event.type, event.recipient?.email]),
       [
@@ -82,8 +82,8 @@ describe('events from message changes', () => {
   });
 
   it('ids are deterministic: the same change twice gives the same ids; different changes differ', () => {
-    const first = deriveEvents(base(), settled()).map((event) => event.id);
-    const again = deriveEvents(base(), settled()).map((event) => event.id);
+    const first = deriveChanges(base(), settled()).map((event) => event.id);
+    const again = deriveChanges(base(), settled()).map((event) => event.id);
     assert.deepEqual(first, again);
     assert.equal(new Set(first).size, first.length);
     for (const id of first) assert.match(id, /^evt_[0-9a-f]{32}$/);
@@ -91,10 +91,10 @@ describe('events from message changes', () => {
 
   it('nothing for a write that changes no recipient (e.g. a lease renewal) or for a new message', () => {
     assert.deepEqual(
-      deriveEvents(base(), base({ history: [...base().history, { status: 'processing', at: t1 }] })),
+      deriveChanges(base(), base({ history: [...base().history, { status: 'processing', at: t1 }] })),
       [],
     );
-    assert.deepEqual(deriveEvents(undefined, base({ status: 'queued' })), []);
+    assert.deepEqual(deriveChanges(undefined, base({ status: 'queued' })), []);
   });
 
   it('a relay that is not the final hop: sent now, delivered later by a separate write', () => {
@@ -104,7 +104,7 @@ describe('events from message changes', () => {
       history: [...base().history, { status: 'sent', at: t1 }],
     });
     assert.deepEqual(
-      deriveEvents(base({ recipients: sent.recipients }), sent).map((event) => event.type),
+      deriveChanges(base({ recipients: sent.recipients }), sent).map((event) => event.type),
       ['message.sent'],
     );
     const delivered = {
@@ -113,7 +113,7 @@ describe('events from message changes', () => {
       recipients: [{ email: 'ok@example.net', status: 'delivered', updatedAt: t2 }],
       history: [...sent.history, { status: 'delivered', at: t2, recipient: 'ok@example.net' }],
     };
-    const events = deriveEvents(sent, delivered);
+    const events = deriveChanges(sent, delivered);
     assert.deepEqual(
       events.map((event) => [event.type, event.at]),
       [['message.delivered', t2]],
@@ -130,7 +130,7 @@ describe('events from message changes', () => {
         { status: 'delayed', at: t2, recipient: 'bounce@example.net' },
       ],
     };
-    const events = deriveEvents(before, after);
+    const events = deriveChanges(before, after);
     assert.deepEqual(
       events.map((event) => [event.type, event.recipient?.email, event.recipient?.status]),
       [
@@ -145,7 +145,7 @@ describe('events from message changes', () => {
         { status: 'delayed', at: '2026-11-23T11:00:00.000Z', recipient: 'bounce@example.net' },
       ],
     };
-    const [second] = deriveEvents(after, later);
+    const [second] = deriveChanges(after, later);
     assert.notEqual(second?.id, events[1]?.id);
   });
 
@@ -159,14 +159,14 @@ describe('events from message changes', () => {
       })),
     });
     assert.deepEqual(
-      deriveEvents(base(), failed).map((event) => event.type),
+      deriveChanges(base(), failed).map((event) => event.type),
       ['message.failed', 'message.failed'],
     );
     const suppressed = base({
       recipients: [{ email: 'ok@example.net', status: 'suppressed', updatedAt: t1 }],
     });
     assert.deepEqual(
-      deriveEvents(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed).map(
+      deriveChanges(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed).map(
         (event) => event.type,
       ),
       ['message.suppressed'],
@@ -176,16 +176,16 @@ describe('events from message changes', () => {
       status: 'cancelled',
       history: [...waiting.history, { status: 'cancelled', at: t2, detail: 'manual-cancel' }],
     });
-    const events = deriveEvents(waiting, cancelled);
+    const events = deriveChanges(waiting, cancelled);
     assert.deepEqual(
       events.map((event) => [event.type, event.recipient, event.at]),
       [['message.cancelled', null, t2]],
     );
-    assert.deepEqual(deriveEvents(cancelled, cancelled), []);
+    assert.deepEqual(deriveChanges(cancelled, cancelled), []);
   });
 
   it('the body has exactly the documented shape', () => {
-    const [event] = deriveEvents(base(), settled());
+    const [event] = deriveChanges(base(), settled());
     const body = JSON.parse(eventBody(event as never, (iso) => `${iso.slice(0, 23)}+00:00`));
     assert.deepEqual(Object.keys(body), ['type', 'timestamp', 'data']);
     assert.deepEqual(Object.keys(body.data), [
@@ -201,7 +201,7 @@ describe('events from message changes', () => {
   });
 
   it('every event of a message carries its tags and metadata; none are empty lists and maps', () => {
-    const events = deriveEvents(base(), settled());
+    const events = deriveChanges(base(), settled());
     assert.ok(events.length >= 3);
     for (const event of events) {
       const body = JSON.parse(eventBody(event, (iso) => iso));
@@ -209,7 +209,7 @@ describe('events from message changes', () => {
       assert.deepEqual(body.data.metadata, { order_id: '4711' });
     }
     const plain = (snapshot: MessageSnapshot) => ({ ...snapshot, tags: [], metadata: {} });
-    const [bare] = deriveEvents(plain(base()), plain(settled()));
+    const [bare] = deriveChanges(plain(base()), plain(settled()));
     const body = JSON.parse(eventBody(bare as never, (iso) => iso));
     assert.deepEqual([body.data.tags, body.data.metadata], [[], {}]);
   });
@@ -243,9 +243,9 @@ describe('events from message changes', () => {
   });
 });
 
-describe('the bodies match the published schema (WebhookEvent in docs/openapi.json)', () => {
+describe('the bodies match the published schema (MessageChange in docs/openapi.json)', () => {
   /** Every message event the rules make, from writes that produce each type. */
-  function everyMessageEvent(): WebhookEvent[] {
+  function everyMessageEvent(): MessageChange[] {
     const before = settled();
     const noted = {
       ...before,
@@ -274,11 +274,11 @@ describe('the bodies match the published schema (WebhookEvent in docs/openapi.js
       history: [...waiting.history, { status: 'cancelled', at: t2, detail: 'manual-cancel' }],
     });
     return [
-      ...deriveEvents(base(), settled()),
-      ...deriveEvents(before, noted),
-      ...deriveEvents(base(), failed),
-      ...deriveEvents(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed),
-      ...deriveEvents(waiting, cancelled),
+      ...deriveChanges(base(), settled()),
+      ...deriveChanges(before, noted),
+      ...deriveChanges(base(), failed),
+      ...deriveChanges(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed),
+      ...deriveChanges(waiting, cancelled),
     ];
   }
 

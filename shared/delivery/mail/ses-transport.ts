@@ -1,6 +1,6 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { messageUuidTag } from '../../messages/index.ts';
 import { envString } from '../../platform/config/env.ts';
-import { messageUuidTag } from '../model/ses-events.ts';
 import type { MailTransport, OutgoingMail, TransportResult } from './transport.ts';
 import { rewrittenHeadersOf, TransportError } from './transport.ts';
 

@@ -2,8 +2,8 @@ import { envString } from '../../platform/config/env.ts';
 
 /**
  * The one port every relay sits behind. `smtp` (nodemailer, any relay at SMTP_URL; locally the
- * embedded server) or `ses` (Amazon SES v2 SendEmail with raw content). Each adapter is imported
- * only when chosen, so the sender bundle carries one of them at run time.
+ * embedded server) or `ses` (Amazon SES v2 SendEmail with raw content); ./mail-transport.ts loads
+ * the one MAIL_TRANSPORT names.
  */
 export interface OutgoingMail {
   messageUuid: string;
@@ -72,17 +72,4 @@ export function configuredTransport(): TransportName {
   const kind = (envString('MAIL_TRANSPORT') ?? 'smtp').toLowerCase();
   if (kind !== 'ses' && kind !== 'smtp') throw new Error(`MAIL_TRANSPORT must be smtp or ses, got "${kind}"`);
   return kind;
-}
-
-let chosen: Promise<MailTransport> | undefined;
-
-export function mailTransport(): Promise<MailTransport> {
-  chosen ??= (async () => {
-    if (configuredTransport() === 'ses') return (await import('./ses-transport.ts')).createSesTransport();
-    return (await import('./smtp-transport.ts')).createSmtpTransport();
-  })();
-  chosen.catch(() => {
-    chosen = undefined;
-  });
-  return chosen;
 }

@@ -1,9 +1,8 @@
+import { holdExpiredDetail } from '../../messages/index.ts';
 /**
  * What the dispatcher does with one entry of the due index (gsi3), as a pure decision.
  * See docs/delivery.md ("Scheduling and reconciliation").
  */
-
-import { holdExpiredDetail } from '../../messages/model/scheduling.ts';
 
 /** SQS's longest message delay. */
 export const maxQueueDelaySeconds = 15 * 60;

@@ -1,4 +1,4 @@
-import { recipientEntry } from '../../messages/model/message.ts';
+import { messageUuidTag, recipientEntry } from '../../messages/index.ts';
 import type { HistoryEntry, RecipientUpdate } from './status.ts';
 
 /**
@@ -7,9 +7,6 @@ import type { HistoryEntry, RecipientUpdate } from './status.ts';
  * …; `detail` is the SES event record with `eventType`, `mail` and one event object). Pure: it only
  * says what the event means for the message it names.
  */
-
-/** The SES message tag the sender sets on every SendEmail call (SES rewrites the Message-ID header). */
-export const messageUuidTag = 'message_uuid';
 
 export interface SesEventEffect {
   messageUuid: string;

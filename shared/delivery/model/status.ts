@@ -1,8 +1,14 @@
+import {
+  clipDetail,
+  type HistoryEntry,
+  type MessageStatus,
+  type RecipientStatus,
+  type StoredRecipient,
+} from '../../messages/index.ts';
+
 /**
  * Pure status rules of the delivery pipeline (docs/data-model.md, docs/delivery.md). No AWS here.
  */
-import { clipDetail, type HistoryEntry, type StoredRecipient } from '../../messages/model/message.ts';
-import type { MessageStatus, RecipientStatus } from '../../messages/model/statuses.ts';
 
 export type { HistoryEntry, MessageStatus, RecipientStatus };
 export type Recipient = StoredRecipient;

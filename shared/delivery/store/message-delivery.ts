@@ -1,25 +1,27 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { firstWatchAt } from '../../messages/config.ts';
-import {
-  type ContentBodies,
-  clipDetail,
-  type MessageItem,
-  partsAt,
-  type StoredAttachment,
-  sliceAt,
-  unpackBodies,
-} from '../../messages/model/message.ts';
 import {
   appendHistory,
+  type ContentBodies,
+  clipDetail,
+  contentKeyOf,
   encodeState,
+  firstWatchAt,
+  indexChangeFor,
+  type MessageItem,
   type MessageState,
+  messageIndexAttributes,
+  partsAt,
   plainStateAttributes,
   readRawState,
   readState,
+  type StoredAttachment,
   sameState,
+  sliceAt,
   stateAttribute,
   stateGuard,
-} from '../../messages/store/message-state.ts';
+  unpackBodies,
+  watchEntryOf,
+} from '../../messages/index.ts';
 import { dynamo } from '../../platform/aws/dynamo.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { tableName } from '../../platform/config/storage.ts';
@@ -27,13 +29,7 @@ import type { Address } from '../../platform/mail/addresses.ts';
 import { getObjectBytes } from '../../platform/objects/objects.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
 import { setAttributes, updateIf } from '../../platform/table/conditional-update.ts';
-import {
-  contentKeyOf,
-  indexChangeFor,
-  keys,
-  messageIndexAttributes,
-  watchEntryOf,
-} from '../../platform/table/keys.ts';
+import { keys } from '../../platform/table/keys.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../model/status.ts';
 
 /**

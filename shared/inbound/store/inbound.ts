@@ -5,8 +5,9 @@ import { dynamo } from '../../platform/aws/dynamo.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
-import { inboundIndexAttributes, keys } from '../../platform/table/keys.ts';
+import { keys } from '../../platform/table/keys.ts';
 import type { InboundItem } from '../model/inbound.ts';
+import { inboundIndexAttributes } from './inbound-index.ts';
 
 /**
  * Received mail in the table (docs/data-model.md, "Inbound"): one item per received message and

@@ -1,5 +1,3 @@
-import { messageUuidTag } from '../../delivery/model/ses-events.ts';
-
 /**
  * Tags and metadata: the labels an application puts on its messages to find them again and to
  * recognise them in webhook events (docs/messages.md, "Tags and metadata"). Both are stored with the
@@ -35,6 +33,12 @@ export const metadataLimits = {
  * Tag names the service sets itself: on SES every message carries its uuid as the `message_uuid`
  * tag (the delivery events find the message by it), so a caller's tag may not take that name.
  */
+/**
+ * The SES message tag the sender sets on every SendEmail call (SES rewrites the Message-ID header),
+ * so no tag of a message may take its name.
+ */
+export const messageUuidTag = 'message_uuid';
+
 export const reservedTagNames: ReadonlySet<string> = new Set([messageUuidTag]);
 
 /** The problems of a tag list beyond each tag's own shape: repeated and reserved names. */

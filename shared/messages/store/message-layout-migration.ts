@@ -4,14 +4,9 @@ import { guarded } from '../../platform/aws/faults.ts';
 import { mapLimit } from '../../platform/concurrency/map-limit.ts';
 import { tableName } from '../../platform/config/storage.ts';
 import { setAttributes, updateIf } from '../../platform/table/conditional-update.ts';
-import {
-  acceptedLane,
-  acceptedLaneStatuses,
-  isInFlight,
-  keys,
-  messageIndexAttributes,
-} from '../../platform/table/keys.ts';
+import { keys } from '../../platform/table/keys.ts';
 import { firstWatchAt } from '../config.ts';
+import { acceptedLane, acceptedLaneStatuses, isInFlight, messageIndexAttributes } from './message-index.ts';
 
 /**
  * The one-off move of messages written by releases before listing lanes and watch entries

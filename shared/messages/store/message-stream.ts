@@ -1,8 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../../platform/table/keys.ts';
-import type { MessageLabels } from '../../stats/model/counters.ts';
-import type { HistorySnapshot, MessageSnapshot, RecipientSnapshot } from '../../webhooks/model/events.ts';
+import type { HistorySnapshot, MessageLabels, MessageSnapshot, RecipientSnapshot } from '../model/changes.ts';
 import type { Metadata, Tag } from '../model/labels.ts';
 import { readState } from './message-state.ts';
 

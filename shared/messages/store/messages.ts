@@ -13,16 +13,16 @@ import { guarded } from '../../platform/aws/faults.ts';
 import { mapLimit } from '../../platform/concurrency/map-limit.ts';
 import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
-import {
-  indexChangeFor,
-  isInFlight,
-  keys,
-  type MessageIndexAttributes,
-  messageIndexAttributes,
-} from '../../platform/table/keys.ts';
+import { keys } from '../../platform/table/keys.ts';
 import { firstWatchAt } from '../config.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../model/message.ts';
 import { type MessageStatus, protectedStatuses } from '../model/statuses.ts';
+import {
+  indexChangeFor,
+  isInFlight,
+  type MessageIndexAttributes,
+  messageIndexAttributes,
+} from './message-index.ts';
 import {
   appendHistory,
   encodeState,
@@ -643,17 +643,3 @@ export async function deleteMessage(uuid: string, account: string): Promise<Dele
     return { outcome: 'protected' };
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Objects and the send queue
-
-export interface StoredObject {
-  key: string;
-  body: Uint8Array | string;
-  contentType: string;
-  /** Served as a download under this file name (Content-Disposition: attachment). */
-  downloadAs?: string;
-}
-
-/** A message's S3 object (./message-objects.ts), when its bodies are too large for the content item or it has attachments. */
-export { deleteObjects, putObjects } from '../../platform/objects/objects.ts';

@@ -1,7 +1,7 @@
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { StoredObject } from '../../messages/store/messages.ts';
 import { s3 } from '../aws/s3.ts';
+import type { StoredObject } from './objects.ts';
 
 /**
  * A message's stored objects in S3: the S3 half of ./message-objects.ts, which loads this module

@@ -1,4 +1,3 @@
-import type { StoredObject } from '../../messages/store/messages.ts';
 import { guarded } from '../aws/faults.ts';
 import { bucketName } from '../config/storage.ts';
 
@@ -11,6 +10,15 @@ import { bucketName } from '../config/storage.ts';
  * rather than at every cold start. An instance whose first message has an object pays that load on
  * that message instead (docs/benchmarks.md).
  */
+/** One object to store: its key, its bytes, and how it is served. */
+export interface StoredObject {
+  key: string;
+  body: Uint8Array | string;
+  contentType: string;
+  /** Served as a download under this file name (Content-Disposition: attachment). */
+  downloadAs?: string;
+}
+
 const store = () => import('./object-store.ts');
 type ObjectStore = Awaited<ReturnType<typeof store>>;
 

@@ -1,6 +1,11 @@
+import {
+  deriveChanges,
+  type MessageEventType,
+  type MessageLabels,
+  type MessageSnapshot,
+} from '../../messages/index.ts';
 import { serverTimeZone } from '../../platform/config/time.ts';
 import { startOfZonedHour, zonedHour } from '../../platform/time/format.ts';
-import { deriveEvents, type MessageSnapshot, type WebhookEventType } from '../../webhooks/model/events.ts';
 
 /**
  * Message statistics (docs/stats.md): what one committed change of a message adds to the counters,
@@ -9,7 +14,7 @@ import { deriveEvents, type MessageSnapshot, type WebhookEventType } from '../..
  *
  * Counters count recipients reaching a status, except `accepted`, which counts messages; `sent`
  * counts every recipient the relay or SES accepted, whatever happened next. They are the events the
- * webhook rules derive from the same change (`deriveEvents`), so the figures and the webhooks agree.
+ * webhooks report of the same change (`deriveChanges`, shared/messages/model/changes.ts), so the figures and the webhooks agree.
  */
 export const statCounters = [
   'accepted',
@@ -36,7 +41,7 @@ export const zeroCounts = (): Counts => ({
   failed: 0,
 });
 
-const counterOfEvent: Partial<Record<WebhookEventType, StatCounter>> = {
+const counterOfEvent: Partial<Record<MessageEventType, StatCounter>> = {
   'message.sent': 'sent',
   'message.delivered': 'delivered',
   'message.bounced': 'bounced',
@@ -51,15 +56,6 @@ export interface CountedEvent {
   at: string;
 }
 
-/** What a message is counted under besides `all`. */
-export interface MessageLabels {
-  /** The sending domain. */
-  tenant: string;
-  tags: ReadonlyArray<{ name: string; value: string }>;
-  /** UTC ISO: when it was accepted. */
-  createdAt: string;
-}
-
 /**
  * The counts one write of a message item adds: `accepted` when the item is created, and one count
  * per recipient event of the change. `before` is undefined for a new item.
@@ -70,7 +66,7 @@ export function countedEvents(
   labels: Pick<MessageLabels, 'createdAt'>,
 ): CountedEvent[] {
   const counted: CountedEvent[] = before === undefined ? [{ counter: 'accepted', at: labels.createdAt }] : [];
-  for (const event of deriveEvents(before, after)) {
+  for (const event of deriveChanges(before, after)) {
     const counter = counterOfEvent[event.type];
     if (counter !== undefined) counted.push({ counter, at: event.at });
   }

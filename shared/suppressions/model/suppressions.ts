@@ -4,7 +4,7 @@
  * when the account adds it; the sender then skips it (recipient status `suppressed`).
  */
 import { createHash } from 'node:crypto';
-import { type HistoryEntry, recipientEntry, type StoredRecipient } from '../../messages/model/message.ts';
+import { type HistoryEntry, recipientEntry, type StoredRecipient } from '../../messages/index.ts';
 import type { Positions } from '../../platform/paging/cursor.ts';
 
 export const suppressionReasons = ['hard_bounce', 'complaint', 'manual'] as const;

@@ -6,7 +6,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type DomainRecord, normaliseDomain, toDomain } from '../../domains/store/domains.ts';
+import { type DomainRecord, normaliseDomain, toDomain } from '../../domains/index.ts';
 import { dynamo } from '../../platform/aws/dynamo.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { tableName } from '../../platform/config/storage.ts';

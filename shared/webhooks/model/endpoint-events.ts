@@ -1,4 +1,4 @@
-import { eventIdOf } from './events.ts';
+import { eventIdOf } from '../../messages/index.ts';
 
 /**
  * The `webhook.disabled` event (docs/webhooks.md, "Failing endpoints"): derived, like the message

@@ -1,6 +1,6 @@
-import { type InboundItem, inboundSummaryView } from '../../inbound/model/inbound.ts';
+import { type InboundItem, inboundSummaryView } from '../../inbound/index.ts';
+import { eventIdOf } from '../../messages/index.ts';
 import { formatDate } from '../../platform/time/format.ts';
-import { eventIdOf } from './events.ts';
 
 /**
  * The `inbound.received` webhook event (docs/webhooks.md, docs/inbound.md): one per stored

@@ -1,9 +1,8 @@
-import { cachedDomain } from '../delivery/cached-domain.ts';
-import type { MailTransport, TransportResult } from '../delivery/mail/transport.ts';
-import { normaliseDomain } from '../domains/store/domains.ts';
+import { normaliseDomain } from '../domains/index.ts';
+import { inboundRetentionDays, putSesMessageId } from '../inbound/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
-import { inboundRetentionDays } from './config.ts';
-import { putSesMessageId } from './store/ses-message-ids.ts';
+import { cachedDomain } from './cached-domain.ts';
+import type { MailTransport, TransportResult } from './mail/transport.ts';
 
 /**
  * Threading of replies to mail sent through Amazon SES (docs/inbound.md, "Threading"). SES replaces

@@ -1,0 +1,1 @@
+export { getActiveSigningKeys, getSigningKeysBySelector } from './signing-keys.ts';

@@ -1,0 +1,1 @@
+export { type DomainRecord, getDomain, normaliseDomain, toDomain } from './store/domains.ts';
