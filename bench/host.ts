@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { startLocalHost } from '../infra/local/host.ts';
-import { scopes } from '../shared/routes.ts';
+import { scopes } from '../shared/platform/auth/scopes.ts';
 import { progress } from './stats.ts';
 
 /**

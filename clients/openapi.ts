@@ -68,6 +68,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/avatar/get-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Avatar image URL for an e-mail address
+         * @description Needs a Bearer token with the scope `avatars:read`.
+         */
+        get: operations["avatarGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/message/add-1.0": {
         parameters: {
             query?: never;
@@ -128,26 +148,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/message/content-1.0": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The content of one message: subject, bodies, headers, attachments and the signed message
-         * @description Needs a Bearer token with the scope `messages:read_content`.
-         */
-        post: operations["messageContent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/message/delete-1.0": {
         parameters: {
             query?: never;
@@ -162,6 +162,26 @@ export interface paths {
          * @description Needs a Bearer token with the scope `messages:delete`. Supports `?dry_run=true`.
          */
         post: operations["messageDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/message/content-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The content of one message: subject, bodies, headers, attachments and the signed message
+         * @description Needs a Bearer token with the scope `messages:read_content`.
+         */
+        post: operations["messageContent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -222,26 +242,6 @@ export interface paths {
          * @description Needs a Bearer token with the scope `domains:write`. Supports `?dry_run=true`.
          */
         post: operations["dkimSetAlgorithm"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/avatar/get-1.0": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Avatar image URL for an e-mail address
-         * @description Needs a Bearer token with the scope `avatars:read`.
-         */
-        get: operations["avatarGet"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -712,6 +712,20 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_107_114_10000001_10010001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
+                 *     10000001: Invalid e-mail address
+                 *     10010001: Invalid avatar request
+                 * @enum {integer}
+                 */
+                code: 107 | 114 | 10000001 | 10010001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_112: {
             error: {
                 /**
@@ -763,19 +777,6 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_107_111_114: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     111: Generic method-level validation error
-                 *     114: Dry-run option not allowed
-                 * @enum {integer}
-                 */
-                code: 107 | 111 | 114;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
         Error_107: {
             error: {
                 /**
@@ -787,16 +788,15 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_107_114_10000001_10010001: {
+        Error_107_111_114: {
             error: {
                 /**
                  * @description 107: Input parameter errors
+                 *     111: Generic method-level validation error
                  *     114: Dry-run option not allowed
-                 *     10000001: Invalid e-mail address
-                 *     10010001: Invalid avatar request
                  * @enum {integer}
                  */
-                code: 107 | 114 | 10000001 | 10010001;
+                code: 107 | 111 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1696,6 +1696,202 @@ export interface operations {
             };
         };
     };
+    avatarGet: {
+        parameters: {
+            query: {
+                /**
+                 * @description The address to look up
+                 * @example jane.doe@example.com
+                 */
+                email: string;
+                /**
+                 * @description Edge of the square image in pixels, 16–512 (default 80)
+                 * @example 128
+                 */
+                size?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Avatar image URL for an e-mail address */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The address, trimmed and lower-cased */
+                            email: string;
+                            /**
+                             * @description Media type of the image behind `url` (image/png, image/jpeg, image/gif or image/webp)
+                             * @example image/png
+                             */
+                            content_type: string;
+                            /** @description Presigned HTTPS GET URL of the image; needs no token; works until `expires_at` */
+                            url: string;
+                            /**
+                             * @description `cache` when the service had the image already, `fresh` when it was looked up for this request. Never says whether the address has a Gravatar.
+                             * @enum {string}
+                             */
+                            source: "cache" | "fresh";
+                            /**
+                             * @description When `url` stops working; ask again after it (ISO 8601 with offset)
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address; 10010001: Invalid avatar request */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114_10000001_10010001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
     messageAdd: {
         parameters: {
             query?: {
@@ -2544,13 +2740,19 @@ export interface operations {
                                 kind: "to" | "cc" | "bcc";
                                 status: string;
                                 detail?: string;
-                                /** @description When the URLs stop working */
+                                /**
+                                 * @description ISO 8601 with the server time zone offset
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 updated_at: string;
                                 /** @description What happened to the mail for this recipient, in order */
                                 events: {
                                     /** @description sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed or complained */
                                     status: string;
-                                    /** @description When the URLs stop working */
+                                    /**
+                                     * @description ISO 8601 with the server time zone offset
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
                                     at: string;
                                     /** @description What the receiving side said: the SMTP reply line (the relay's, or through SES the recipient server's), or the relay's acceptance */
                                     response?: string;
@@ -2588,7 +2790,10 @@ export interface operations {
                             }[];
                             scheduling: {
                                 mode: string;
-                                /** @description When the URLs stop working */
+                                /**
+                                 * @description ISO 8601 with the server time zone offset
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 send_at?: string;
                             };
                             /** @description The template and version the message was rendered from (and its layout) */
@@ -2602,13 +2807,22 @@ export interface operations {
                             };
                             status_history: {
                                 status: string;
-                                /** @description When the URLs stop working */
+                                /**
+                                 * @description ISO 8601 with the server time zone offset
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 at: string;
                                 detail?: string;
                             }[];
-                            /** @description When the URLs stop working */
+                            /**
+                             * @description ISO 8601 with the server time zone offset
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
                             created_at: string;
-                            /** @description When the URLs stop working */
+                            /**
+                             * @description ISO 8601 with the server time zone offset
+                             * @example 2026-11-22T09:15:00.000+01:00
+                             */
                             updated_at: string;
                         } | {
                             messages: {
@@ -2626,12 +2840,21 @@ export interface operations {
                                 recipients_count: number;
                                 scheduling: {
                                     mode: string;
-                                    /** @description When the URLs stop working */
+                                    /**
+                                     * @description ISO 8601 with the server time zone offset
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
                                     send_at?: string;
                                 };
-                                /** @description When the URLs stop working */
+                                /**
+                                 * @description ISO 8601 with the server time zone offset
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 created_at: string;
-                                /** @description When the URLs stop working */
+                                /**
+                                 * @description ISO 8601 with the server time zone offset
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
                                 updated_at: string;
                             }[];
                             /** @description Number of messages in this page */
@@ -2735,6 +2958,208 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_114_10000001"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    messageDelete: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Run every check and report what would happen, changing nothing
+                 * @example true
+                 */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message_uuids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Delete messages that have not been sent */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deleted: string[];
+                            not_found: string[];
+                            unauthorized: string[];
+                            protected: string[];
+                            dry_run?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -2969,208 +3394,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_107_111_114"];
-                };
-            };
-            /** @description 115: Too many requests */
-            429: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in a burst */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is available again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 115,
-                     *         "message": "Too many requests"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_115"];
-                };
-            };
-            /** @description 2: Internal and unknown server error */
-            500: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 2,
-                     *         "message": "Internal and unknown server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_2"];
-                };
-            };
-            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
-            501: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 8,
-                     *         "message": "Action not present in endpoint mapping"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_8_9"];
-                };
-            };
-            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
-            503: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 3,
-                     *         "message": "Requested database not configured"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_3_4_7"];
-                };
-            };
-        };
-    };
-    messageDelete: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Run every check and report what would happen, changing nothing
-                 * @example true
-                 */
-                dry_run?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    message_uuids: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description Delete messages that have not been sent */
-            200: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            deleted: string[];
-                            not_found: string[];
-                            unauthorized: string[];
-                            protected: string[];
-                            dry_run?: boolean;
-                        };
-                    };
-                };
-            };
-            /** @description 106: Input is not valid JSON */
-            400: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 106,
-                     *         "message": "Input is not valid JSON"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_106"];
-                };
-            };
-            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
-            401: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 103,
-                     *         "message": "IP address blocked by network rule"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_103_104_105_110"];
-                };
-            };
-            /** @description 113: Access denied on required ACLs */
-            403: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 113,
-                     *         "message": "Access denied on required ACLs"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_113"];
-                };
-            };
-            /** @description 107: Input parameter errors (107 also when the body exceeds the gateway's 6 MB limit) */
-            406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107"];
                 };
             };
             /** @description 115: Too many requests */
@@ -4037,202 +4260,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_3_4_5_7"];
-                };
-            };
-        };
-    };
-    avatarGet: {
-        parameters: {
-            query: {
-                /**
-                 * @description The address to look up
-                 * @example jane.doe@example.com
-                 */
-                email: string;
-                /**
-                 * @description Edge of the square image in pixels, 16–512 (default 80)
-                 * @example 128
-                 */
-                size?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Avatar image URL for an e-mail address */
-            200: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** @description The address, trimmed and lower-cased */
-                            email: string;
-                            /**
-                             * @description Media type of the image behind `url` (image/png, image/jpeg, image/gif or image/webp)
-                             * @example image/png
-                             */
-                            content_type: string;
-                            /** @description Presigned HTTPS GET URL of the image; needs no token; works until `expires_at` */
-                            url: string;
-                            /**
-                             * @description `cache` when the service had the image already, `fresh` when it was looked up for this request. Never says whether the address has a Gravatar.
-                             * @enum {string}
-                             */
-                            source: "cache" | "fresh";
-                            /**
-                             * @description When `url` stops working; ask again after it (ISO 8601 with offset)
-                             * @example 2026-11-22T09:15:00.000+01:00
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-            };
-            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
-            401: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 103,
-                     *         "message": "IP address blocked by network rule"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_103_104_105_110"];
-                };
-            };
-            /** @description 113: Access denied on required ACLs */
-            403: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 113,
-                     *         "message": "Access denied on required ACLs"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_113"];
-                };
-            };
-            /** @description 107: Input parameter errors; 114: Dry-run option not allowed; 10000001: Invalid e-mail address; 10010001: Invalid avatar request */
-            406: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 107,
-                     *         "message": "Input parameter errors"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_107_114_10000001_10010001"];
-                };
-            };
-            /** @description 115: Too many requests */
-            429: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    /** @description Seconds to wait before retrying */
-                    "Retry-After"?: number;
-                    /** @description Requests allowed in a burst */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current burst */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the burst is available again */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 115,
-                     *         "message": "Too many requests"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_115"];
-                };
-            };
-            /** @description 2: Internal and unknown server error */
-            500: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 2,
-                     *         "message": "Internal and unknown server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_2"];
-                };
-            };
-            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
-            501: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 8,
-                     *         "message": "Action not present in endpoint mapping"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_8_9"];
-                };
-            };
-            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
-            503: {
-                headers: {
-                    /** @description Identifies the request in logs and support questions */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": 3,
-                     *         "message": "Requested database not configured"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error_3_4_7"];
                 };
             };
         };

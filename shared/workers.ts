@@ -1,63 +1,30 @@
-/**
- * Functions that no HTTP route invokes, with what triggers them. Like the route table, this drives
- * the CDK stack (event sources, schedules) and the local host (its event-source loop and timers).
- */
-export interface Worker {
-  /** Also the function's folder: functions/<id>/handler.ts. */
-  readonly id: string;
-  readonly trigger:
-    | 'send-queue'
-    | 'dead-letter-queue'
-    | 'schedule'
-    | 'ses-events'
-    | 'table-stream'
-    | 'table-stream-counting'
-    | 'webhook-queue'
-    | 'inbound-queue';
-  /** For schedules: minutes between runs. */
-  readonly everyMinutes?: number;
-  readonly summary: string;
-}
+import { deliveryWorkers } from './delivery/workers.ts';
+import { inboundWorkers } from './inbound/workers.ts';
+import type { Worker } from './platform/worker.ts';
+import { type RouteId, routeDetails } from './routes.ts';
+import { statsWorkers } from './stats/workers.ts';
+import { webhooksWorkers } from './webhooks/workers.ts';
 
+/**
+ * The worker table: every wing's functions that no HTTP route invokes (declared in its workers.ts),
+ * for the CDK stack (event sources, schedules, IAM, alarms) and the local host (event-source loops
+ * and timers).
+ */
 export const workers = [
-  { id: 'sender', trigger: 'send-queue', summary: 'Claims, composes, DKIM-signs and sends queued messages' },
-  {
-    id: 'dead-letter',
-    trigger: 'dead-letter-queue',
-    summary: 'Marks messages the queue gave up on as failed',
-  },
-  {
-    id: 'dispatcher',
-    trigger: 'schedule',
-    everyMinutes: 1,
-    summary: 'Queues due scheduled messages; re-queues stranded ones',
-  },
-  {
-    id: 'delivery-events',
-    trigger: 'ses-events',
-    summary: 'Records SES delivery, bounce and complaint events',
-  },
-  {
-    id: 'webhook-fanout',
-    trigger: 'table-stream',
-    summary: 'Turns committed message changes (table stream) into webhook events, one queue job per endpoint',
-  },
-  {
-    id: 'stats-counter',
-    trigger: 'table-stream-counting',
-    summary: 'Counts committed message changes (table stream) into the statistics, exactly once per record',
-  },
-  {
-    id: 'webhook-delivery',
-    trigger: 'webhook-queue',
-    summary: 'Delivers webhook events: signed POSTs, retried on the schedule, dead-lettered after the last',
-  },
-  {
-    id: 'inbound',
-    trigger: 'inbound-queue',
-    summary: 'Parses mail the receiving domains received (stored in S3 by SES) and stores it for its account',
-  },
+  ...deliveryWorkers,
+  ...webhooksWorkers,
+  ...statsWorkers,
+  ...inboundWorkers,
 ] as const satisfies readonly Worker[];
 
-/** The POST /keepalive-1.0 function also runs on a schedule (EventBridge invokes it directly). */
-export const scheduledRoutes = [{ routeId: 'keepalive-run', everyMinutes: 60 }] as const;
+export type WorkerId = (typeof workers)[number]['id'];
+
+/** Every function: a route's or a worker's. */
+export type FunctionId = RouteId | WorkerId;
+
+/** Routes also invoked on a schedule (EventBridge invokes them directly; locally a timer). */
+export const scheduledRoutes = Object.entries(routeDetails).flatMap(([routeId, details]) =>
+  details.schedule === undefined
+    ? []
+    : [{ routeId: routeId as RouteId, everyMinutes: details.schedule.everyMinutes }],
+);

@@ -1,4 +1,5 @@
 import { resolveAvatar } from '#shared/avatars/lookup.ts';
+import { avatarGet } from '#shared/avatars/routes.ts';
 import { type AvatarGetRequest, avatarGetRequest } from '#shared/avatars/schemas.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
@@ -9,7 +10,7 @@ import { formatDate } from '#shared/platform/time/format.ts';
  * then generated initials). Every valid address gets the same answer shape (docs/avatars.md).
  */
 export const handler = protectedHandler<AvatarGetRequest>(
-  'avatar-get',
+  avatarGet,
   { input: { schema: avatarGetRequest, from: 'query' } },
   async ({ input, requestId }) => {
     const avatar = await resolveAvatar(input.email, input.size, requestId);

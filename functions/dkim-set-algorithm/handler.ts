@@ -1,5 +1,6 @@
 import { setDkimAlgorithm } from '#shared/domains/dkim/dkim.ts';
 import { type DkimSetAlgorithmRequest, dkimSetAlgorithmRequest } from '#shared/domains/dkim/schemas.ts';
+import { dkimSetAlgorithm } from '#shared/domains/routes.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
@@ -8,7 +9,7 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
  * the algorithm; the previous key stays listed as retired. Supports ?dry_run=true.
  */
 export const handler = protectedHandler<DkimSetAlgorithmRequest>(
-  'dkim-set-algorithm',
+  dkimSetAlgorithm,
   { input: { schema: dkimSetAlgorithmRequest, from: 'body' } },
   async ({ input, caller, dryRun }) =>
     dataResponse(await setDkimAlgorithm(input.domain, caller.account, input.algorithm, dryRun)),

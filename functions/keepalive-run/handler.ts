@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { type HousekeepingResult, runAvatarHousekeeping } from '#shared/avatars/housekeeping.ts';
+import { keepaliveRun } from '#shared/avatars/routes.ts';
 import { keepaliveRunRequest } from '#shared/avatars/schemas.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '#shared/platform/http/api-types.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
@@ -26,7 +27,7 @@ export function isScheduledEvent(event: unknown): event is ScheduledEvent {
 
 /** POST /keepalive-1.0 through the gateway: Bearer token with `keepalive:run`. */
 const httpHandler = protectedHandler(
-  'keepalive-run',
+  keepaliveRun,
   // No body, or an empty object: anything else is 107 (strict input).
   { input: { schema: keepaliveRunRequest, from: 'body' } },
   async ({ context, requestId }) =>

@@ -1,4 +1,5 @@
 import { addMessage } from '#shared/messages/add.ts';
+import { messageAdd } from '#shared/messages/routes.ts';
 import { type MessageAddRequest, messageAddRequest } from '#shared/messages/schemas.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
@@ -8,7 +9,7 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
  * cancels a held one (manual-send, manual-cancel). Answers only `message_uuid` and `status`.
  */
 export const handler = protectedHandler<MessageAddRequest>(
-  'message-add',
+  messageAdd,
   { input: { schema: messageAddRequest, from: 'body' } },
   async ({ input, caller, dryRun, event }) =>
     dataResponse(

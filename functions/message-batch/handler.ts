@@ -1,5 +1,6 @@
 import { sendBatch } from '#shared/messages/batch.ts';
 import { chargeBatch } from '#shared/messages/batch-rate.ts';
+import { messageBatch } from '#shared/messages/routes.ts';
 import { type MessageBatchEnvelope, messageBatchEnvelope } from '#shared/messages/schemas.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
@@ -11,7 +12,7 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
  * with one token, pays for the others.
  */
 export const handler = protectedHandler<MessageBatchEnvelope>(
-  'message-batch',
+  messageBatch,
   { input: { schema: messageBatchEnvelope, from: 'body' } },
   async ({ input, caller, dryRun, event, context }) => {
     await chargeBatch(context, caller.account, input.messages.length);

@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { importJWK, type JWK, SignJWT } from 'jose';
+import { scopes as knownScopes } from '../../shared/platform/auth/scopes.ts';
 import { isServiceError } from '../../shared/platform/errors/service-error.ts';
-import { scopes as knownScopes } from '../../shared/routes.ts';
 
 /**
  * `npm run admin -- <command>`: operator commands for accounts, sending domains, suppression lists and

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Configuration } from 'oidc-provider';
-import { scopes as serviceScopes } from '../../shared/routes.ts';
+import { scopes as serviceScopes } from '../../shared/platform/auth/scopes.ts';
 
 /**
  * The local identity provider's development login page (`/interaction/<uid>`): where a real

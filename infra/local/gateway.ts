@@ -5,14 +5,10 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { Code, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { errorResponse } from '../../shared/platform/http/envelope.ts';
+import { methodNotAllowedMessage, requestLimits, tooLargeDetail } from '../../shared/platform/http/limits.ts';
+import type { Route } from '../../shared/platform/http/route.ts';
 import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
-import {
-  methodNotAllowedMessage,
-  type Route,
-  requestLimits,
-  routes,
-  tooLargeDetail,
-} from '../../shared/routes.ts';
+import { routes } from '../../shared/routes.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
 import { lambdaContext } from './lambda-context.ts';
 

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import Provider, { type Configuration, errors } from 'oidc-provider';
-import { scopes as allScopes } from '../../shared/routes.ts';
+import { scopes as allScopes } from '../../shared/platform/auth/scopes.ts';
 import { defaultLifetimeSeconds, handleDevLogin, providerPages } from './dev-login.ts';
 import { consoleClientId, localAudience, localResource } from './identity.ts';
 import { memoryAdapterFactory } from './oidc-memory-adapter.ts';

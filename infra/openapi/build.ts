@@ -3,10 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globalRegistry, toJSONSchema } from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
-import { contract, type Example, type RouteContract } from '../../shared/contract.ts';
+import { scopes } from '../../shared/platform/auth/scopes.ts';
 import { Code, catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
-import { routeDocs } from '../../shared/route-docs.ts';
-import { type Route, type RouteId, requestLimits, routes, scopes } from '../../shared/routes.ts';
+import { requestLimits } from '../../shared/platform/http/limits.ts';
+import type { Example, Route, RouteDetails } from '../../shared/platform/http/route.ts';
+import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import {
   webhookEvent,
   webhookEventExamples,
@@ -15,7 +16,7 @@ import {
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
- * the zod schemas of the contract registry. `npm run openapi` writes it to docs/openapi.json, which
+ * the zod schemas of each route's details (in its wing's routes.ts). `npm run openapi` writes it to docs/openapi.json, which
  * is committed, served by GET /openapi.json and checked for staleness by a test.
  */
 type Schema = Record<string, unknown>;
@@ -56,7 +57,7 @@ function mentionsEmail(schema: Schema | undefined): boolean {
 }
 
 /** Every code a route can answer: the chain's, the gateway's, and the route's own. */
-export function codesOf(route: Route, entry: RouteContract, request: Schema | undefined): ErrorCode[] {
+export function codesOf(route: Route, entry: RouteDetails, request: Schema | undefined): ErrorCode[] {
   const codes = new Set<ErrorCode>([
     Code.IpBlocked,
     Code.TooManyRequests,
@@ -174,8 +175,7 @@ function operationId(id: string): string {
 }
 
 function operation(route: Route, components: Record<string, Schema>): Schema {
-  const entry: RouteContract = contract[route.id as RouteId];
-  const doc = routeDocs[route.id as RouteId];
+  const entry: RouteDetails = routeDetails[route.id as RouteId];
   const request = entry.request === undefined ? undefined : toSchema(entry.request, 'input', components);
   const requestExamples = entry.examples?.request;
   const firstRequest = Object.values(requestExamples ?? {})[0]?.value as Record<string, unknown> | undefined;
@@ -229,7 +229,7 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     };
   } else {
     responses['200'] = {
-      description: doc.summary,
+      description: entry.summary,
       headers: requestIdHeader,
       content: {
         'application/json': {
@@ -255,9 +255,9 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     : `Needs a Bearer token with the scope${route.scopes.length > 1 ? 's' : ''} ${route.scopes.map((scope) => `\`${scope}\``).join(', ')}.`;
   return {
     operationId: operationId(route.id),
-    summary: doc.summary,
+    summary: entry.summary,
     description: `${scopeText}${route.dryRun ? ' Supports `?dry_run=true`.' : ''}`,
-    tags: [doc.tag],
+    tags: [entry.tag],
     security: route.public ? [] : [{ bearer: [] }],
     ...(route.public ? {} : { 'x-scopes': [...route.scopes] }),
     ...(parameters.length > 0 ? { parameters } : {}),

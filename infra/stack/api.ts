@@ -4,7 +4,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
-import { methodNotAllowedMessage, type Route, tooLargeDetail } from '../../shared/routes.ts';
+import { methodNotAllowedMessage, tooLargeDetail } from '../../shared/platform/http/limits.ts';
+import type { Route } from '../../shared/platform/http/route.ts';
 
 /** JSON of the service's error envelope, as gateway responses and mock integrations send it. */
 export function envelope(

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Route } from '../../shared/routes.ts';
+import type { Route } from '../../shared/platform/http/route.ts';
 import type { ServiceMetrics } from './observability-metrics.ts';
 import { reputationThresholds } from './reputation.ts';
 

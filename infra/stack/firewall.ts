@@ -1,6 +1,6 @@
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { requestLimits, tooLargeDetail } from '../../shared/routes.ts';
+import { requestLimits, tooLargeDetail } from '../../shared/platform/http/limits.ts';
 import { cidrVersion } from '../config.ts';
 import { envelope } from './api.ts';
 

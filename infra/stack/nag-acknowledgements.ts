@@ -3,9 +3,10 @@ import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
 import type { IConstruct } from 'constructs';
-import { scheduledRoutes, workers } from '../../shared/workers.ts';
+import type { AccessNeeds } from '../../shared/platform/access.ts';
+import { type FunctionId, scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
-import { type AccessNeeds, type FunctionId, functionAccess } from './function-access.ts';
+import { functionAccess } from './function-access.ts';
 import type { MailServiceStack } from './service-stack.ts';
 
 export interface Acknowledgement {
@@ -157,7 +158,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
         fn.role,
         `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
         `Object keys are per message or avatar (${prefix}<id>/…), created at run time; access is limited to ` +
-          `the ${prefix} prefix with only the actions listed in infra/stack/function-access.ts.`,
+          `the ${prefix} prefix with only the actions its declaration lists (access, in its wing's routes.ts or workers.ts).`,
       );
     }
   }

@@ -10,10 +10,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { ObjectAccess, ObjectPrefix, TableAccess } from '../../shared/platform/access.ts';
 import { keys } from '../../shared/platform/table/keys.ts';
 import { webhookSecretPurpose } from '../../shared/webhooks/config.ts';
 import { bundlingFor } from '../bundling.ts';
-import type { ObjectAccess, ObjectPrefix, TableAccess } from './function-access.ts';
 
 export const projectRoot = join(import.meta.dirname, '..', '..');
 
@@ -27,7 +27,7 @@ export class MissingEntryError extends Error {
     super(
       `Cannot synthesize: ${missing.length} function entr${missing.length === 1 ? 'y is' : 'ies are'} missing:\n` +
         missing.map((id) => `  - ${id}: ${relative(root, entryOf(id, root))}`).join('\n') +
-        '\nEvery route in shared/routes.ts and every worker in shared/workers.ts needs functions/<id>/handler.ts exporting `handler`.',
+        "\nEvery route (in its wing's routes.ts) and every worker (in its wing's workers.ts) needs functions/<id>/handler.ts exporting `handler`.",
     );
     this.name = 'MissingEntryError';
   }

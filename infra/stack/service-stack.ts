@@ -7,9 +7,11 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
-import { routeDocs } from '../../shared/route-docs.ts';
-import { type Route, type RouteId, routes } from '../../shared/routes.ts';
-import { scheduledRoutes, type Worker, workers } from '../../shared/workers.ts';
+import type { AccessNeeds, ObjectPrefix } from '../../shared/platform/access.ts';
+import type { Route } from '../../shared/platform/http/route.ts';
+import type { Worker } from '../../shared/platform/worker.ts';
+import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
+import { type FunctionId, scheduledRoutes, workers } from '../../shared/workers.ts';
 import type { ServiceConfig } from '../config.ts';
 import {
   countingStreamDefinition,
@@ -23,13 +25,7 @@ import { ServiceApi } from './api.ts';
 import { ConsoleHosting, executeApiOrigin } from './console-hosting.ts';
 import { ServiceDashboard } from './dashboard.ts';
 import { Firewall } from './firewall.ts';
-import {
-  type AccessNeeds,
-  type FunctionId,
-  functionAccess,
-  type ObjectPrefix,
-  workerImpact,
-} from './function-access.ts';
+import { functionAccess, workerImpact } from './function-access.ts';
 import { InboundReceiving } from './inbound.ts';
 import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgements.ts';
 import { ServiceMetrics } from './observability-metrics.ts';
@@ -94,7 +90,7 @@ const memory: Partial<Record<FunctionId, number>> = {
 
 /**
  * The whole service on AWS: one Lambda per route and per worker (looping over shared/routes.ts
- * and shared/workers.ts), the REST API with its gateway responses and WAF, the table, queues,
+ * and shared/workers.ts, which gather every wing's declarations), the REST API with its gateway responses and WAF, the table, queues,
  * bucket and DKIM key, the SES configuration set with events to EventBridge, the schedules and
  * the alarms. Environment-agnostic: no lookups, so `cdk synth` needs no credentials.
  */
@@ -195,7 +191,7 @@ export class MailServiceStack extends Stack {
     for (const route of routes as readonly Route[]) {
       const fn = new ServiceFunction(this, `Route-${route.id}`, {
         functionId: route.id,
-        description: `${route.method} ${route.path}: ${routeDocs[route.id as RouteId].summary}`,
+        description: `${route.method} ${route.path}: ${routeDetails[route.id as RouteId].summary}`,
         timeout: timeouts[route.id as FunctionId] ?? httpTimeout,
         memorySize: memory[route.id as FunctionId],
         logRetention,
@@ -272,7 +268,7 @@ export class MailServiceStack extends Stack {
         ...(routes as readonly Route[]).map((route) => ({
           id: route.id,
           function: this.functionById(route.id as FunctionId).function,
-          impact: `callers of ${route.method} ${route.path} get errors instead of: ${routeDocs[route.id as RouteId].summary.toLowerCase()}`,
+          impact: `callers of ${route.method} ${route.path} get errors instead of: ${routeDetails[route.id as RouteId].summary.toLowerCase()}`,
         })),
         ...(workers as readonly Worker[]).map((worker) => ({
           id: worker.id,

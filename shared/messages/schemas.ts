@@ -12,6 +12,7 @@ import { base64 } from '../platform/schemas/base64.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
 import { describe } from '../platform/schemas/describe.ts';
 import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
+import { uuid } from '../platform/schemas/uuid.ts';
 import { messageTemplate, messageTemplateRecord } from '../templates/index.ts';
 import { metadataLimits, tagLimits, tagListProblems } from './model/labels.ts';
 import { messageStatuses, schedulingModes } from './model/statuses.ts';
@@ -141,9 +142,6 @@ export const headers = describe(
   'Extra header fields, name → value (no CR/LF; From, To, Subject, Date, Message-ID and MIME headers are set by the service; trace and authentication headers — Received, Return-Path, Resent-*, Authentication-Results, ARC-*, DKIM-Signature, X-SES-* — are refused)',
   { 'X-Campaign': 'welcome' },
 );
-
-const uuid = (what: string) =>
-  z.string({ error: `${what} must be a string` }).check(z.guid(`${what} must be a UUID`));
 
 export const scheduling = describe(
   z.discriminatedUnion(
@@ -607,40 +605,4 @@ export const messageDeleteResponse = z.object({
   unauthorized: z.array(z.string()),
   protected: z.array(z.string()),
   dry_run: z.optional(z.boolean()),
-});
-
-export const messageContentRequest = describe(
-  z.strictObject({ message_uuid: uuid('message_uuid') }),
-  'One of your messages: {message_uuid}',
-);
-
-export type MessageContentRequest = z.infer<typeof messageContentRequest>;
-
-export const messageContentResponse = z.object({
-  subject: describe(z.string(), 'The subject, decoded'),
-  text: describe(
-    z.nullable(z.string()),
-    'The text part as sent (for HTML-only content: the text derived from the HTML); null when there is none, or when text and HTML together exceed 4 MB (read them from raw_url)',
-  ),
-  html: describe(
-    z.nullable(z.string()),
-    'The HTML part as sent (a fragment arrives wrapped in a complete document); null when there is none, or too large (see text)',
-  ),
-  headers: describe(
-    z.array(z.object({ name: z.string(), value: z.string() })),
-    'Every header field of the signed message, in order, DKIM-Signature included: values unfolded, not decoded',
-  ),
-  attachments: z.array(
-    z.object({
-      filename: z.string(),
-      content_type: z.string(),
-      size: describe(z.number(), 'Bytes'),
-      url: describe(z.string(), 'A GET URL of the attachment, valid until expires_at'),
-    }),
-  ),
-  raw_url: describe(
-    z.nullable(z.string()),
-    'A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or as it will be composed while not sent; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention)',
-  ),
-  expires_at: describe(isoDate, 'When the URLs stop working'),
 });

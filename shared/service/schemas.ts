@@ -4,7 +4,7 @@ import { serverDate } from '../platform/schemas/dates.ts';
 /*
  * Schemas of the service endpoints (health, keepalive status). The handlers do not import them
  * (public functions stay free of zod to keep their bundles small); the OpenAPI generator and the
- * tests do, through shared/contract.ts.
+ * tests do, through the route details (shared/service/routes.ts).
  */
 
 export const healthResponse = z.object({

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { type Example, inboundExampleSummary } from '../contract.ts';
-import { inboundSummary } from '../inbound/index.ts';
+import { inboundExampleSummary, inboundSummary } from '../inbound/index.ts';
 import {
   type MessageEventType,
   messageEventTypes,
   messageStatuses,
   reportedStatus,
 } from '../messages/index.ts';
+import type { Example } from '../platform/http/route.ts';
 import { serverDate } from '../platform/schemas/dates.ts';
 import { describe } from '../platform/schemas/describe.ts';
 import { webhookId } from './schemas.ts';

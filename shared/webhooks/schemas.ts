@@ -6,7 +6,7 @@ import { maxUrlLength } from './model/targets.ts';
 
 /**
  * Request and success-response schemas of the webhook routes (docs/webhooks.md). Response schemas
- * describe the `data` member of the envelope (shared/contract.ts).
+ * describe the `data` member of the envelope (a route's `response` in its wing's routes.ts).
  */
 
 export const webhookIdPattern = /^wh_[0-9a-f]{24}$/;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { type FunctionId, functionAccess } from '../../infra/stack/function-access.ts';
+import { functionAccess } from '../../infra/stack/function-access.ts';
 import { routes } from '../../shared/routes.ts';
-import { workers } from '../../shared/workers.ts';
+import { type FunctionId, workers } from '../../shared/workers.ts';
 import {
   actionsOf,
   allowedActions,
@@ -331,7 +331,7 @@ describe('IAM least privilege: named negative checks', () => {
   });
 });
 
-describe('IAM matches the access table (infra/stack/function-access.ts)', () => {
+describe('IAM matches the access each route and worker declares (infra/stack/function-access.ts)', () => {
   for (const id of functionIds) {
     const needs = functionAccess[id] as (typeof functionAccess)[FunctionId] & Record<string, unknown>;
     it(`${id}: environment variables come with their permissions`, () => {

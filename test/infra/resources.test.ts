@@ -3,7 +3,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, it } from 'vitest';
 import { queueDefinition, tableDefinition } from '../../infra/resources/definitions.ts';
 import { integersAbove } from '../../infra/stack/firewall.ts';
-import { requestLimits, routes } from '../../shared/routes.ts';
+import { requestLimits } from '../../shared/platform/http/limits.ts';
+import { routes } from '../../shared/routes.ts';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { describe, it } from 'vitest';
-import { requestLimits } from '../../shared/routes.ts';
+import { requestLimits } from '../../shared/platform/http/limits.ts';
 import { outboxEml, waitForStatus } from '../support/delivery.ts';
 import { call } from '../support/host.ts';
 import { add, newAccount, textMessage } from '../support/messages.ts';

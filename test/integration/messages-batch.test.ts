@@ -12,7 +12,7 @@ import { bodyHash, idempotencyLifetimeSeconds } from '../../shared/messages/idem
 import { messageAddRequest } from '../../shared/messages/schemas.ts';
 import { claimBatchKey, getBatchRecord } from '../../shared/messages/store/batch-records.ts';
 import { putNewMessages } from '../../shared/messages/store/messages.ts';
-import { requestLimits } from '../../shared/routes.ts';
+import { requestLimits } from '../../shared/platform/http/limits.ts';
 import { outboxEml, waitForStatus } from '../support/delivery.ts';
 import { type ApiResponse, type CallOptions, call, mintToken, useHostEnvironment } from '../support/host.ts';
 import {

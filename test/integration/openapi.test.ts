@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { buildOpenApi, clientTypesPath, documentPath, renderClientTypes } from '../../infra/openapi/build.ts';
-import { contract } from '../../shared/contract.ts';
-import { type RouteId, routes } from '../../shared/routes.ts';
+import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import { webhookEventTypes } from '../../shared/webhooks/model/events.ts';
 import { openApiProblems } from '../support/contract.ts';
 import { call } from '../support/host.ts';
@@ -83,7 +82,7 @@ describe('OpenAPI document', () => {
 
   it('has a request and a success example for every operation, each valid against its schema', () => {
     for (const route of routes) {
-      const entry = contract[route.id as RouteId];
+      const entry = routeDetails[route.id as RouteId];
       const responseExamples = Object.values(entry.examples?.response ?? {});
       if (entry.raw === undefined) assert.ok(responseExamples.length > 0, `${route.id}: a success example`);
       for (const example of responseExamples) {

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, it } from 'vitest';
 import { registerDomain } from '../../shared/domains/registry.ts';
 import { catalogue } from '../../shared/platform/errors/catalogue.ts';
-import { type Route, routes } from '../../shared/routes.ts';
+import type { Route } from '../../shared/platform/http/route.ts';
+import { routes } from '../../shared/routes.ts';
 import { recordFigures } from '../support/figures.ts';
 import {
   hasNoInternals,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
 import { inject } from 'vitest';
-import { scopes as allScopes } from '../../shared/routes.ts';
+import { scopes as allScopes } from '../../shared/platform/auth/scopes.ts';
 import { openApiProblems } from './contract.ts';
 import type { HostInfo } from './host-info.ts';
 

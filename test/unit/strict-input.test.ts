@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import type { $ZodIssue } from 'zod/v4/core';
-import { contract } from '../../shared/contract.ts';
 import { clipDetail, detailView, maxDetailLength } from '../../shared/messages/model/message.ts';
 import { validationError, withoutIgnoredFields } from '../../shared/platform/middleware/validate-input.ts';
 import { isCalendarDateWithOffset, parseDateWithOffset } from '../../shared/platform/time/format.ts';
+import { routeDetails } from '../../shared/routes.ts';
 
 describe('strict input on every route', () => {
   // Guards routes added later too: a request schema must refuse fields it does not know.
-  for (const [routeId, entry] of Object.entries(contract)) {
+  for (const [routeId, entry] of Object.entries(routeDetails)) {
     if (entry.request === undefined) continue;
     it(`${routeId}: an unknown field is refused (107), named in a detail`, () => {
       const example = Object.values(entry.examples?.request ?? {})[0]?.value ?? {};
@@ -65,7 +65,7 @@ describe('date filters of every page query', () => {
   for (const routeId of ['message-query', 'suppression-query'] as const) {
     it(`${routeId}: an impossible calendar date is refused (107), a real one accepted`, () => {
       const validate = (date_from: string) =>
-        contract[routeId].request?.['~standard'].validate({ filters: { date_from } }) as {
+        routeDetails[routeId].request?.['~standard'].validate({ filters: { date_from } }) as {
           issues?: $ZodIssue[];
         };
       const refused = validate('2026-02-30T10:00:00+00:00').issues;

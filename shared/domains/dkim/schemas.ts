@@ -5,7 +5,7 @@ import { dkimAlgorithms } from './model/dkim.ts';
 
 /**
  * Request and success-response schemas of the DKIM routes (`dkim-status`, `dkim-set-algorithm`).
- * The response schemas describe the `data` member of the envelope (shared/contract.ts).
+ * The response schemas describe the `data` member of the envelope (a route's `response` in its wing's routes.ts).
  */
 
 // Letters of either case (the service lower-cases); no `i` flag, so the OpenAPI pattern says the same.

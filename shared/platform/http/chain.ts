@@ -1,5 +1,4 @@
 import middy, { type MiddlewareObj } from '@middy/core';
-import { type RouteId, routeById } from '../../routes.ts';
 import { dryRunGuard, isDryRun } from '../middleware/dry-run.ts';
 import { httpEnvelope } from '../middleware/http-envelope.ts';
 import { jsonBody } from '../middleware/json-body.ts';
@@ -7,6 +6,7 @@ import { networkRule } from '../middleware/network-rule.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
 import { type InputSource, validateInput } from '../middleware/validate-input.ts';
 import type { ApiContext, ApiEvent, ApiResult, Caller } from './api-types.ts';
+import type { Route } from './route.ts';
 
 type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
 
@@ -41,12 +41,11 @@ export interface ChainOptions<TInput> {
  * network rule → rate limit → [auth → scopes] → dry-run guard → JSON body → validation → action.
  */
 export function buildChain<TInput, TCaller extends Caller | undefined>(
-  routeId: RouteId,
+  route: Route,
   authMiddleware: Middleware[],
   options: ChainOptions<TInput>,
   action: (request: ApiRequest<TInput, TCaller>) => Promise<ApiResult>,
 ) {
-  const route = routeById(routeId);
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>();
   for (const middleware of options.observability ?? []) chain.use(middleware);
   chain

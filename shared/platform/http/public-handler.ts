@@ -1,6 +1,6 @@
-import type { RouteId } from '../../routes.ts';
 import type { ApiResult } from './api-types.ts';
 import { type ApiRequest, buildChain, type ChainOptions } from './chain.ts';
+import type { Route } from './route.ts';
 
 /**
  * A handler for a public route: no token, so neither jose nor the database is bundled, and no
@@ -8,9 +8,9 @@ import { type ApiRequest, buildChain, type ChainOptions } from './chain.ts';
  * health and GET keepalive within their 20 KB budget (docs/decisions.md).
  */
 export function publicHandler<TInput = undefined>(
-  routeId: RouteId,
+  route: Route,
   options: ChainOptions<TInput>,
   action: (request: ApiRequest<TInput, undefined>) => Promise<ApiResult>,
 ) {
-  return buildChain<TInput, undefined>(routeId, [], options, action);
+  return buildChain<TInput, undefined>(route, [], options, action);
 }

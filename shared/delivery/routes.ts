@@ -1,0 +1,75 @@
+import { Code } from '../platform/errors/catalogue.ts';
+import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { uuid } from '../platform/schemas/examples.ts';
+import { messageContentRequest, messageContentResponse } from './schemas.ts';
+
+/** POST /message/content-1.0: the content of one message: subject, bodies, headers, attachments and the signed message. */
+export const messageContent = {
+  id: 'message-content',
+  method: 'POST',
+  path: '/message/content-1.0',
+  public: false,
+  scopes: ['messages:read_content'],
+  dryRun: false,
+} as const satisfies Route;
+
+/** The routes of this wing: the route table (shared/routes.ts) lists them. */
+export const deliveryRoutes = [messageContent] as const;
+
+/**
+ * What the OpenAPI document, the stack (descriptions, alarms, IAM) and the local host derive of each
+ * route: its summary, schemas, own errors, examples and what its function may touch. No function
+ * imports it, so it stays out of every bundle.
+ */
+export const deliveryRouteDetails = {
+  'message-content': {
+    summary: 'The content of one message: subject, bodies, headers, attachments and the signed message',
+    tag: 'messages',
+    // Rebuilds a message as sent (its bodies, the DKIM keys that signed it), stores the signed message
+    // and its attachments under messages/<uuid>/download/ and presigns them; records their number on
+    // the item, so that deleting the message removes them.
+    access: {
+      table: 'write',
+      objects: { 'messages/': ['read', 'write'] },
+      dkimKey: 'decrypt',
+      composes: true,
+    },
+    request: messageContentRequest,
+    requestIn: 'body',
+    response: messageContentResponse,
+    // 112: unknown message_uuid (or another account's); 111: its stored content is missing.
+    errors: [Code.NotFound, Code.MethodValidation],
+    examples: {
+      request: { one: { summary: 'One message', value: { message_uuid: uuid } } },
+      response: {
+        sent: {
+          summary: 'A sent message with one attachment',
+          value: {
+            subject: 'Invoice 2026-117',
+            text: 'Your invoice is attached.\r\n',
+            html: null,
+            headers: [
+              { name: 'DKIM-Signature', value: 'v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.test; …' },
+              { name: 'From', value: 'billing@example.test' },
+              { name: 'To', value: 'ada@example.org' },
+              { name: 'Subject', value: 'Invoice 2026-117' },
+              { name: 'Message-ID', value: `<${uuid}@example.test>` },
+              { name: 'Date', value: 'Sun, 22 Nov 2026 08:15:00 +0000' },
+              { name: 'MIME-Version', value: '1.0' },
+            ],
+            attachments: [
+              {
+                filename: 'invoice.pdf',
+                content_type: 'application/pdf',
+                size: 48213,
+                url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/attachment-1?X-Amz-Signature=…`,
+              },
+            ],
+            raw_url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/message.eml?X-Amz-Signature=…`,
+            expires_at: '2026-11-22T09:30:00.000+01:00',
+          },
+        },
+      },
+    },
+  },
+} as const satisfies RouteDetailsOf<(typeof deliveryRoutes)[number]>;

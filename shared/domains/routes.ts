@@ -1,0 +1,130 @@
+import { Code } from '../platform/errors/catalogue.ts';
+import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { at } from '../platform/schemas/examples.ts';
+import {
+  dkimSetAlgorithmRequest,
+  dkimSetAlgorithmResponse,
+  dkimStatusRequest,
+  dkimStatusResponse,
+} from './dkim/schemas.ts';
+
+/** GET /domain/dkim/status-1.0: dKIM configuration, keys and DNS status of a domain. */
+export const dkimStatus = {
+  id: 'dkim-status',
+  method: 'GET',
+  path: '/domain/dkim/status-1.0',
+  public: false,
+  scopes: ['domains:read'],
+  dryRun: false,
+} as const satisfies Route;
+
+/** POST /domain/dkim/set-algorithm-1.0: rotate to a new DKIM key with the given algorithm. */
+export const dkimSetAlgorithm = {
+  id: 'dkim-set-algorithm',
+  method: 'POST',
+  path: '/domain/dkim/set-algorithm-1.0',
+  public: false,
+  scopes: ['domains:write'],
+  dryRun: true,
+} as const satisfies Route;
+
+/** The routes of this wing: the route table (shared/routes.ts) lists them. */
+export const domainsRoutes = [dkimStatus, dkimSetAlgorithm] as const;
+
+/**
+ * What the OpenAPI document, the stack (descriptions, alarms, IAM) and the local host derive of each
+ * route: its summary, schemas, own errors, examples and what its function may touch. No function
+ * imports it, so it stays out of every bundle.
+ */
+export const domainsRouteDetails = {
+  'dkim-status': {
+    summary: 'DKIM configuration, keys and DNS status of a domain',
+    tag: 'domains',
+    // Reads keys and does DNS lookups; never sees private keys.
+    access: { table: 'read' },
+    request: dkimStatusRequest,
+    requestIn: 'query',
+    response: dkimStatusResponse,
+    // 112: the domain is not on the platform for this account (spec 7.3, rule 1).
+    errors: [Code.NotFound],
+    examples: {
+      request: { domain: { summary: 'A registered domain', value: { domain: 'example.test' } } },
+      response: {
+        active: {
+          summary: 'An active, published RSA key',
+          value: {
+            svc_config: {
+              dkim_enabled: true,
+              dkim_algorithm: 'rsa-sha256',
+              dkim_selector: 'rsa-20261122-3f9a1c',
+              dkim_dns_status: 'verified',
+            },
+            dkim_keys: [
+              {
+                selector: 'rsa-20261122-3f9a1c',
+                algorithm: 'rsa-sha256',
+                dns_name: 'rsa-20261122-3f9a1c._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+                dns_value_chunks: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'],
+                status: 'active',
+                created_at: at,
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  'dkim-set-algorithm': {
+    summary: 'Rotate to a new DKIM key with the given algorithm',
+    tag: 'domains',
+    // Creates a key pair and stores the private key encrypted with the KMS key.
+    access: { table: 'write', dkimKey: 'encrypt' },
+    request: dkimSetAlgorithmRequest,
+    requestIn: 'body',
+    response: dkimSetAlgorithmResponse,
+    // 112: unknown domain; 5: the key switch is one transaction. (115, which every route can answer,
+    // also when the domain got 10 new keys in 24 hours: docs/dkim.md, "Bounds".)
+    errors: [Code.CommitFailed, Code.NotFound],
+    examples: {
+      request: {
+        ed25519: {
+          summary: 'Rotate to an Ed25519 key',
+          value: { domain: 'example.test', algorithm: 'ed25519-sha256' },
+        },
+      },
+      response: {
+        rotated: {
+          summary: 'Rotated',
+          value: {
+            svc_config: { dkim_algorithm: 'ed25519-sha256', dkim_enabled: true },
+            dkim_keys: [
+              {
+                selector: 'ed25519-20261122-7b2e4d',
+                algorithm: 'ed25519-sha256',
+                dns_name: 'ed25519-20261122-7b2e4d._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=',
+                dns_value_chunks: ['v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo='],
+                status: 'active',
+                created_at: at,
+              },
+              {
+                selector: 'rsa-20261122-3f9a1c',
+                algorithm: 'rsa-sha256',
+                dns_name: 'rsa-20261122-3f9a1c._domainkey.example.test',
+                dns_type: 'TXT',
+                dns_value: 'v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA',
+                dns_value_chunks: ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'],
+                status: 'retired',
+                created_at: at,
+                retired_at: at,
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+} as const satisfies RouteDetailsOf<(typeof domainsRoutes)[number]>;

@@ -1,0 +1,72 @@
+import type { $ZodType } from 'zod/v4/core';
+import type { AccessNeeds } from '../access.ts';
+import type { Scope } from '../auth/scopes.ts';
+import type { ErrorCode } from '../errors/catalogue.ts';
+
+/**
+ * A route, declared once in its wing's routes.ts: what the chain needs at run time (this interface,
+ * imported by the route's handler) and, beside it in the same file, its `RouteDetails`, which the
+ * OpenAPI document, the stack, IAM and the local host derive from and no function bundles.
+ */
+export type HttpMethod = 'GET' | 'POST';
+
+export interface Route {
+  /** Also the function's folder: functions/<id>/handler.ts. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly public: boolean;
+  readonly scopes: readonly Scope[];
+  readonly dryRun: boolean;
+}
+
+/** The OpenAPI tag a route is listed under. */
+export type RouteTag =
+  | 'messages'
+  | 'stats'
+  | 'domains'
+  | 'avatars'
+  | 'service'
+  | 'suppressions'
+  | 'webhooks'
+  | 'templates'
+  | 'inbound';
+
+export interface Example {
+  summary: string;
+  /** A body (requestIn 'body'), the query parameters (requestIn 'query') or the `data` member. */
+  value: unknown;
+}
+
+export interface HeaderParameter {
+  name: string;
+  description: string;
+  required: boolean;
+  schema: Record<string, unknown>;
+  example: string;
+}
+
+/**
+ * What is said of a route besides what the chain needs: its summary and tag, what its function may
+ * touch (`access`), its schedule, and its contract: the zod schemas of its request and of its success
+ * response (the `data` member of the envelope; the OpenAPI generator wraps it), its own error codes
+ * beyond those the chain derives (gateway, auth, scopes, dry run, JSON, validation), and examples,
+ * which test/integration/openapi.test.ts checks against the schemas.
+ */
+export type RouteDetails = {
+  summary: string;
+  tag: RouteTag;
+  access: AccessNeeds;
+  /** Also invoked on a schedule (EventBridge on AWS, a timer locally), every so many minutes. */
+  schedule?: { everyMinutes: number };
+  response?: $ZodType;
+  errors?: readonly ErrorCode[];
+  /** Request headers the route reads besides Authorization. */
+  headers?: readonly HeaderParameter[];
+  examples?: { request?: Record<string, Example>; response?: Record<string, Example> };
+  /** The success body is not the `{"data": …}` envelope (the OpenAPI document itself). */
+  raw?: { description: string };
+} & ({ request?: undefined; requestIn?: undefined } | { request: $ZodType; requestIn: 'body' | 'query' });
+
+/** The details of each route of a list, keyed by route id. */
+export type RouteDetailsOf<R extends Route> = Record<R['id'], RouteDetails>;
