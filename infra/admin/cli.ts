@@ -200,7 +200,7 @@ async function suppressions(action: string | undefined, args: string[], given: O
   return `suppressed ${result.added} new address(es) for account ${account}; ${result.existing} already listed (${seconds} s)`;
 }
 
-/** The one-off move to listing lanes and watch entries (docs/decisions.md). */
+/** The one-off move to listing lanes and watch entries (docs/decisions/0020-watch-entries.md). */
 async function messages(action: string | undefined, args: string[], given: Options): Promise<string> {
   if (action !== 'migrate-layout') {
     throw new UsageError(

@@ -20,7 +20,7 @@ import { lambdaContext } from './lambda-context.ts';
  * in `batchItemFailures`, and leave the rest (or the whole batch, when the function throws) to the
  * visibility timeout and, after maxReceiveCount, the queue's redrive to its dead-letter queue.
  *
- * Fairness (docs/decisions.md, "Multi-tenant fairness"): like an SQS fair queue, fauxqs (patched)
+ * Fairness (docs/decisions/0024-multi-tenant-fairness.md): like an SQS fair queue, fauxqs (patched)
  * hands out first the messages of the tenant with the fewest in flight, so a quiet tenant's message
  * comes out in the first receive after it arrives, however long a noisy tenant's backlog. Lambda's
  * invocations are the other half: this loop keeps receiving (up to `maxWaiting` messages, kept

@@ -1,5 +1,5 @@
 /**
- * The local stand-in for an SQS fair queue in front of a Lambda event source mapping (docs/decisions.md,
+ * The local stand-in for an SQS fair queue in front of a Lambda event source mapping (docs/decisions/0024-multi-tenant-fairness.md,
  * "Multi-tenant fairness"). The queue emulator receives fairly (the tenant with the fewest messages
  * in flight first); the local event-source loop receives into this scheduler, which decides which
  * tenant's messages take the invocation slots, by the rule SQS fair queues follow: a tenant with

@@ -118,7 +118,7 @@ export class ServiceFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: bundlingFor(entryOf(props.functionId), projectRoot),
-      // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions.md).
+      // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions/0012-observability.md).
       tracing: lambda.Tracing.ACTIVE,
     });
     // The log statement must exist before the function, or its first start cannot log.

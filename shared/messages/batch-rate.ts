@@ -3,7 +3,7 @@ import { accountBudgetVerdict, chargeMessages } from '../platform/middleware/rat
 import { chargeMessageBudget } from '../platform/rate-limit/message-budget-store.ts';
 
 /**
- * Rate limits count messages (docs/decisions.md, "Rate limit"): a batch of `messages` pays one token
+ * Rate limits count messages (docs/decisions/0005-account-message-budget.md): a batch of `messages` pays one token
  * per message, once the body's list is read (dry runs and replays too), in two places:
  * - the account's budget shared by every function instance (one conditional write per batch): a
  *   batch is admitted while it holds a whole token and may take it into debt; when it does not, the

@@ -146,7 +146,7 @@ export const messagesRouteDetails = {
     tag: 'messages',
     // The same for up to 500 messages at once, with BatchWriteItem and SendMessageBatch; reads the
     // parts of the templates its messages are rendered from; charges the account's message budget
-    // (one UpdateItem of `RATE#<account>` per batch, docs/decisions.md "Rate limit").
+    // (one UpdateItem of `RATE#<account>` per batch, docs/decisions/0005-account-message-budget.md).
     access: {
       table: 'write-batch',
       queue: 'send',

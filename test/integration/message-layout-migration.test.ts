@@ -21,7 +21,7 @@ import { forceStatus, rawItem } from '../support/messages.ts';
 /*
  * Tables written by releases before listing lanes and watch entries hold `sent` and `delivered`
  * messages listed under their status, and in-flight messages on `INFLIGHT#<n>` with no listing
- * entry. `npm run admin -- messages migrate-layout` moves them once (docs/decisions.md); the
+ * entry. `npm run admin -- messages migrate-layout` moves them once (docs/decisions/0020-watch-entries.md); the
  * dispatcher drains `INFLIGHT#<n>` meanwhile. Messages are written here in the old layout.
  */
 useHostEnvironment();

@@ -19,7 +19,7 @@ import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /*
- * Multi-tenant fairness on the local host (docs/decisions.md, "Multi-tenant fairness").
+ * Multi-tenant fairness on the local host (docs/decisions/0024-multi-tenant-fairness.md).
  *
  * Webhooks: tenant A keeps FAIRNESS_EVENTS events (200 in `npm test`, 1,000 in `npm run
  * test:reliability`) pending against four endpoints of its own: one that answers after 14 s, one that

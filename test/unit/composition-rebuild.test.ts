@@ -7,7 +7,7 @@ import { testSigningKey, verifyDkimOffline } from '../support/dkim-offline.ts';
 
 /*
  * The content route rebuilds a sent message from its composition record instead of storing it
- * (docs/decisions.md, "Message content and statistics"): composing again with the same time, keys
+ * (docs/decisions/0036-message-content-rebuilt.md): composing again with the same time, keys
  * and relay must give the same bytes, for every kind of content and both signing algorithms.
  */
 const message = (uuid: string, kind: ComposableMessage['content_kind']): ComposableMessage => ({

@@ -509,8 +509,7 @@ export async function deferWatch(entry: WorkEntry, watchAtMs: number): Promise<b
  * Dispatcher, for one release after the watch entries replaced the in-flight index: moves a message
  * still on `INFLIGHT#<n>` to its listing lane and, in flight, to its watch entry (at `watchAtMs`);
  * a settled one (settled by this release, which leaves the work index alone) just leaves the old
- * index. Conditional on it still being there with the status read (docs/decisions.md, "Listing
- * lanes and watch entries"). False when it was not.
+ * index. Conditional on it still being there with the status read (docs/decisions/0020-watch-entries.md). False when it was not.
  */
 export async function adoptLegacyInFlight(
   message: Pick<DeliveryMessage, 'message_uuid' | 'account_id' | 'created_at' | 'status' | 'gsi3pk'>,

@@ -80,7 +80,7 @@ export interface ContentBodies extends BodyRanges {
  * Compressed bodies up to this many bytes go to the content item. It is written once (1 write
  * unit per KB) and read once; an S3 PUT costs as much as 8 write units and its GET as 3 read units,
  * so up to 6 KB the item is the cheaper store, and it keeps every item far below DynamoDB's 400 KB
- * (docs/decisions.md). Bodies are never inline in the message item, which is rewritten at every
+ * (docs/decisions/0018-message-storage.md). Bodies are never inline in the message item, which is rewritten at every
  * status change and would pay for them each time.
  */
 export const contentItemLimit = 6 * 1024;

@@ -142,7 +142,7 @@ export function searchEntriesOf(message: SearchableMessage): Array<{ pk: string;
  * Where a message's content item is: at its first search entry's key (its first recipient's), so
  * that the one write that stores its small bodies also files it under that recipient, and a
  * two-recipient message pays one write unit for its search entries instead of two
- * (docs/decisions.md, "Tags, metadata, search and batch"). Fixed by the message for its whole
+ * (docs/decisions/0034-tags-metadata-search.md). Fixed by the message for its whole
  * life: its account, creation time, uuid and first recipient never change.
  */
 export function contentKeyOf(message: SearchableMessage): { pk: string; sk: string } {

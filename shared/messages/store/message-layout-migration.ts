@@ -10,7 +10,7 @@ import { acceptedLane, acceptedLaneStatuses, isInFlight, messageIndexAttributes 
 
 /**
  * The one-off move of messages written by releases before listing lanes and watch entries
- * (docs/decisions.md, "Listing lanes and watch entries"): a `sent` or `delivered` message listed
+ * (docs/decisions/0020-watch-entries.md): a `sent` or `delivered` message listed
  * under its status (`STATUS#<account>#sent#<s>`) moves to its account's accepted lane; a `queued`
  * or `processing` one on the in-flight index (`INFLIGHT#<n>`, no listing entry) gets its lane and a
  * watch entry, as a message queued now would (the dispatcher drains those too, but the command

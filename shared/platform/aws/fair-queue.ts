@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The tenant of a queue message, for SQS fair queues (docs/decisions.md, "Multi-tenant fairness"):
+ * The tenant of a queue message, for SQS fair queues (docs/decisions/0024-multi-tenant-fairness.md):
  * every message sent to the send queue and the webhook queue carries its account as
  * `MessageGroupId`, so SQS serves a quiet account's messages ahead of a noisy account's backlog
  * (a standard queue with group ids is a fair queue; order and throughput stay those of a standard

@@ -36,7 +36,7 @@ export interface ChainOptions<TInput> {
 }
 
 /**
- * Builds the Middy chain in the order of docs/decisions.md: [Powertools Logger context and
+ * Builds the Middy chain in the order of docs/decisions/0002-order-of-the-checks.md: [Powertools Logger context and
  * Metrics flush] → envelope (request id, errors, request log line, latency) →
  * network rule → rate limit → [auth → scopes] → dry-run guard → JSON body → validation → action.
  */

@@ -5,7 +5,7 @@ import type { Route } from './route.ts';
 /**
  * A handler for a public route: no token, so neither jose nor the database is bundled, and no
  * Powertools either: these functions log and time requests through log.ts's lean writers, which keep
- * health and GET keepalive within their 20 KB budget (docs/decisions.md).
+ * health and GET keepalive within their 20 KB budget (docs/decisions/0010-bundle-budget.md).
  */
 export function publicHandler<TInput = undefined>(
   route: Route,

@@ -107,7 +107,7 @@ export function accountRateLimit(): Middleware {
 }
 
 /**
- * Rate limits count messages, not requests (docs/decisions.md, "Rate limit"): a request that
+ * Rate limits count messages, not requests (docs/decisions/0005-account-message-budget.md): a request that
  * carries `messages` messages (a batch) was admitted with the one token every request takes, and
  * pays here for the others, which may take the account's bucket into debt; its next requests wait
  * (115) until the refill has paid it back. A request without a verified account is not charged.

@@ -15,7 +15,7 @@ import {
 import type { BucketDecision } from './token-bucket.ts';
 
 /**
- * The account-wide message budget of batches (docs/decisions.md, "Rate limit"; the arithmetic in
+ * The account-wide message budget of batches (docs/decisions/0005-account-message-budget.md; the arithmetic in
  * shared/platform/rate-limit/message-budget.ts): one item per account (`RATE#<account>`, attributes `tat` and
  * `expires_at`), charged with one conditional UpdateItem per batch request whatever its size, so
  * every function instance draws from the same budget.

@@ -1,7 +1,7 @@
 import type { BucketDecision } from './token-bucket.ts';
 
 /**
- * The account-wide message budget of batches (docs/decisions.md, "Rate limit"): the same bucket as
+ * The account-wide message budget of batches (docs/decisions/0005-account-message-budget.md): the same bucket as
  * `TokenBuckets` (`rate` messages a second refill up to `burst`), kept as one number in one table
  * item per account so that every function instance draws from it. Pure: time is passed in, and the
  * repository (shared/platform/rate-limit/message-budget-store.ts) turns each step into one conditional write.

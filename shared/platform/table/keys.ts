@@ -46,7 +46,7 @@ export const workShardOf = (messageUuid: string): number => stableHash(messageUu
 
 /**
  * The work shard of the in-flight index of earlier releases (`INFLIGHT#<n>`), which the dispatcher
- * drains into watch entries (docs/decisions.md, "Listing lanes and watch entries").
+ * drains into watch entries (docs/decisions/0020-watch-entries.md).
  */
 export const legacyInFlightShardOf = (accountId: string, accountShard: number): number =>
   (stableHash(accountId) + accountShard) % shardCount.work;
@@ -54,7 +54,7 @@ export const legacyInFlightShardOf = (accountId: string, accountShard: number): 
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
   /**
-   * An account's message budget for batches (docs/decisions.md, "Rate limit"): one small item, one
+   * An account's message budget for batches (docs/decisions/0005-account-message-budget.md): one small item, one
    * conditional write per batch request (never per message), shared by every function instance.
    */
   messageBudget: (accountId: string) => ({ pk: `RATE#${accountId}`, sk: 'RATE' }),

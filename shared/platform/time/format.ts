@@ -2,7 +2,7 @@ import { serverTimeZone } from '../config/time.ts';
 
 /*
  * Time zones come from the ICU database built into Node (Intl), the same data date libraries such
- * as Luxon wrap; using it directly keeps the public functions' bundles small (docs/decisions.md).
+ * as Luxon wrap; using it directly keeps the public functions' bundles small (docs/decisions/0013-dates-and-time-zones.md).
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
