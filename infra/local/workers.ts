@@ -1,12 +1,17 @@
-import { deadLetterWorker, inboundQueueWorker, sendQueueWorker } from './delivery-workers.ts';
 import { inboundMailWorker } from './inbound-mail-server.ts';
+import {
+  deadLetterWorker,
+  inboundQueueWorker,
+  sendQueueWorker,
+  webhookQueueWorker,
+} from './queue-workers.ts';
 import { schedulesWorker } from './scheduled-routes.ts';
 import { smtpSinkWorker } from './smtp-sink.ts';
-import { countingStreamWorker, tableStreamWorker, webhookQueueWorker } from './webhook-workers.ts';
+import { countingStreamWorker, tableStreamWorker } from './table-stream-workers.ts';
 
 /**
- * Background pieces of the local host that stand in for AWS event sources: the SQS → sender
- * event-source loop, schedules, the recipients' SMTP server. Each area adds its worker here.
+ * Background pieces of the local host that stand in for AWS: the queues' and the table stream's
+ * event source mappings, schedules, the recipients' SMTP server and SES's inbound MX.
  */
 export interface LocalWorkerContext {
   dataDir: string;

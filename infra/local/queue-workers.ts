@@ -1,10 +1,11 @@
-import { inboundQueueDefinition, queueDefinition } from '../resources/definitions.ts';
+import { inboundQueueDefinition, queueDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
 import { type EventSource, startEventSource } from './event-source.ts';
 import type { LocalWorker } from './workers.ts';
 
 /**
- * The delivery pipeline's stand-ins for AWS event sources: the send queue → sender mapping and the
- * dead-letter queue → dead-letter mapping. The dispatcher's schedule is in scheduled-routes.ts.
+ * The queues' stand-ins for Lambda's SQS event source mappings: send queue → sender, dead-letter
+ * queue → dead-letter, inbound queue → inbound, webhook queue → webhook-delivery. The dispatcher's
+ * schedule is in scheduled-routes.ts; the table stream's consumers in table-stream-workers.ts.
  */
 const report = (what: string) => (error: unknown) => {
   if ((error as { name?: string }).name === 'AbortError') return;
@@ -75,3 +76,26 @@ export const inboundQueueWorker = (): LocalWorker =>
     batchSize: inboundQueueDefinition.batchSize,
     timeoutMs: inboundQueueDefinition.functionTimeoutSeconds * 1000,
   });
+
+/** The webhook queue → webhook-delivery mapping (docs/webhooks.md, "Local host"). */
+export const webhookQueueWorker = (): LocalWorker => {
+  let source: EventSource | undefined;
+  return {
+    name: 'webhook queue → webhook-delivery',
+    async start({ env }) {
+      source = startEventSource({
+        queueUrl: env.WEBHOOK_QUEUE_URL as string,
+        functionId: 'webhook-delivery',
+        // Four at once, one of them kept for accounts with nothing running (fair-dispatch.ts), like
+        // the stack's capped concurrency of the delivery function.
+        pollers: webhookQueueDefinition.localConcurrency,
+        waitTimeSeconds: 1,
+        timeoutMs: webhookQueueDefinition.deliveryTimeoutSeconds * 1000,
+        onError: report('webhook-delivery event source'),
+      });
+    },
+    async stop() {
+      await source?.stop();
+    },
+  };
+};

@@ -1,13 +1,11 @@
 import { join } from 'node:path';
-import { countingStreamDefinition, webhookQueueDefinition } from '../resources/definitions.ts';
-import { type EventSource, startEventSource } from './event-source.ts';
+import { countingStreamDefinition } from '../resources/definitions.ts';
 import { type StreamSource, startStreamSource } from './stream-source.ts';
 import type { LocalWorker } from './workers.ts';
 
 /**
- * The table stream's consumers and the webhook pipeline's stand-ins for AWS event sources
- * (docs/webhooks.md, "Local host"): the table stream → webhook-fanout and → stats-counter pollers
- * (what the Lambda event source mappings do on AWS), and the webhook queue → webhook-delivery mapping.
+ * The table stream's consumers (docs/webhooks.md, "Local host"; docs/stats.md): the table stream →
+ * webhook-fanout and → stats-counter pollers, what the Lambda event source mappings do on AWS.
  */
 const report = (what: string) => (error: unknown) => {
   if ((error as { name?: string }).name === 'AbortError') return;
@@ -53,25 +51,3 @@ export const countingStreamWorker = (): LocalWorker =>
     tumblingWindowSeconds: countingStreamDefinition.tumblingWindowSeconds,
     timeoutMs: countingStreamDefinition.timeoutSeconds * 1000,
   });
-
-export const webhookQueueWorker = (): LocalWorker => {
-  let source: EventSource | undefined;
-  return {
-    name: 'webhook queue → webhook-delivery',
-    async start({ env }) {
-      source = startEventSource({
-        queueUrl: env.WEBHOOK_QUEUE_URL as string,
-        functionId: 'webhook-delivery',
-        // Four at once, one of them kept for accounts with nothing running (fair-dispatch.ts), like
-        // the stack's capped concurrency of the delivery function.
-        pollers: webhookQueueDefinition.localConcurrency,
-        waitTimeSeconds: 1,
-        timeoutMs: webhookQueueDefinition.deliveryTimeoutSeconds * 1000,
-        onError: report('webhook-delivery event source'),
-      });
-    },
-    async stop() {
-      await source?.stop();
-    },
-  };
-};
