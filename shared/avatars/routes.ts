@@ -1,27 +1,10 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at } from '../platform/schemas/examples.ts';
 import { avatarGetRequest, avatarGetResponse, keepaliveRunRequest, keepaliveRunResponse } from './schemas.ts';
 
-/** POST /keepalive-1.0: run avatar housekeeping. */
-export const keepaliveRun = {
-  id: 'keepalive-run',
-  method: 'POST',
-  path: '/keepalive-1.0',
-  public: false,
-  scopes: ['keepalive:run'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** GET /avatar/get-1.0: avatar image URL for an e-mail address. */
-export const avatarGet = {
-  id: 'avatar-get',
-  method: 'GET',
-  path: '/avatar/get-1.0',
-  public: false,
-  scopes: ['avatars:read'],
-  dryRun: false,
-} as const satisfies Route;
+export const keepaliveRun = route('keepalive-run', 'POST /keepalive-1.0', ['keepalive:run']);
+export const avatarGet = route('avatar-get', 'GET /avatar/get-1.0', ['avatars:read']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const avatarsRoutes = [keepaliveRun, avatarGet] as const;

@@ -1,17 +1,11 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { uuid } from '../platform/schemas/examples.ts';
 import { messageContentRequest, messageContentResponse } from './schemas.ts';
 
-/** POST /message/content-1.0: the content of one message: subject, bodies, headers, attachments and the signed message. */
-export const messageContent = {
-  id: 'message-content',
-  method: 'POST',
-  path: '/message/content-1.0',
-  public: false,
-  scopes: ['messages:read_content'],
-  dryRun: false,
-} as const satisfies Route;
+export const messageContent = route('message-content', 'POST /message/content-1.0', [
+  'messages:read_content',
+]);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const deliveryRoutes = [messageContent] as const;

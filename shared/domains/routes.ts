@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at } from '../platform/schemas/examples.ts';
 import {
   dkimSetAlgorithmRequest,
@@ -8,25 +8,13 @@ import {
   dkimStatusResponse,
 } from './dkim/schemas.ts';
 
-/** GET /domain/dkim/status-1.0: dKIM configuration, keys and DNS status of a domain. */
-export const dkimStatus = {
-  id: 'dkim-status',
-  method: 'GET',
-  path: '/domain/dkim/status-1.0',
-  public: false,
-  scopes: ['domains:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /domain/dkim/set-algorithm-1.0: rotate to a new DKIM key with the given algorithm. */
-export const dkimSetAlgorithm = {
-  id: 'dkim-set-algorithm',
-  method: 'POST',
-  path: '/domain/dkim/set-algorithm-1.0',
-  public: false,
-  scopes: ['domains:write'],
-  dryRun: true,
-} as const satisfies Route;
+export const dkimStatus = route('dkim-status', 'GET /domain/dkim/status-1.0', ['domains:read']);
+export const dkimSetAlgorithm = route(
+  'dkim-set-algorithm',
+  'POST /domain/dkim/set-algorithm-1.0',
+  ['domains:write'],
+  { dryRun: true },
+);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const domainsRoutes = [dkimStatus, dkimSetAlgorithm] as const;

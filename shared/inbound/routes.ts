@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at, inboundExampleId } from '../platform/schemas/examples.ts';
 import { inboundExampleSummary } from './examples.ts';
 import {
@@ -9,25 +9,8 @@ import {
   inboundQueryResponse,
 } from './schemas.ts';
 
-/** POST /inbound/query-1.0: one received message in full, or a filtered page of received mail. */
-export const inboundQuery = {
-  id: 'inbound-query',
-  method: 'POST',
-  path: '/inbound/query-1.0',
-  public: false,
-  scopes: ['inbound:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /inbound/delete-1.0: delete a received message and its stored content. */
-export const inboundDelete = {
-  id: 'inbound-delete',
-  method: 'POST',
-  path: '/inbound/delete-1.0',
-  public: false,
-  scopes: ['inbound:write'],
-  dryRun: false,
-} as const satisfies Route;
+export const inboundQuery = route('inbound-query', 'POST /inbound/query-1.0', ['inbound:read']);
+export const inboundDelete = route('inbound-delete', 'POST /inbound/delete-1.0', ['inbound:write']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const inboundRoutes = [inboundQuery, inboundDelete] as const;

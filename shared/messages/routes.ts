@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at, otherUuid, uuid } from '../platform/schemas/examples.ts';
 import {
   messageAddRequest,
@@ -12,45 +12,14 @@ import {
   messageQueryResponse,
 } from './schemas.ts';
 
-/** POST /message/add-1.0: accept a message for sending, or release/cancel a held one. */
-export const messageAdd = {
-  id: 'message-add',
-  method: 'POST',
-  path: '/message/add-1.0',
-  public: false,
-  scopes: ['messages:send'],
+export const messageAdd = route('message-add', 'POST /message/add-1.0', ['messages:send'], { dryRun: true });
+export const messageBatch = route('message-batch', 'POST /message/batch-1.0', ['messages:send'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /message/batch-1.0: accept up to 500 messages in one request. */
-export const messageBatch = {
-  id: 'message-batch',
-  method: 'POST',
-  path: '/message/batch-1.0',
-  public: false,
-  scopes: ['messages:send'],
+});
+export const messageQuery = route('message-query', 'POST /message/query-1.0', ['messages:read']);
+export const messageDelete = route('message-delete', 'POST /message/delete-1.0', ['messages:delete'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /message/query-1.0: one message in full, or a filtered page of messages. */
-export const messageQuery = {
-  id: 'message-query',
-  method: 'POST',
-  path: '/message/query-1.0',
-  public: false,
-  scopes: ['messages:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /message/delete-1.0: delete messages that have not been sent. */
-export const messageDelete = {
-  id: 'message-delete',
-  method: 'POST',
-  path: '/message/delete-1.0',
-  public: false,
-  scopes: ['messages:delete'],
-  dryRun: true,
-} as const satisfies Route;
+});
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const messagesRoutes = [messageAdd, messageBatch, messageQuery, messageDelete] as const;

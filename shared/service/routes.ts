@@ -1,36 +1,10 @@
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at } from '../platform/schemas/examples.ts';
 import { healthResponse, keepaliveStatusResponse } from './schemas.ts';
 
-/** GET /health: service health and the caller address. */
-export const health = {
-  id: 'health',
-  method: 'GET',
-  path: '/health',
-  public: true,
-  scopes: [],
-  dryRun: false,
-} as const satisfies Route;
-
-/** GET /keepalive-1.0: uptime probe. */
-export const keepaliveStatus = {
-  id: 'keepalive-status',
-  method: 'GET',
-  path: '/keepalive-1.0',
-  public: true,
-  scopes: [],
-  dryRun: false,
-} as const satisfies Route;
-
-/** GET /openapi.json: this API as an OpenAPI 3.0 document. */
-export const openapi = {
-  id: 'openapi',
-  method: 'GET',
-  path: '/openapi.json',
-  public: true,
-  scopes: [],
-  dryRun: false,
-} as const satisfies Route;
+export const health = route('health', 'GET /health', [], { public: true });
+export const keepaliveStatus = route('keepalive-status', 'GET /keepalive-1.0', [], { public: true });
+export const openapi = route('openapi', 'GET /openapi.json', [], { public: true });
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const serviceRoutes = [health, keepaliveStatus, openapi] as const;

@@ -1,15 +1,7 @@
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { statsQueryRequest, statsQueryResponse } from './schemas.ts';
 
-/** POST /stats/query-1.0: hourly or daily counts of your messages by status, with bounce and complaint rates. */
-export const statsQuery = {
-  id: 'stats-query',
-  method: 'POST',
-  path: '/stats/query-1.0',
-  public: false,
-  scopes: ['messages:read'],
-  dryRun: false,
-} as const satisfies Route;
+export const statsQuery = route('stats-query', 'POST /stats/query-1.0', ['messages:read']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const statsRoutes = [statsQuery] as const;

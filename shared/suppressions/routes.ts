@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at, otherUuid, uuid } from '../platform/schemas/examples.ts';
 import {
   suppressionAddRequest,
@@ -10,35 +10,18 @@ import {
   suppressionQueryResponse,
 } from './schemas.ts';
 
-/** POST /suppression/query-1.0: one address of your suppression list, or a filtered page of it. */
-export const suppressionQuery = {
-  id: 'suppression-query',
-  method: 'POST',
-  path: '/suppression/query-1.0',
-  public: false,
-  scopes: ['suppressions:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /suppression/add-1.0: suppress addresses for your account. */
-export const suppressionAdd = {
-  id: 'suppression-add',
-  method: 'POST',
-  path: '/suppression/add-1.0',
-  public: false,
-  scopes: ['suppressions:write'],
+export const suppressionQuery = route('suppression-query', 'POST /suppression/query-1.0', [
+  'suppressions:read',
+]);
+export const suppressionAdd = route('suppression-add', 'POST /suppression/add-1.0', ['suppressions:write'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /suppression/delete-1.0: remove addresses from your suppression list. */
-export const suppressionDelete = {
-  id: 'suppression-delete',
-  method: 'POST',
-  path: '/suppression/delete-1.0',
-  public: false,
-  scopes: ['suppressions:write'],
-  dryRun: true,
-} as const satisfies Route;
+});
+export const suppressionDelete = route(
+  'suppression-delete',
+  'POST /suppression/delete-1.0',
+  ['suppressions:write'],
+  { dryRun: true },
+);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const suppressionsRoutes = [suppressionQuery, suppressionAdd, suppressionDelete] as const;

@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at } from '../platform/schemas/examples.ts';
 import {
   templateAddRequest,
@@ -16,65 +16,20 @@ import {
   templateUpdateResponse,
 } from './schemas.ts';
 
-/** POST /template/add-1.0: add a template with its first version (a draft). */
-export const templateAdd = {
-  id: 'template-add',
-  method: 'POST',
-  path: '/template/add-1.0',
-  public: false,
-  scopes: ['templates:write'],
+export const templateAdd = route('template-add', 'POST /template/add-1.0', ['templates:write'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /template/update-1.0: make a new draft version of a template, or rename it. */
-export const templateUpdate = {
-  id: 'template-update',
-  method: 'POST',
-  path: '/template/update-1.0',
-  public: false,
-  scopes: ['templates:write'],
+});
+export const templateUpdate = route('template-update', 'POST /template/update-1.0', ['templates:write'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /template/publish-1.0: make a version of a template the live one (an older one: rollback). */
-export const templatePublish = {
-  id: 'template-publish',
-  method: 'POST',
-  path: '/template/publish-1.0',
-  public: false,
-  scopes: ['templates:write'],
+});
+export const templatePublish = route('template-publish', 'POST /template/publish-1.0', ['templates:write'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /template/query-1.0: one template with a version in full, or a page of your templates. */
-export const templateQuery = {
-  id: 'template-query',
-  method: 'POST',
-  path: '/template/query-1.0',
-  public: false,
-  scopes: ['templates:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /template/delete-1.0: delete a template with all its versions. */
-export const templateDelete = {
-  id: 'template-delete',
-  method: 'POST',
-  path: '/template/delete-1.0',
-  public: false,
-  scopes: ['templates:write'],
+});
+export const templateQuery = route('template-query', 'POST /template/query-1.0', ['templates:read']);
+export const templateDelete = route('template-delete', 'POST /template/delete-1.0', ['templates:write'], {
   dryRun: true,
-} as const satisfies Route;
-
-/** POST /template/render-1.0: render a template or inline parts over a model (the editor's preview). */
-export const templateRender = {
-  id: 'template-render',
-  method: 'POST',
-  path: '/template/render-1.0',
-  public: false,
-  scopes: ['templates:read'],
-  dryRun: false,
-} as const satisfies Route;
+});
+export const templateRender = route('template-render', 'POST /template/render-1.0', ['templates:read']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const templatesRoutes = [

@@ -1,5 +1,5 @@
 import { Code } from '../platform/errors/catalogue.ts';
-import type { Route, RouteDetailsOf } from '../platform/http/route.ts';
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at, eventExampleId, webhookExampleId } from '../platform/schemas/examples.ts';
 import {
   webhookAddRequest,
@@ -13,55 +13,13 @@ import {
   webhookRotateSecretResponse,
 } from './schemas.ts';
 
-/** POST /webhook/add-1.0: add a webhook endpoint; the answer carries its signing secret. */
-export const webhookAdd = {
-  id: 'webhook-add',
-  method: 'POST',
-  path: '/webhook/add-1.0',
-  public: false,
-  scopes: ['webhooks:write'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /webhook/query-1.0: your webhook endpoints, or one with its latest delivery attempts. */
-export const webhookQuery = {
-  id: 'webhook-query',
-  method: 'POST',
-  path: '/webhook/query-1.0',
-  public: false,
-  scopes: ['webhooks:read'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /webhook/delete-1.0: delete a webhook endpoint. */
-export const webhookDelete = {
-  id: 'webhook-delete',
-  method: 'POST',
-  path: '/webhook/delete-1.0',
-  public: false,
-  scopes: ['webhooks:write'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /webhook/rotate-secret-1.0: rotate the signing secret of a webhook endpoint. */
-export const webhookRotateSecret = {
-  id: 'webhook-rotate-secret',
-  method: 'POST',
-  path: '/webhook/rotate-secret-1.0',
-  public: false,
-  scopes: ['webhooks:write'],
-  dryRun: false,
-} as const satisfies Route;
-
-/** POST /webhook/replay-1.0: deliver a past event to a webhook endpoint again. */
-export const webhookReplay = {
-  id: 'webhook-replay',
-  method: 'POST',
-  path: '/webhook/replay-1.0',
-  public: false,
-  scopes: ['webhooks:write'],
-  dryRun: false,
-} as const satisfies Route;
+export const webhookAdd = route('webhook-add', 'POST /webhook/add-1.0', ['webhooks:write']);
+export const webhookQuery = route('webhook-query', 'POST /webhook/query-1.0', ['webhooks:read']);
+export const webhookDelete = route('webhook-delete', 'POST /webhook/delete-1.0', ['webhooks:write']);
+export const webhookRotateSecret = route('webhook-rotate-secret', 'POST /webhook/rotate-secret-1.0', [
+  'webhooks:write',
+]);
+export const webhookReplay = route('webhook-replay', 'POST /webhook/replay-1.0', ['webhooks:write']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const webhooksRoutes = [

@@ -20,6 +20,20 @@ export interface Route {
   readonly dryRun: boolean;
 }
 
+/**
+ * Declares a route: `route('message-add', 'POST /message/add-1.0', ['messages:send'], { dryRun: true })`.
+ * Protected (a token with `scopes`) and without a dry run unless the options say otherwise.
+ */
+export function route<const Id extends string>(
+  id: Id,
+  endpoint: `${HttpMethod} /${string}`,
+  scopes: readonly Scope[],
+  options: { public?: boolean; dryRun?: boolean } = {},
+): Route & { readonly id: Id } {
+  const [method, path] = endpoint.split(' ') as [HttpMethod, string];
+  return { id, method, path, public: options.public ?? false, scopes, dryRun: options.dryRun ?? false };
+}
+
 /** The OpenAPI tag a route is listed under. */
 export type RouteTag =
   | 'messages'
