@@ -7,12 +7,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { writeInBatches } from '../../platform/aws/batch-write.ts';
 import { dynamo } from '../../platform/aws/dynamo.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { mapLimit } from '../../platform/concurrency/map-limit.ts';
 import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import { writeInBatches } from '../../platform/table/batch-write.ts';
 import { keys } from '../../platform/table/keys.ts';
 import { firstWatchAt } from '../config.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../model/message.ts';

@@ -1,9 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { writeInBatches } from '../../platform/aws/batch-write.ts';
 import { dynamo } from '../../platform/aws/dynamo.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import { writeInBatches } from '../../platform/table/batch-write.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { Suppression, SuppressionReason } from '../model/suppressions.ts';
 
