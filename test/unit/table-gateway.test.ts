@@ -7,10 +7,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterEach, beforeEach, describe, it } from 'vitest';
+import { deleteDomain, getDomain, putDomain } from '../../shared/domains/store/domains.ts';
 import { Code } from '../../shared/platform/errors/catalogue.ts';
 import { isServiceError } from '../../shared/platform/errors/service-error.ts';
 import { onLogLine } from '../../shared/platform/observability/log.ts';
 import * as table from '../../shared/platform/table/gateway.ts';
+import { memoryTable } from '../support/memory-table.ts';
 
 /**
  * The table gateway (shared/platform/table/gateway.ts) with its client replaced: what it sends,
@@ -341,5 +343,27 @@ describe('table gateway: faults keep the catalogue mapping', () => {
     );
     assert.equal(codeOf(await rejection(table.transact([]))), Code.DatabaseNotConfigured);
     assert.deepEqual(client.sent, []);
+  });
+});
+
+describe('a store on an in-memory table (no server)', () => {
+  it('the domains store registers a domain once, reads it and deletes it', async () => {
+    const memory = memoryTable();
+    table.useTableClient(memory);
+    assert.equal(await putDomain('Shop.Test.', 'acct-1', new Date('2026-11-22T09:00:00Z')), true);
+    assert.equal(await putDomain('shop.test', 'acct-2'), false, 'registered already');
+    assert.deepEqual(await getDomain('shop.test'), {
+      domain: 'shop.test',
+      accountId: 'acct-1',
+      createdAt: '2026-11-22T09:00:00.000Z',
+      receiving: false,
+    });
+    assert.equal(await deleteDomain('shop.test'), true);
+    assert.equal(await deleteDomain('shop.test'), false);
+    assert.equal(await getDomain('shop.test'), undefined);
+    assert.deepEqual(
+      memory.sent.map((request) => request.command),
+      ['PutCommand', 'PutCommand', 'GetCommand', 'DeleteCommand', 'DeleteCommand', 'GetCommand'],
+    );
   });
 });
