@@ -37,7 +37,6 @@ export {
   encodeState,
   type MessageState,
   plainStateAttributes,
-  readRawState,
   readState,
   sameState,
   stateAttribute,

@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   appendHistory,
   type ContentBodies,
@@ -12,7 +11,6 @@ import {
   messageIndexAttributes,
   partsAt,
   plainStateAttributes,
-  readRawState,
   readState,
   type StoredAttachment,
   sameState,
@@ -22,13 +20,10 @@ import {
   unpackBodies,
   watchEntryOf,
 } from '../../messages/index.ts';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import type { Address } from '../../platform/mail/addresses.ts';
 import { getObjectBytes } from '../../platform/objects/objects.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
-import { setAttributes, updateIf } from '../../platform/table/conditional-update.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { HistoryEntry, MessageStatus, Recipient } from '../model/status.ts';
 
@@ -106,12 +101,8 @@ export const dueAtOf = (dueAt: string | undefined): number =>
   dueAt === undefined ? Number.NaN : Date.parse(dueAt);
 
 export async function getDeliveryMessage(messageUuid: string): Promise<DeliveryMessage | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.message(messageUuid), ConsistentRead: true }),
-    ),
-  );
-  return result.Item === undefined ? undefined : toMessage(result.Item);
+  const item = await table.get(keys.message(messageUuid), { ConsistentRead: true });
+  return item === undefined ? undefined : toMessage(item);
 }
 
 interface Change {
@@ -188,31 +179,22 @@ async function change(
       names[`#r${position}`] = name;
       return `#r${position}`;
     });
-    try {
-      const result = await guarded('database', () =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.message(message.message_uuid),
-            UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
-            ConditionExpression: `attribute_exists(pk) AND (${spec.condition}) AND ${guard.condition}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return result.Attributes === undefined ? undefined : toMessage(result.Attributes);
-    } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      const old = (error as { Item?: Record<string, unknown> }).Item;
-      if (old === undefined) return undefined;
-      const fresh = readRawState(old);
-      // The state is as it was built from: the change's own condition failed.
-      if (sameState(fresh.stored, base.stored)) return undefined;
-      base = fresh;
-    }
+    const result = await table.update({
+      Key: keys.message(message.message_uuid),
+      UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+      ConditionExpression: `attribute_exists(pk) AND (${spec.condition}) AND ${guard.condition}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (result.outcome === 'applied')
+      return result.attributes === undefined ? undefined : toMessage(result.attributes);
+    if (result.item === undefined) return undefined;
+    const fresh = readState(result.item);
+    // The state is as it was built from: the change's own condition failed.
+    if (sameState(fresh.stored, base.stored)) return undefined;
+    base = fresh;
   }
   if (base === undefined) return undefined;
   throw new Error('the message kept changing; giving up this time');
@@ -467,8 +449,7 @@ export async function rearmWatch(
   watchAtMs: number,
 ): Promise<boolean> {
   const entry = watchEntryOf(message.message_uuid, dueAtIso(watchAtMs));
-  return updateIf({
-    TableName: tableName(),
+  const result = await table.update({
     Key: keys.message(message.message_uuid),
     UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
     ConditionExpression: `${message.gsi3sk === undefined ? 'attribute_not_exists(gsi3sk)' : 'gsi3sk = :seen'} AND #status IN (:queued, :processing)`,
@@ -481,6 +462,7 @@ export async function rearmWatch(
       ':processing': 'processing',
     },
   });
+  return result.outcome === 'applied';
 }
 
 /**
@@ -491,8 +473,8 @@ export async function rearmWatch(
  */
 export async function deferWatch(entry: WorkEntry, watchAtMs: number): Promise<boolean> {
   if (entry.gsi3pk === undefined || entry.gsi3sk === undefined) return false;
-  await updateIf({
-    TableName: tableName(),
+  // A failed condition: the entry was moved ahead by its writer meanwhile.
+  await table.update({
     Key: keys.message(entry.message_uuid),
     UpdateExpression: 'SET gsi3sk = :sk',
     ConditionExpression: 'gsi3pk = :pk AND gsi3sk = :seen',
@@ -523,9 +505,8 @@ export async function adoptLegacyInFlight(
     status: message.status,
     watch_at: dueAtIso(watchAtMs),
   });
-  const update = setAttributes(set);
-  return updateIf({
-    TableName: tableName(),
+  const update = table.setAttributes(set);
+  const result = await table.update({
     Key: keys.message(message.message_uuid),
     UpdateExpression: `${update.expression}${set.gsi3pk === undefined ? ' REMOVE gsi3pk, gsi3sk' : ''}`,
     // The lane follows the status read: a message whose status changed since is left for the next
@@ -538,6 +519,7 @@ export async function adoptLegacyInFlight(
       ':status': message.status,
     },
   });
+  return result.outcome === 'applied';
 }
 
 /**
@@ -622,19 +604,14 @@ export async function queryWork(
     condition += ' AND gsi3sk <= :until';
     values[':until'] = until;
   }
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi3',
-        KeyConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        Limit: options.limit,
-        ExclusiveStartKey: options.startKey,
-      }),
-    ),
-  );
-  const entries = result.Items ?? [];
+  const page = await table.query({
+    IndexName: 'gsi3',
+    KeyConditionExpression: condition,
+    ExpressionAttributeValues: values,
+    Limit: options.limit,
+    ExclusiveStartKey: options.startKey,
+  });
+  const entries = page.items;
   const items: DeliveryMessage[] = [];
   // An item that cannot be decoded (its state is corrupt) does not hold up the rest of the page.
   const unreadable: WorkEntry[] = [];
@@ -657,7 +634,7 @@ export async function queryWork(
     items,
     unreadable,
     ...(last === undefined ? {} : { lastKey: String(last.gsi3sk) }),
-    nextKey: result.LastEvaluatedKey,
+    nextKey: page.lastKey,
   };
 }
 
@@ -667,18 +644,13 @@ export async function queryWork(
  * shard without one has none.
  */
 export async function readDispatchMarks(): Promise<Map<number, number>> {
-  const page = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.dispatchMarks },
-        ConsistentRead: true,
-      }),
-    ),
-  );
+  const page = await table.query({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.dispatchMarks },
+    ConsistentRead: true,
+  });
   const marks = new Map<number, number>();
-  for (const item of page.Items ?? []) {
+  for (const item of page.items) {
     const shard = Number(String(item.sk).slice('WATCH#'.length));
     if (Number.isInteger(shard) && typeof item.at === 'number') marks.set(shard, item.at);
   }
@@ -690,14 +662,14 @@ export async function readDispatchMarks(): Promise<Map<number, number>> {
  * mark stays. False when the mark was already there or further.
  */
 export async function advanceDispatchMark(shard: number, atMs: number): Promise<boolean> {
-  return updateIf({
-    TableName: tableName(),
+  const result = await table.update({
     Key: keys.dispatchMark(shard),
     UpdateExpression: 'SET #at = :at',
     ConditionExpression: 'attribute_not_exists(#at) OR #at < :at',
     ExpressionAttributeNames: { '#at': 'at' },
     ExpressionAttributeValues: { ':at': atMs },
   });
+  return result.outcome === 'applied';
 }
 
 /** A message's bodies and attachments, as bytes. */
@@ -720,16 +692,9 @@ export async function readMessageContent(
 ): Promise<MessageBodies> {
   const content = message.content;
   if (content.store !== 's3') {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: contentKeyOf(message),
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    const bodies = result.Item as (ContentBodies & { pk: string }) | undefined;
+    const bodies = (await table.get(contentKeyOf(message), { ConsistentRead: true })) as
+      | (ContentBodies & { pk: string })
+      | undefined;
     if (bodies?.z === undefined)
       throw new MissingObjectError(`messages/${message.message_uuid}/content item`);
     return { ...unpackBodies(bodies), attachments: [] };

@@ -1,10 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { InboundItem } from '../model/inbound.ts';
 import { inboundIndexAttributes } from './inbound-index.ts';
@@ -28,34 +25,20 @@ const live = (raw: Record<string, unknown> | undefined): raw is Record<string, u
 
 /** Writes the item unless it exists (a notification processed twice); false when it did. */
 export async function putInbound(item: InboundItem): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.inbound(item.inbound_uuid),
-            ...inboundIndexAttributes({ ...item, ...(item.from ? { sender: item.from.email } : {}) }),
-            ...item,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const result = await table.put({
+    Item: {
+      ...keys.inbound(item.inbound_uuid),
+      ...inboundIndexAttributes({ ...item, ...(item.from ? { sender: item.from.email } : {}) }),
+      ...item,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return result.outcome === 'applied';
 }
 
 export async function getInbound(inboundUuid: string): Promise<InboundItem | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.inbound(inboundUuid), ConsistentRead: true }),
-    ),
-  );
-  return live(result.Item) ? toItem(result.Item) : undefined;
+  const item = await table.get(keys.inbound(inboundUuid), { ConsistentRead: true });
+  return live(item) ? toItem(item) : undefined;
 }
 
 export async function getInbounds(inboundUuids: readonly string[]): Promise<Map<string, InboundItem>> {
@@ -95,28 +78,23 @@ export async function queryInboundKeys(
           [names.sk]: query.after,
           // gsi1 and gsi2 share gsi1sk; the key of either index is pk, sk and its own two.
         };
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: stream.index,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
-        ExpressionAttributeNames: { '#pk': names.pk, '#sk': names.sk },
-        ExpressionAttributeValues: {
-          ':pk': stream.partition,
-          ':lower': query.receivedFrom ?? '0',
-          ':upper': query.receivedTo === undefined ? '~' : `${query.receivedTo}#~`,
-        },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ExclusiveStartKey: startKey,
-      }),
-    ),
-  );
+  const page = await table.query({
+    IndexName: stream.index,
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+    ExpressionAttributeNames: { '#pk': names.pk, '#sk': names.sk },
+    ExpressionAttributeValues: {
+      ':pk': stream.partition,
+      ':lower': query.receivedFrom ?? '0',
+      ':upper': query.receivedTo === undefined ? '~' : `${query.receivedTo}#~`,
+    },
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ExclusiveStartKey: startKey,
+  });
   return {
-    keys: (result.Items ?? []).map((item) => String(item[names.sk])),
-    more: result.LastEvaluatedKey !== undefined,
-    scannedCount: result.ScannedCount ?? 0,
+    keys: page.items.map((item) => String(item[names.sk])),
+    more: page.lastKey !== undefined,
+    scannedCount: page.scannedCount,
   };
 }
 
@@ -125,23 +103,15 @@ export async function deleteInbound(
   inboundUuid: string,
   accountId: string,
 ): Promise<InboundItem | undefined> {
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.inbound(inboundUuid),
-          ConditionExpression: 'account_id = :account AND expires_at >= :now',
-          ExpressionAttributeValues: { ':account': accountId, ':now': nowSeconds() },
-          ReturnValues: 'ALL_OLD',
-        }),
-      ),
-    );
-    return result.Attributes === undefined ? undefined : toItem(result.Attributes);
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
+  const result = await table.delete({
+    Key: keys.inbound(inboundUuid),
+    ConditionExpression: 'account_id = :account AND expires_at >= :now',
+    ExpressionAttributeValues: { ':account': accountId, ':now': nowSeconds() },
+    ReturnValues: 'ALL_OLD',
+  });
+  return result.outcome === 'applied' && result.attributes !== undefined
+    ? toItem(result.attributes)
+    : undefined;
 }
 
 /** Which of these items still exist (the siblings of a deleted one that share its objects). */

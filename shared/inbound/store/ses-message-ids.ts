@@ -1,8 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 
 /**
@@ -26,21 +23,11 @@ export interface SesMessageIdRecord {
  * nothing and is not an error. False when it existed.
  */
 export async function putSesMessageId(record: SesMessageIdRecord): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...keys.sesMessageId(record.ses_message_id), ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const result = await table.put({
+    Item: { ...keys.sesMessageId(record.ses_message_id), ...record },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return result.outcome === 'applied';
 }
 
 /** The records of these SES ids that exist and have not expired, by SES id. */

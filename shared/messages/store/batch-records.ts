@@ -1,11 +1,8 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { Code } from '../../platform/errors/catalogue.ts';
 import { ServiceError } from '../../platform/errors/service-error.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 
 /**
@@ -69,12 +66,8 @@ export async function getBatchRecord(
   key: string,
   now: Date,
 ): Promise<BatchRecord | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.idempotency(account, key), ConsistentRead: true }),
-    ),
-  );
-  return recordOf(result.Item, account, Math.floor(now.getTime() / 1000));
+  const item = await table.get(keys.idempotency(account, key), { ConsistentRead: true });
+  return recordOf(item, account, Math.floor(now.getTime() / 1000));
 }
 
 export interface BatchClaim {
@@ -106,51 +99,37 @@ export async function claimBatchKey(
   // Usually one item (500 uuids compress to about 20 KB); more only for many long refusals.
   await Promise.all(
     chunks.map((z, index) =>
-      guarded('database', () =>
-        dynamo().send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: {
-              ...resultKey(account, claim.key, resultsId, index),
-              account_id: account,
-              z,
-              expires_at: claim.expiresAt,
-            },
-          }),
-        ),
-      ),
+      table.put({
+        Item: {
+          ...resultKey(account, claim.key, resultsId, index),
+          account_id: account,
+          z,
+          expires_at: claim.expiresAt,
+        },
+      }),
     ),
   );
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.idempotency(account, claim.key),
-            account_id: account,
-            kind: 'batch',
-            body_hash: claim.bodyHash,
-            state: 'pending',
-            created_at: claim.createdAt,
-            holder: claim.holder,
-            lease_until: claim.leaseUntil,
-            results_id: resultsId,
-            result_chunks: chunks.length,
-            expires_at: claim.expiresAt,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-          ExpressionAttributeValues: { ':now': Math.floor(claim.now.getTime() / 1000) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-    // The head as it was: read again (the failure's own copy is in the low-level format).
-    return { claimed: false, record: await getBatchRecord(account, claim.key, claim.now) };
-  }
+  const head = await table.put({
+    Item: {
+      ...keys.idempotency(account, claim.key),
+      account_id: account,
+      kind: 'batch',
+      body_hash: claim.bodyHash,
+      state: 'pending',
+      created_at: claim.createdAt,
+      holder: claim.holder,
+      lease_until: claim.leaseUntil,
+      results_id: resultsId,
+      result_chunks: chunks.length,
+      expires_at: claim.expiresAt,
+    },
+    ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
+    ExpressionAttributeValues: { ':now': Math.floor(claim.now.getTime() / 1000) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  if (head.outcome === 'applied') return { claimed: true };
+  // The head another request put first, read again consistently.
+  return { claimed: false, record: await getBatchRecord(account, claim.key, claim.now) };
 }
 
 /** The results a record points to, as they were stored. */
@@ -179,31 +158,21 @@ async function updateHead(
   values: Record<string, unknown>,
 ): Promise<boolean> {
   const names = Object.keys(set);
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.idempotency(account, key),
-          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-          ConditionExpression: `attribute_exists(pk) AND account_id = :account AND ${condition}`,
-          ExpressionAttributeNames: {
-            ...Object.fromEntries(names.map((name) => [`#${name}`, name])),
-            ...(condition.includes('#state') ? { '#state': 'state' } : {}),
-          },
-          ExpressionAttributeValues: {
-            ':account': account,
-            ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
-            ...values,
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const result = await table.update({
+    Key: keys.idempotency(account, key),
+    UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+    ConditionExpression: `attribute_exists(pk) AND account_id = :account AND ${condition}`,
+    ExpressionAttributeNames: {
+      ...Object.fromEntries(names.map((name) => [`#${name}`, name])),
+      ...(condition.includes('#state') ? { '#state': 'state' } : {}),
+    },
+    ExpressionAttributeValues: {
+      ':account': account,
+      ...Object.fromEntries(names.map((name) => [`:${name}`, set[name]])),
+      ...values,
+    },
+  });
+  return result.outcome === 'applied';
 }
 
 /** Marks the batch done: every message is stored. Only its holder may. */

@@ -1,9 +1,5 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
 import { mapLimit } from '../../platform/concurrency/map-limit.ts';
-import { tableName } from '../../platform/config/storage.ts';
-import { setAttributes, updateIf } from '../../platform/table/conditional-update.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import { firstWatchAt } from '../config.ts';
 import { acceptedLane, acceptedLaneStatuses, isInFlight, messageIndexAttributes } from './message-index.ts';
@@ -36,36 +32,31 @@ export async function migrateMessageLayout(
     async (segment) => {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await guarded('database', () =>
-          dynamo().send(
-            new ScanCommand({
-              TableName: tableName(),
-              Segment: segment,
-              TotalSegments: segments,
-              // Message items of the old layout: a status of the accepted lane and no lane key, or a
-              // listing key that names the status instead of the lane.
-              FilterExpression: `begins_with(pk, :message) AND sk = :sk AND #status IN (:queued, :processing, :sent, :delivered) AND (attribute_not_exists(gsi2pk) OR NOT contains(gsi2pk, :lane))${options.account === undefined ? '' : ' AND account_id = :account'}`,
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':message': 'MESSAGE#',
-                ':sk': 'MESSAGE',
-                ':queued': 'queued',
-                ':processing': 'processing',
-                ':sent': 'sent',
-                ':delivered': 'delivered',
-                ':lane': '#accepted#',
-                ...(options.account === undefined ? {} : { ':account': options.account }),
-              },
-              ExclusiveStartKey: startKey,
-            }),
-          ),
-        );
-        result.scanned += page.ScannedCount ?? 0;
-        await mapLimit(page.Items ?? [], 8, async (item) => {
+        const page = await table.scan({
+          Segment: segment,
+          TotalSegments: segments,
+          // Message items of the old layout: a status of the accepted lane and no lane key, or a
+          // listing key that names the status instead of the lane.
+          FilterExpression: `begins_with(pk, :message) AND sk = :sk AND #status IN (:queued, :processing, :sent, :delivered) AND (attribute_not_exists(gsi2pk) OR NOT contains(gsi2pk, :lane))${options.account === undefined ? '' : ' AND account_id = :account'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':message': 'MESSAGE#',
+            ':sk': 'MESSAGE',
+            ':queued': 'queued',
+            ':processing': 'processing',
+            ':sent': 'sent',
+            ':delivered': 'delivered',
+            ':lane': '#accepted#',
+            ...(options.account === undefined ? {} : { ':account': options.account }),
+          },
+          ExclusiveStartKey: startKey,
+        });
+        result.scanned += page.scannedCount;
+        await mapLimit(page.items, 8, async (item) => {
           if (await moveWhileOld(item)) result.moved += 1;
           else result.skipped += 1;
         });
-        startKey = page.LastEvaluatedKey;
+        startKey = page.lastKey;
       } while (startKey !== undefined);
     },
   );
@@ -95,10 +86,7 @@ export async function moveWhileOld(first: Record<string, unknown>): Promise<bool
 }
 
 async function getMessageItem(uuid: string): Promise<Record<string, unknown> | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true })),
-  );
-  return result.Item;
+  return table.get(keys.message(uuid), { ConsistentRead: true });
 }
 
 /** One message onto its lane (and, in flight, a watch entry), if its keys are still those read. */
@@ -115,9 +103,8 @@ async function moveToLane(item: Record<string, unknown>): Promise<boolean> {
   });
   // A settled message keeps whatever gsi3 entry it has (none, in the old layout).
   const set = isInFlight(status) ? target : { gsi2pk: target.gsi2pk };
-  const update = setAttributes(set);
-  return updateIf({
-    TableName: tableName(),
+  const update = table.setAttributes(set);
+  const result = await table.update({
     Key: keys.message(uuid),
     UpdateExpression: update.expression,
     ConditionExpression: `${item.gsi2pk === undefined ? 'attribute_not_exists(gsi2pk)' : 'gsi2pk = :seen'} AND #status = :status`,
@@ -128,4 +115,5 @@ async function moveToLane(item: Record<string, unknown>): Promise<boolean> {
       ':status': status,
     },
   });
+  return result.outcome === 'applied';
 }

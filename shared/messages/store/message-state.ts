@@ -1,5 +1,4 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   boundedEntry,
   type HistoryEntry,
@@ -71,11 +70,6 @@ export function readState(item: Record<string, unknown>): { state: MessageState;
   if (item.relay !== undefined) state.relay = item.relay as MessageState['relay'];
   if (item.composed !== undefined) state.composed = item.composed as MessageState['composed'];
   return { state };
-}
-
-/** The state of an item as a failed condition returns it (DynamoDB JSON). */
-export function readRawState(item: Record<string, unknown>): { state: MessageState; stored?: Uint8Array } {
-  return readState(unmarshall(item as never));
 }
 
 /** The condition that the item's state is still `stored` (for a plain item: not compressed yet). */

@@ -1,18 +1,7 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { writeInBatches } from '../../platform/aws/batch-write.ts';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
 import { mapLimit } from '../../platform/concurrency/map-limit.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import { writeInBatches } from '../../platform/table/batch-write.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import { firstWatchAt } from '../config.ts';
 import type { ContentBodies, HistoryEntry, MessageItem } from '../model/message.ts';
@@ -27,7 +16,6 @@ import {
   appendHistory,
   encodeState,
   plainStateAttributes,
-  readRawState,
   readState,
   sameState,
   stateAttribute,
@@ -40,18 +28,7 @@ import {
  * change is a conditional write, so concurrent requests and the sender never overwrite each other.
  */
 
-type RawItem = Record<string, { S?: string; N?: string } | undefined>;
-
-interface ConditionalFailure {
-  name?: string;
-  Item?: RawItem;
-  CancellationReasons?: Array<{ Code?: string; Item?: RawItem }>;
-}
-
-const isConditionalFailure = (error: unknown): error is ConditionalFailure =>
-  (error as { name?: string })?.name === 'ConditionalCheckFailedException';
-const isCancelled = (error: unknown): error is ConditionalFailure =>
-  (error as { name?: string })?.name === 'TransactionCanceledException';
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
  * A new message's index attributes. An in-flight one is watched from the time of its write (not its
@@ -131,7 +108,6 @@ function idempotencyPut(
   response: { messageUuid: string; status: string },
 ) {
   return {
-    TableName: tableName(),
     Item: {
       ...keys.idempotency(account, claim.key),
       account_id: account,
@@ -148,18 +124,18 @@ function idempotencyPut(
   };
 }
 
-function storedResponseOf(item: RawItem | undefined, account: string): StoredResponse | undefined {
+function storedResponseOf(item: table.Item | undefined, account: string): StoredResponse | undefined {
   // A record of another account is never replayed (the key includes the account; this is the
   // second lock of the same door).
-  if (item?.account_id?.S !== account) return undefined;
-  const bodyHash = item?.body_hash?.S;
+  if (text(item?.account_id) !== account) return undefined;
+  const bodyHash = text(item?.body_hash);
   if (bodyHash === undefined) return undefined;
   // A batch's record (./batch-records.ts) under the same key holds no single response: its body
   // hash never matches an add's body, so the add answers 111 (the key was used for another request).
   return {
     bodyHash,
-    messageUuid: item?.response_message_uuid?.S ?? '',
-    status: item?.response_status?.S ?? '',
+    messageUuid: text(item?.response_message_uuid) ?? '',
+    status: text(item?.response_status) ?? '',
   };
 }
 
@@ -169,12 +145,7 @@ export async function getIdempotencyRecord(
   key: string,
   now: Date,
 ): Promise<StoredResponse | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.idempotency(account, key), ConsistentRead: true }),
-    ),
-  );
-  const item = result.Item;
+  const item = await table.get(keys.idempotency(account, key), { ConsistentRead: true });
   if (item === undefined || Number(item.expires_at) < Math.floor(now.getTime() / 1000)) return undefined;
   if (item.account_id !== account) return undefined;
   return {
@@ -195,37 +166,35 @@ async function withIdempotency(
   account: string,
   claim: IdempotencyClaim,
   response: { messageUuid: string; status: string },
-  write: Record<string, unknown> & { kind: 'Put' | 'Update' },
+  write: Pick<table.TransactItem, 'Put' | 'Update'>,
 ): Promise<
   | { outcome: 'written' }
   | { outcome: 'replay'; stored: StoredResponse }
-  | { outcome: 'failed'; item?: RawItem }
+  | { outcome: 'failed'; item?: table.Item }
 > {
-  const { kind, ...operation } = write;
   for (let attempt = 0; ; attempt++) {
+    let failure: unknown;
     try {
-      await dynamo().send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: idempotencyPut(account, claim, response) }, { [kind]: operation } as never],
-        }),
-      );
-      return { outcome: 'written' };
-    } catch (error) {
-      if (!isCancelled(error)) throw error;
-      const [claimReason, writeReason] = error.CancellationReasons ?? [];
-      if (claimReason?.Code === 'ConditionalCheckFailed') {
-        const stored = storedResponseOf(claimReason.Item, account);
+      const result = await table.transact([{ Put: idempotencyPut(account, claim, response) }, write]);
+      if (result.outcome === 'applied') return { outcome: 'written' };
+      const [claimed, written] = result.reasons;
+      if (result.failed.includes(0)) {
+        const stored = storedResponseOf(claimed?.item, account);
         if (stored !== undefined) return { outcome: 'replay', stored };
       }
-      if (writeReason?.Code === 'ConditionalCheckFailed') {
-        return writeReason.Item === undefined
+      if (result.failed.includes(1)) {
+        return written?.item === undefined
           ? { outcome: 'failed' }
-          : { outcome: 'failed', item: writeReason.Item };
+          : { outcome: 'failed', item: written.item };
       }
-      // A concurrent transaction on the same key: try again, the loser then sees the winner's record.
-      if (attempt >= 6) throw error;
-      await pause(20 + Math.floor(Math.random() * 40) * (attempt + 1));
+      failure = table.conditionFault(result);
+    } catch (error) {
+      if (!table.isCancelledTransaction(error)) throw error;
+      failure = error;
     }
+    // A concurrent transaction on the same key: try again, the loser then sees the winner's record.
+    if (attempt >= 6) throw failure;
+    await pause(20 + Math.floor(Math.random() * 40) * (attempt + 1));
   }
 }
 
@@ -250,25 +219,18 @@ export async function createMessage(
   dueAt: string | undefined,
   claim?: IdempotencyClaim,
 ): Promise<CreateResult> {
-  const put = {
-    TableName: tableName(),
-    Item: storedMessage(item, dueAt),
-    ConditionExpression: 'attribute_not_exists(pk)',
-  };
+  const put = { Item: storedMessage(item, dueAt), ConditionExpression: 'attribute_not_exists(pk)' };
   if (claim === undefined) {
-    await guarded('database', () => dynamo().send(new PutCommand(put)));
+    const written = await table.put(put);
+    // A uuid is new (random): an existing item is not foreseen (code 2).
+    if (written.outcome === 'condition-failed') throw table.conditionFault(written);
     return { created: true };
   }
-  const result = await guarded('database', () =>
-    withIdempotency(
-      item.account_id,
-      claim,
-      { messageUuid: item.message_uuid, status: item.status },
-      {
-        kind: 'Put',
-        ...put,
-      },
-    ),
+  const result = await withIdempotency(
+    item.account_id,
+    claim,
+    { messageUuid: item.message_uuid, status: item.status },
+    { Put: put },
   );
   if (result.outcome === 'replay') return { created: false, replay: result.stored };
   if (result.outcome === 'failed') throw new Error('message uuid collision');
@@ -294,21 +256,11 @@ export async function putNewMessages(
  * True when it was written, false when it already existed.
  */
 export async function putMessageIfAbsent(item: MessageItem, dueAt: string | undefined): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: storedMessage(item, dueAt),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalFailure(error)) return false;
-    throw error;
-  }
+  const result = await table.put({
+    Item: storedMessage(item, dueAt),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return result.outcome === 'applied';
 }
 
 /**
@@ -343,9 +295,7 @@ const itemConcurrency = 16;
  * function may use it: `putBatchMessageParts`).
  */
 export async function putMessageParts(parts: readonly MessageParts[]): Promise<void> {
-  await mapLimit(partItems(parts), itemConcurrency, (Item) =>
-    guarded('database', () => dynamo().send(new PutCommand({ TableName: tableName(), Item }))),
-  );
+  await mapLimit(partItems(parts), itemConcurrency, (Item) => table.put({ Item }));
 }
 
 /** The parts of a whole batch, with BatchWriteItem (25 items a request). */
@@ -359,17 +309,13 @@ export async function putBatchMessageParts(parts: readonly MessageParts[]): Prom
  */
 export async function deleteMessageParts(parts: ReadonlyArray<Pick<MessageParts, 'entries'>>): Promise<void> {
   const itemKeys = parts.flatMap((part) => part.entries.map((entry) => ({ pk: entry.pk, sk: entry.sk })));
-  await mapLimit(itemKeys, itemConcurrency, (Key) =>
-    guarded('database', () => dynamo().send(new DeleteCommand({ TableName: tableName(), Key }))),
-  );
+  await mapLimit(itemKeys, itemConcurrency, (Key) => table.delete({ Key }));
 }
 
 /** One message, read consistently. */
 export async function getMessage(uuid: string): Promise<MessageItem | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true })),
-  );
-  return result.Item === undefined ? undefined : stripKeys(result.Item);
+  const item = await table.get(keys.message(uuid), { ConsistentRead: true });
+  return item === undefined ? undefined : stripKeys(item);
 }
 
 /** Several messages by uuid (dry-run deletes): at most 100 per call, as BatchGetItem allows. */
@@ -385,26 +331,15 @@ export async function getMessages(uuids: readonly string[]): Promise<Map<string,
  * grows), so that deleting the message removes them. False when the message no longer exists.
  */
 export async function recordDownloads(uuid: string, count: number): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.message(uuid),
-          UpdateExpression: 'SET downloads = :count',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(downloads) OR downloads < :count)',
-          ExpressionAttributeValues: { ':count': count },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    // Already as many or more: recorded; no item: the message was deleted meanwhile.
-    if (isConditionalFailure(error)) return error.Item !== undefined;
-    throw error;
-  }
+  const result = await table.update({
+    Key: keys.message(uuid),
+    UpdateExpression: 'SET downloads = :count',
+    ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(downloads) OR downloads < :count)',
+    ExpressionAttributeValues: { ':count': count },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  // Already as many or more: recorded; no item: the message was deleted meanwhile.
+  return result.outcome === 'applied' || result.item !== undefined;
 }
 
 export type TransitionResult =
@@ -435,19 +370,13 @@ export async function transitionMessage(
   // The index keys follow the new status: the owner and creation time come from the item itself,
   // which the condition pins to `account`; only the status (and due time) are new. The history
   // entry joins the item's state, conditional on the state read (another write first: again).
-  let current = (
-    await guarded('database', () =>
-      dynamo().send(
-        new GetCommand({ TableName: tableName(), Key: keys.message(uuid), ConsistentRead: true }),
-      ),
-    )
-  ).Item;
+  let current = await table.get(keys.message(uuid), { ConsistentRead: true });
   for (let attempt = 0; ; attempt++) {
     const update = transitionUpdate(transition, current);
-    const classify = (item: RawItem | undefined): TransitionResult | 'again' => {
-      if (item === undefined || item.account_id?.S !== account) return { outcome: 'not-found' };
-      const status = item.status?.S ?? 'unknown';
-      const fresh = readRawState(item);
+    const classify = (item: table.Item | undefined): TransitionResult | 'again' => {
+      if (item === undefined || text(item.account_id) !== account) return { outcome: 'not-found' };
+      const status = text(item.status) ?? 'unknown';
+      const fresh = readState(item);
       // Still in a status it may leave, but its state moved on (another write came first): again.
       if (
         from.includes(status as MessageStatus) &&
@@ -456,31 +385,25 @@ export async function transitionMessage(
         return attempt < 8 ? 'again' : { outcome: 'wrong-state', status };
       return { outcome: 'wrong-state', status };
     };
-    let failure: RawItem | undefined;
+    let failure: table.Item | undefined;
     if (claim !== undefined) {
-      const result = await guarded('database', () =>
-        withIdempotency(
-          account,
-          claim,
-          { messageUuid: uuid, status: transition.to },
-          { kind: 'Update', ...update },
-        ),
+      const result = await withIdempotency(
+        account,
+        claim,
+        { messageUuid: uuid, status: transition.to },
+        { Update: update },
       );
       if (result.outcome === 'replay') return result;
       if (result.outcome === 'written') return { outcome: 'changed' };
       failure = result.item;
     } else {
-      try {
-        await guarded('database', () => dynamo().send(new UpdateCommand(update)));
-        return { outcome: 'changed' };
-      } catch (error) {
-        if (!isConditionalFailure(error)) throw error;
-        failure = error.Item;
-      }
+      const result = await table.update(update);
+      if (result.outcome === 'applied') return { outcome: 'changed' };
+      failure = result.item;
     }
     const outcome = classify(failure);
     if (outcome !== 'again') return outcome;
-    current = unmarshall(failure as never);
+    current = failure;
   }
 }
 
@@ -530,7 +453,6 @@ function transitionUpdate(transition: Transition, current: Record<string, unknow
     values[':dueAt'] = dueAt;
   }
   return {
-    TableName: tableName(),
     Key: keys.message(uuid),
     UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
     ConditionExpression: `attribute_exists(pk) AND account_id = :account${conditions} AND #status IN (${from.map((_, i) => `:from${i}`).join(', ')})`,
@@ -588,24 +510,19 @@ export async function queryIndexKeys(stream: IndexStream, query: KeyQuery): Prom
       [sortName]: query.after,
     };
   }
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        ...(stream.index === 'table' ? {} : { IndexName: stream.index }),
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
-        ExpressionAttributeNames: { '#pk': partitionName, '#sk': sortName },
-        ExpressionAttributeValues: { ':pk': stream.partition, ':lower': lower, ':upper': upper },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ExclusiveStartKey: startKey,
-      }),
-    ),
-  );
+  const page = await table.query({
+    ...(stream.index === 'table' ? {} : { IndexName: stream.index }),
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lower AND :upper',
+    ExpressionAttributeNames: { '#pk': partitionName, '#sk': sortName },
+    ExpressionAttributeValues: { ':pk': stream.partition, ':lower': lower, ':upper': upper },
+    ScanIndexForward: false,
+    Limit: query.limit,
+    ExclusiveStartKey: startKey,
+  });
   return {
-    keys: (result.Items ?? []).map((item) => String(item[sortName])),
-    more: result.LastEvaluatedKey !== undefined,
-    scannedCount: result.ScannedCount ?? 0,
+    keys: page.items.map((item) => String(item[sortName])),
+    more: page.lastKey !== undefined,
+    scannedCount: page.scannedCount,
   };
 }
 
@@ -621,25 +538,16 @@ const protectedValues = Object.fromEntries(protectedStatuses.map((status, index)
  * at the same instant is never deleted.
  */
 export async function deleteMessage(uuid: string, account: string): Promise<DeleteOutcome> {
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.message(uuid),
-          ConditionExpression: `attribute_exists(pk) AND account_id = :account AND NOT (#status IN (${Object.keys(protectedValues).join(', ')}))`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':account': account, ...protectedValues },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return { outcome: 'deleted', item: stripKeys(result.Attributes ?? {}) };
-  } catch (error) {
-    if (!isConditionalFailure(error)) throw error;
-    if (error.Item === undefined) return { outcome: 'not_found' };
-    if (error.Item.account_id?.S !== account) return { outcome: 'unauthorized' };
-    return { outcome: 'protected' };
-  }
+  const result = await table.delete({
+    Key: keys.message(uuid),
+    ConditionExpression: `attribute_exists(pk) AND account_id = :account AND NOT (#status IN (${Object.keys(protectedValues).join(', ')}))`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':account': account, ...protectedValues },
+    ReturnValues: 'ALL_OLD',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  if (result.outcome === 'applied') return { outcome: 'deleted', item: stripKeys(result.attributes ?? {}) };
+  if (result.item === undefined) return { outcome: 'not_found' };
+  if (text(result.item.account_id) !== account) return { outcome: 'unauthorized' };
+  return { outcome: 'protected' };
 }

@@ -1,8 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../aws/dynamo.ts';
-import { guarded } from '../aws/faults.ts';
 import { httpConfig } from '../config/http.ts';
-import { tableName } from '../config/storage.ts';
+import * as table from '../table/gateway.ts';
 import { keys } from '../table/keys.ts';
 import {
   type BudgetCharge,
@@ -47,40 +44,30 @@ type Outcome = { applied: true; tat: number } | { applied: false; tat: number | 
 /** One conditional write of a step; when its condition fails, the `tat` it found (none: no item). */
 async function write(account: string, charge: BudgetCharge, step: 'fresh' | 'debt'): Promise<Outcome> {
   const fresh = step === 'fresh';
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.messageBudget(account),
-          UpdateExpression: fresh
-            ? 'SET #tat = :tat, #expires = :expires'
-            : 'SET #expires = :expires ADD #tat :cost',
-          ConditionExpression: fresh
-            ? 'attribute_not_exists(#tat) OR #tat <= :clock'
-            : '#tat > :clock AND #tat <= :admitUntil',
-          ExpressionAttributeNames: { '#tat': 'tat', '#expires': 'expires_at' },
-          ExpressionAttributeValues: fresh
-            ? { ':tat': charge.clock + charge.cost, ':clock': charge.clock, ':expires': charge.expiresAt }
-            : {
-                ':cost': charge.cost,
-                ':clock': charge.clock,
-                ':admitUntil': charge.admitUntil,
-                ':expires': charge.expiresAt,
-              },
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-    return { applied: true, tat: Number(result.Attributes?.tat) };
-  } catch (error) {
-    const failure = error as { name?: string; Item?: { tat?: { N?: string } } };
-    if (failure.name !== 'ConditionalCheckFailedException') throw error;
-    // The item as the condition found it, in the low-level format.
-    const stored = failure.Item?.tat?.N;
-    return { applied: false, tat: stored === undefined ? undefined : Number(stored) };
-  }
+  const result = await table.update({
+    Key: keys.messageBudget(account),
+    UpdateExpression: fresh
+      ? 'SET #tat = :tat, #expires = :expires'
+      : 'SET #expires = :expires ADD #tat :cost',
+    ConditionExpression: fresh
+      ? 'attribute_not_exists(#tat) OR #tat <= :clock'
+      : '#tat > :clock AND #tat <= :admitUntil',
+    ExpressionAttributeNames: { '#tat': 'tat', '#expires': 'expires_at' },
+    ExpressionAttributeValues: fresh
+      ? { ':tat': charge.clock + charge.cost, ':clock': charge.clock, ':expires': charge.expiresAt }
+      : {
+          ':cost': charge.cost,
+          ':clock': charge.clock,
+          ':admitUntil': charge.admitUntil,
+          ':expires': charge.expiresAt,
+        },
+    ReturnValues: 'UPDATED_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  if (result.outcome === 'applied') return { applied: true, tat: Number(result.attributes?.tat) };
+  // The item as the condition found it (none: no item).
+  const stored = result.item?.tat;
+  return { applied: false, tat: typeof stored === 'number' ? stored : undefined };
 }
 
 /** The most writes one charge can need: a wrong guess, then the right write, raced once. */

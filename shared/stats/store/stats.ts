@@ -1,7 +1,4 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys, statsWriterOf, statsWriters } from '../../platform/table/keys.ts';
 import type { DimensionKind, RowPeriod } from '../model/counters.ts';
 import { type SettlingGroup, type StoredCounterRow, settledShard } from '../model/settling.ts';
@@ -113,30 +110,21 @@ export async function applyRowIncrement(increment: RowIncrement): Promise<Contri
       values[':counted'] = counted;
       condition = '#seq = :counted';
     }
-    try {
-      await guarded('database', () =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: `ADD ${additions.join(', ')} SET #seq = :last, #expires = :expires, #written = :written`,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return pending;
-    } catch (error) {
-      const failure = error as { name?: string; Item?: { seq?: { S?: string } } };
-      if (failure.name !== 'ConditionalCheckFailedException' || attempt >= 8) throw error;
-      // Part of this batch is in the row already (a redelivery): keep what comes after it.
-      counted = failure.Item?.seq?.S;
-      if (counted === undefined) throw error;
-      const after = counted;
-      pending = pending.filter((contribution) => contribution.sequence > after);
-    }
+    const result = await table.update({
+      Key: key,
+      UpdateExpression: `ADD ${additions.join(', ')} SET #seq = :last, #expires = :expires, #written = :written`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (result.outcome === 'applied') return pending;
+    if (attempt >= 8) throw table.conditionFault(result);
+    // Part of this batch is in the row already (a redelivery): keep what comes after it.
+    const seq = result.item?.seq;
+    if (typeof seq !== 'string') throw table.conditionFault(result);
+    counted = seq;
+    pending = pending.filter((contribution) => contribution.sequence > seq);
   }
   return [];
 }
@@ -166,29 +154,18 @@ export async function queryCounterRows(
   const pages = await Promise.all(
     partitionsOf(account, kind).map(async (partition) => {
       const rows: CounterRow[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const startKey = start;
-        const page = await guarded('database', () =>
-          dynamo().send(
-            new QueryCommand({
-              TableName: tableName(),
-              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-              ExpressionAttributeValues: {
-                ':pk': partition,
-                ':from': `${prefix}${from}#`,
-                ':to': `${prefix}${to}#~`,
-              },
-              ExclusiveStartKey: startKey,
-            }),
-          ),
-        );
-        for (const item of page.Items ?? []) {
-          const [date = '', value = '', streamShard = ''] = String(item.sk).slice(prefix.length).split('#');
-          rows.push({ date, value, streamShard, attributes: item });
-        }
-        start = page.LastEvaluatedKey;
-      } while (start !== undefined);
+      const items = await table.queryAll({
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ':from': `${prefix}${from}#`,
+          ':to': `${prefix}${to}#~`,
+        },
+      });
+      for (const item of items) {
+        const [date = '', value = '', streamShard = ''] = String(item.sk).slice(prefix.length).split('#');
+        rows.push({ date, value, streamShard, attributes: item });
+      }
       return rows;
     }),
   );
@@ -211,30 +188,24 @@ export async function settleRows(
   const names: Record<string, string> = { '#expires': 'expires_at' };
   const values: Record<string, unknown> = { ':expires': expiryOf(period, move.date) };
   const additions = addClauses(Object.entries(move.counts), names, values);
-  await guarded('database', () =>
-    dynamo().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: rowKey(account, kind, period, move.date, move.value, settledShard),
-              UpdateExpression: `${additions.length > 0 ? `ADD ${additions.join(', ')} ` : ''}SET #expires = :expires`,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          ...move.rows.map((row) => ({
-            Delete: {
-              TableName: tableName(),
-              Key: rowKey(account, kind, period, move.date, move.value, row.streamShard),
-              ConditionExpression: '#seq = :seq',
-              ExpressionAttributeNames: { '#seq': 'seq' },
-              ExpressionAttributeValues: { ':seq': row.seq },
-            },
-          })),
-        ],
-      }),
-    ),
-  );
+  const outcome = await table.transact([
+    {
+      Update: {
+        Key: rowKey(account, kind, period, move.date, move.value, settledShard),
+        UpdateExpression: `${additions.length > 0 ? `ADD ${additions.join(', ')} ` : ''}SET #expires = :expires`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...move.rows.map((row) => ({
+      Delete: {
+        Key: rowKey(account, kind, period, move.date, move.value, row.streamShard),
+        ConditionExpression: '#seq = :seq',
+        ExpressionAttributeNames: { '#seq': 'seq' },
+        ExpressionAttributeValues: { ':seq': row.seq },
+      },
+    })),
+  ]);
+  // Another query settled these rows first: its transaction won, this one wrote nothing (code 5).
+  if (outcome.outcome === 'condition-failed') throw table.conditionFault(outcome);
 }

@@ -1,9 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { writeInBatches } from '../../platform/aws/batch-write.ts';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import { writeInBatches } from '../../platform/table/batch-write.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { Suppression, SuppressionReason } from '../model/suppressions.ts';
 
@@ -64,16 +61,8 @@ async function inChunks<T>(
 
 /** One entry of an account, or undefined. */
 export async function getSuppression(accountId: string, email: string): Promise<Suppression | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.suppression(accountId, email),
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  return result.Item === undefined ? undefined : toSuppression(result.Item);
+  const item = await table.get(keys.suppression(accountId, email), { ConsistentRead: true });
+  return item === undefined ? undefined : toSuppression(item);
 }
 
 /**
@@ -97,21 +86,11 @@ export async function findSuppressions(
  * added. A conditional PutItem, so two writers never both report "added".
  */
 export async function addSuppressionIfAbsent(accountId: string, entry: Suppression): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: itemOf(accountId, entry),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const result = await table.put({
+    Item: itemOf(accountId, entry),
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  return result.outcome === 'applied';
 }
 
 /**
@@ -127,16 +106,8 @@ export async function putSuppressions(accountId: string, entries: readonly Suppr
 
 /** Removes an entry of the account; true when there was one. */
 export async function deleteSuppression(accountId: string, email: string): Promise<boolean> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.suppression(accountId, email),
-        ReturnValues: 'ALL_OLD',
-      }),
-    ),
-  );
-  return result.Attributes !== undefined;
+  const result = await table.delete({ Key: keys.suppression(accountId, email), ReturnValues: 'ALL_OLD' });
+  return result.outcome === 'applied' && result.attributes !== undefined;
 }
 
 export interface SuppressionQuery {
@@ -170,27 +141,22 @@ export async function querySuppressions(
       suppressions_sk: keys.suppressionsSortKey(query.reason, createdAt, email),
     };
   }
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: suppressionIndex,
-        KeyConditionExpression: 'suppressions_pk = :pk AND suppressions_sk BETWEEN :lower AND :upper',
-        ExpressionAttributeValues: {
-          ':pk': keys.suppressionsOfAccount(query.accountId),
-          ':lower': sortKey(query.createdFrom ?? ''),
-          // '~' sorts after '#', so an entry created exactly at createdTo is included.
-          ':upper': sortKey(`${query.createdTo ?? '9999'}~`),
-        },
-        ScanIndexForward: false,
-        Limit: query.limit + 1,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    ),
-  );
-  const items = (result.Items ?? []).map(toSuppression);
+  const page = await table.query({
+    IndexName: suppressionIndex,
+    KeyConditionExpression: 'suppressions_pk = :pk AND suppressions_sk BETWEEN :lower AND :upper',
+    ExpressionAttributeValues: {
+      ':pk': keys.suppressionsOfAccount(query.accountId),
+      ':lower': sortKey(query.createdFrom ?? ''),
+      // '~' sorts after '#', so an entry created exactly at createdTo is included.
+      ':upper': sortKey(`${query.createdTo ?? '9999'}~`),
+    },
+    ScanIndexForward: false,
+    Limit: query.limit + 1,
+    ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+  });
+  const items = page.items.map(toSuppression);
   return {
     items: items.slice(0, query.limit),
-    more: items.length > query.limit || result.LastEvaluatedKey !== undefined,
+    more: items.length > query.limit || page.lastKey !== undefined,
   };
 }

@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { type DomainRecord, normaliseDomain, toDomain } from '../../domains/index.ts';
-import { dynamo } from '../../platform/aws/dynamo.ts';
-import { guarded } from '../../platform/aws/faults.ts';
-import { tableName } from '../../platform/config/storage.ts';
 import { deleteObjects, getObjectBytes, putObjects } from '../../platform/objects/objects.ts';
 import { batchGetItems } from '../../platform/table/batch-get.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { TemplateParts } from '../model/render.ts';
 import type { TemplateHead, VersionRecord } from '../model/template.ts';
@@ -39,33 +30,6 @@ export const templateKeys = {
 } as const;
 
 export const templateObjectPrefix = 'templates/';
-
-const isConditionFailure = (error: unknown) =>
-  (error as { name?: string }).name === 'ConditionalCheckFailedException';
-
-const cancellationCodes = (error: unknown): string[] | undefined =>
-  (error as { name?: string }).name === 'TransactionCanceledException'
-    ? ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map(
-        (reason) => reason.Code ?? 'None',
-      )
-    : undefined;
-
-/** A transaction whose condition failures are answered as the index of the failed item. */
-async function transact(
-  items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>,
-): Promise<{ failed: number } | undefined> {
-  return guarded('database', async () => {
-    try {
-      await dynamo().send(new TransactWriteCommand({ TransactItems: items }));
-      return undefined;
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      const failed = codes?.indexOf('ConditionalCheckFailed') ?? -1;
-      if (failed >= 0) return { failed };
-      throw error;
-    }
-  });
-}
 
 function toHead(item: Record<string, unknown>): TemplateHead {
   const published = item.published_versions;
@@ -117,16 +81,8 @@ const versionItem = (templateId: string, accountId: string, version: VersionReco
 
 /** The template record; consistent, so a send right after a publish renders the new version. */
 export async function getTemplateHead(accountId: string, alias: string): Promise<TemplateHead | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: templateKeys.head(accountId, alias),
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  return result.Item === undefined ? undefined : toHead(result.Item);
+  const item = await table.get(templateKeys.head(accountId, alias), { ConsistentRead: true });
+  return item === undefined ? undefined : toHead(item);
 }
 
 /**
@@ -153,12 +109,8 @@ export async function getTemplateHeadAndDomain(
 
 /** How many templates the account has (its counter; a dry run of add checks the limit with it). */
 export async function countTemplates(accountId: string): Promise<number> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: templateKeys.counter(accountId), ConsistentRead: true }),
-    ),
-  );
-  return Number(result.Item?.template_count ?? 0);
+  const item = await table.get(templateKeys.counter(accountId), { ConsistentRead: true });
+  return Number(item?.template_count ?? 0);
 }
 
 /** One page of an account's templates by alias; `after` is the last alias of the previous page. */
@@ -168,21 +120,16 @@ export async function listTemplateHeads(
   after?: string,
 ): Promise<{ heads: TemplateHead[]; lastAlias: string | undefined }> {
   const key = templateKeys.head(accountId, after ?? '');
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': key.pk, ':prefix': templateKeys.headPrefix },
-        ...(after === undefined ? {} : { ExclusiveStartKey: key }),
-        Limit: limit,
-      }),
-    ),
-  );
-  const heads = (result.Items ?? []).map(toHead);
+  const page = await table.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': key.pk, ':prefix': templateKeys.headPrefix },
+    ...(after === undefined ? {} : { ExclusiveStartKey: key }),
+    Limit: limit,
+  });
+  const heads = page.items.map(toHead);
   return {
     heads,
-    lastAlias: result.LastEvaluatedKey === undefined ? undefined : heads[heads.length - 1]?.alias,
+    lastAlias: page.lastKey === undefined ? undefined : heads[heads.length - 1]?.alias,
   };
 }
 
@@ -200,37 +147,17 @@ export async function allTemplateHeads(accountId: string): Promise<TemplateHead[
 
 /** A template's versions (their records, not their parts), oldest first. */
 export async function listVersions(templateId: string): Promise<VersionRecord[]> {
-  const versions: VersionRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': templateKeys.versions(templateId) },
-          ConsistentRead: true,
-          ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-        }),
-      ),
-    );
-    versions.push(...(result.Items ?? []).map(toVersion));
-    start = result.LastEvaluatedKey;
-  } while (start !== undefined);
-  return versions;
+  const items = await table.queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': templateKeys.versions(templateId) },
+    ConsistentRead: true,
+  });
+  return items.map(toVersion);
 }
 
 export async function getVersion(templateId: string, version: number): Promise<VersionRecord | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: templateKeys.version(templateId, version),
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  return result.Item === undefined ? undefined : toVersion(result.Item);
+  const item = await table.get(templateKeys.version(templateId, version), { ConsistentRead: true });
+  return item === undefined ? undefined : toVersion(item);
 }
 
 /** Stores a version's parts (before its record is written). */
@@ -261,10 +188,9 @@ export async function createTemplate(
   version: VersionRecord,
   max: number,
 ): Promise<'created' | 'exists' | 'limit'> {
-  const outcome = await transact([
+  const outcome = await table.transact([
     {
       Update: {
-        TableName: tableName(),
         Key: templateKeys.counter(head.accountId),
         UpdateExpression:
           'SET template_count = if_not_exists(template_count, :zero) + :one, account_id = :account',
@@ -274,7 +200,6 @@ export async function createTemplate(
     },
     {
       Put: {
-        TableName: tableName(),
         Item: {
           ...templateKeys.head(head.accountId, head.alias),
           account_id: head.accountId,
@@ -290,10 +215,10 @@ export async function createTemplate(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: tableName(), Item: versionItem(head.templateId, head.accountId, version) } },
+    { Put: { Item: versionItem(head.templateId, head.accountId, version) } },
   ]);
-  if (outcome === undefined) return 'created';
-  return outcome.failed === 0 ? 'limit' : 'exists';
+  if (outcome.outcome === 'applied') return 'created';
+  return outcome.failed[0] === 0 ? 'limit' : 'exists';
 }
 
 /**
@@ -306,10 +231,9 @@ export async function addVersion(
   version: VersionRecord,
   options: { name: string; prune?: VersionRecord },
 ): Promise<'added' | 'conflict'> {
-  const outcome = await transact([
+  const outcome = await table.transact([
     {
       Update: {
-        TableName: tableName(),
         Key: templateKeys.head(head.accountId, head.alias),
         UpdateExpression:
           'SET latest_version = :version, #name = :name, latest_layout = :layout, updated_at = :at, revision = :next',
@@ -326,7 +250,6 @@ export async function addVersion(
     },
     {
       Put: {
-        TableName: tableName(),
         Item: versionItem(head.templateId, head.accountId, version),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -336,13 +259,12 @@ export async function addVersion(
       : [
           {
             Delete: {
-              TableName: tableName(),
               Key: templateKeys.version(head.templateId, options.prune.version),
             },
           },
         ]),
   ]);
-  return outcome === undefined ? 'added' : 'conflict';
+  return outcome.outcome === 'applied' ? 'added' : 'conflict';
 }
 
 /** Renames a template (no new version), conditional on the record being the one read. */
@@ -351,24 +273,14 @@ export async function renameTemplate(
   name: string,
   at: string,
 ): Promise<'renamed' | 'conflict'> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: templateKeys.head(head.accountId, head.alias),
-          UpdateExpression: 'SET #name = :name, updated_at = :at, revision = :next',
-          ConditionExpression: 'template_id = :id AND revision = :read',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ':name': name, ':at': at, ...revisionValues(head) },
-        }),
-      ),
-    );
-    return 'renamed';
-  } catch (error) {
-    if (isConditionFailure(error)) return 'conflict';
-    throw error;
-  }
+  const result = await table.update({
+    Key: templateKeys.head(head.accountId, head.alias),
+    UpdateExpression: 'SET #name = :name, updated_at = :at, revision = :next',
+    ConditionExpression: 'template_id = :id AND revision = :read',
+    ExpressionAttributeNames: { '#name': 'name' },
+    ExpressionAttributeValues: { ':name': name, ':at': at, ...revisionValues(head) },
+  });
+  return result.outcome === 'applied' ? 'renamed' : 'conflict';
 }
 
 /**
@@ -380,17 +292,15 @@ export async function publishVersion(
   version: VersionRecord,
   at: string,
 ): Promise<'published' | 'conflict'> {
-  const outcome = await transact([
+  const outcome = await table.transact([
     {
       ConditionCheck: {
-        TableName: tableName(),
         Key: templateKeys.version(head.templateId, version.version),
         ConditionExpression: 'attribute_exists(pk)',
       },
     },
     {
       Update: {
-        TableName: tableName(),
         Key: templateKeys.head(head.accountId, head.alias),
         UpdateExpression:
           'SET published_version = :version, published_layout = :layout, updated_at = :at, revision = :next ADD published_versions :set',
@@ -405,15 +315,14 @@ export async function publishVersion(
       },
     },
   ]);
-  return outcome === undefined ? 'published' : 'conflict';
+  return outcome.outcome === 'applied' ? 'published' : 'conflict';
 }
 
 /** Deletes the record and counts it off, conditional on the record being the one read. */
 export async function deleteTemplateHead(head: TemplateHead): Promise<'deleted' | 'conflict'> {
-  const outcome = await transact([
+  const outcome = await table.transact([
     {
       Delete: {
-        TableName: tableName(),
         Key: templateKeys.head(head.accountId, head.alias),
         ConditionExpression: 'template_id = :id AND revision = :read',
         ExpressionAttributeValues: { ':id': head.templateId, ':read': head.revision },
@@ -421,7 +330,6 @@ export async function deleteTemplateHead(head: TemplateHead): Promise<'deleted' 
     },
     {
       Update: {
-        TableName: tableName(),
         Key: templateKeys.counter(head.accountId),
         UpdateExpression: 'SET template_count = template_count - :one',
         ConditionExpression: 'template_count > :zero',
@@ -429,7 +337,7 @@ export async function deleteTemplateHead(head: TemplateHead): Promise<'deleted' 
       },
     },
   ]);
-  return outcome === undefined ? 'deleted' : 'conflict';
+  return outcome.outcome === 'applied' ? 'deleted' : 'conflict';
 }
 
 /**
@@ -442,16 +350,9 @@ export async function deleteVersionRecords(
 ): Promise<void> {
   for (let start = 0; start < versions.length; start += 10) {
     await Promise.all(
-      versions.slice(start, start + 10).map((version) =>
-        guarded('database', () =>
-          dynamo().send(
-            new DeleteCommand({
-              TableName: tableName(),
-              Key: templateKeys.version(templateId, version.version),
-            }),
-          ),
-        ),
-      ),
+      versions
+        .slice(start, start + 10)
+        .map((version) => table.delete({ Key: templateKeys.version(templateId, version.version) })),
     );
   }
 }

@@ -1,19 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { dynamo } from '../../platform/aws/dynamo.ts';
 import { messageGroupOf } from '../../platform/aws/fair-queue.ts';
 import { guarded } from '../../platform/aws/faults.ts';
 import { sqs } from '../../platform/aws/sqs.ts';
-import { tableName } from '../../platform/config/storage.ts';
+import * as table from '../../platform/table/gateway.ts';
 import { stableHash } from '../../platform/table/keys.ts';
 import { webhookDeadLetterQueueUrl, webhookQueueUrl } from '../config.ts';
 import type { EndpointSnapshot } from '../model/endpoint-events.ts';
@@ -96,11 +87,6 @@ function toEndpoint(item: Record<string, unknown>): StoredEndpoint {
   return endpoint;
 }
 
-const cancelledReasons = (error: unknown): Array<{ Code?: string }> | undefined =>
-  (error as { name?: string }).name === 'TransactionCanceledException'
-    ? ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [])
-    : undefined;
-
 /**
  * Creates an endpoint unless the account already has `max`: the counter update (conditional on
  * the limit) and the endpoint put are one transaction, so concurrent adds cannot pass the limit.
@@ -109,148 +95,88 @@ export async function createEndpoint(
   endpoint: Omit<StoredEndpoint, 'health'>,
   max: number,
 ): Promise<'created' | 'limit'> {
-  const table = tableName();
-  try {
-    await guarded('database', async () => {
-      try {
-        return await dynamo().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: table,
-                  Key: webhookKeys.counter(endpoint.accountId),
-                  UpdateExpression:
-                    'SET webhook_count = if_not_exists(webhook_count, :zero) + :one, account_id = :account',
-                  ConditionExpression: 'attribute_not_exists(webhook_count) OR webhook_count < :max',
-                  ExpressionAttributeValues: {
-                    ':zero': 0,
-                    ':one': 1,
-                    ':max': max,
-                    ':account': endpoint.accountId,
-                  },
-                },
-              },
-              {
-                Put: {
-                  TableName: table,
-                  Item: {
-                    ...webhookKeys.endpoint(endpoint.accountId, endpoint.webhookId),
-                    webhook_id: endpoint.webhookId,
-                    account_id: endpoint.accountId,
-                    url: endpoint.url,
-                    events: endpoint.events,
-                    description: endpoint.description ?? undefined,
-                    enabled: endpoint.enabled,
-                    created_at: endpoint.createdAt,
-                    updated_at: endpoint.updatedAt,
-                    secret_ciphertext: endpoint.secretCiphertext,
-                  },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        const reasons = cancelledReasons(error);
-        if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new LimitReached();
-        throw error;
-      }
-    });
-  } catch (error) {
-    if (error instanceof LimitReached) return 'limit';
-    throw error;
-  }
-  return 'created';
+  const outcome = await table.transact([
+    {
+      Update: {
+        Key: webhookKeys.counter(endpoint.accountId),
+        UpdateExpression:
+          'SET webhook_count = if_not_exists(webhook_count, :zero) + :one, account_id = :account',
+        ConditionExpression: 'attribute_not_exists(webhook_count) OR webhook_count < :max',
+        ExpressionAttributeValues: {
+          ':zero': 0,
+          ':one': 1,
+          ':max': max,
+          ':account': endpoint.accountId,
+        },
+      },
+    },
+    {
+      Put: {
+        Item: {
+          ...webhookKeys.endpoint(endpoint.accountId, endpoint.webhookId),
+          webhook_id: endpoint.webhookId,
+          account_id: endpoint.accountId,
+          url: endpoint.url,
+          events: endpoint.events,
+          description: endpoint.description ?? undefined,
+          enabled: endpoint.enabled,
+          created_at: endpoint.createdAt,
+          updated_at: endpoint.updatedAt,
+          secret_ciphertext: endpoint.secretCiphertext,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
+  if (outcome.outcome === 'applied') return 'created';
+  if (outcome.failed[0] === 0) return 'limit';
+  throw table.conditionFault(outcome);
 }
 
-class LimitReached extends Error {}
-
 export async function getEndpoint(accountId: string, webhookId: string): Promise<StoredEndpoint | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: webhookKeys.endpoint(accountId, webhookId),
-        ConsistentRead: true,
-      }),
-    ),
-  );
-  return result.Item === undefined ? undefined : toEndpoint(result.Item);
+  const item = await table.get(webhookKeys.endpoint(accountId, webhookId), { ConsistentRead: true });
+  return item === undefined ? undefined : toEndpoint(item);
 }
 
 /** Every endpoint of an account (at most 10), oldest first. */
 export async function listEndpoints(accountId: string): Promise<StoredEndpoint[]> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': webhookKeys.counter(accountId).pk,
-          ':prefix': webhookKeys.endpointPrefix,
-        },
-      }),
-    ),
-  );
-  return (result.Items ?? []).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const page = await table.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: {
+      ':pk': webhookKeys.counter(accountId).pk,
+      ':prefix': webhookKeys.endpointPrefix,
+    },
+  });
+  return page.items.map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
 /** Deletes an endpoint and decrements the counter; false when it did not exist. */
 export async function deleteEndpoint(accountId: string, webhookId: string): Promise<boolean> {
-  const table = tableName();
-  try {
-    await guarded('database', async () => {
-      try {
-        return await dynamo().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: table,
-                  Key: webhookKeys.endpoint(accountId, webhookId),
-                  ConditionExpression: 'attribute_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: table,
-                  Key: webhookKeys.counter(accountId),
-                  UpdateExpression: 'SET webhook_count = webhook_count - :one',
-                  ConditionExpression: 'webhook_count > :zero',
-                  ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        const reasons = cancelledReasons(error);
-        if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new Missing();
-        if (reasons?.[1]?.Code === 'ConditionalCheckFailed') {
-          // A counter that is already 0 (never expected): delete the endpoint alone.
-          await dynamo().send(
-            new DeleteCommand({
-              TableName: table,
-              Key: webhookKeys.endpoint(accountId, webhookId),
-              ConditionExpression: 'attribute_exists(pk)',
-            }),
-          );
-          return undefined;
-        }
-        throw error;
-      }
-    });
-  } catch (error) {
-    if (error instanceof Missing || (error as { name?: string }).name === 'ConditionalCheckFailedException')
-      return false;
-    throw error;
-  }
-  return true;
+  const outcome = await table.transact([
+    {
+      Delete: {
+        Key: webhookKeys.endpoint(accountId, webhookId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        Key: webhookKeys.counter(accountId),
+        UpdateExpression: 'SET webhook_count = webhook_count - :one',
+        ConditionExpression: 'webhook_count > :zero',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      },
+    },
+  ]);
+  if (outcome.outcome === 'applied') return true;
+  if (outcome.failed[0] === 0) return false;
+  // A counter that is already 0 (never expected): delete the endpoint alone.
+  const alone = await table.delete({
+    Key: webhookKeys.endpoint(accountId, webhookId),
+    ConditionExpression: 'attribute_exists(pk)',
+  });
+  return alone.outcome === 'applied';
 }
-
-class Missing extends Error {}
 
 /** Stores a new secret; the current one becomes the previous one until `previousUntil`. */
 export async function rotateEndpointSecret(
@@ -259,31 +185,23 @@ export async function rotateEndpointSecret(
   previousUntil: string,
   at: string,
 ): Promise<StoredEndpoint | undefined> {
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(endpoint.accountId, endpoint.webhookId),
-          UpdateExpression:
-            'SET secret_ciphertext = :new, previous_secret_ciphertext = :old, previous_secret_until = :until, updated_at = :at',
-          // Against a concurrent rotation: the secret replaced must be the one read.
-          ConditionExpression: 'secret_ciphertext = :old',
-          ExpressionAttributeValues: {
-            ':new': secretCiphertext,
-            ':old': endpoint.secretCiphertext,
-            ':until': previousUntil,
-            ':at': at,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    return result.Attributes === undefined ? undefined : toEndpoint(result.Attributes);
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
+  const result = await table.update({
+    Key: webhookKeys.endpoint(endpoint.accountId, endpoint.webhookId),
+    UpdateExpression:
+      'SET secret_ciphertext = :new, previous_secret_ciphertext = :old, previous_secret_until = :until, updated_at = :at',
+    // Against a concurrent rotation: the secret replaced must be the one read.
+    ConditionExpression: 'secret_ciphertext = :old',
+    ExpressionAttributeValues: {
+      ':new': secretCiphertext,
+      ':old': endpoint.secretCiphertext,
+      ':until': previousUntil,
+      ':at': at,
+    },
+    ReturnValues: 'ALL_NEW',
+  });
+  return result.outcome === 'applied' && result.attributes !== undefined
+    ? toEndpoint(result.attributes)
+    : undefined;
 }
 
 /**
@@ -297,24 +215,14 @@ async function updateEndpointIf(
   condition: string,
   values: Record<string, unknown>,
 ): Promise<Record<string, unknown> | undefined> {
-  try {
-    const result = await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: webhookKeys.endpoint(accountId, webhookId),
-          UpdateExpression: update,
-          ConditionExpression: condition,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    return result.Attributes ?? {};
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
+  const result = await table.update({
+    Key: webhookKeys.endpoint(accountId, webhookId),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ExpressionAttributeValues: values,
+    ReturnValues: 'ALL_NEW',
+  });
+  return result.outcome === 'applied' ? (result.attributes ?? {}) : undefined;
 }
 
 /** The endpoint stops receiving until it is added again (a 410, or days of failures). */
@@ -453,38 +361,25 @@ export interface StoredEvent {
  * write of the same id (a re-processed stream batch) keeps the first body.
  */
 export async function putEvent(event: StoredEvent, expiresAt: number): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...webhookKeys.event(event.eventId),
-            event_id: event.eventId,
-            account_id: event.accountId,
-            type: event.type,
-            ...(event.messageUuid === undefined ? {} : { message_uuid: event.messageUuid }),
-            ...(event.inboundUuid === undefined ? {} : { inbound_uuid: event.inboundUuid }),
-            body: event.body,
-            created_at: event.createdAt,
-            expires_at: expiresAt,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  // A failed condition: the event is stored already, with its first body.
+  await table.put({
+    Item: {
+      ...webhookKeys.event(event.eventId),
+      event_id: event.eventId,
+      account_id: event.accountId,
+      type: event.type,
+      ...(event.messageUuid === undefined ? {} : { message_uuid: event.messageUuid }),
+      ...(event.inboundUuid === undefined ? {} : { inbound_uuid: event.inboundUuid }),
+      body: event.body,
+      created_at: event.createdAt,
+      expires_at: expiresAt,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
 }
 
 export async function getEvent(eventId: string, nowSeconds: number): Promise<StoredEvent | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: webhookKeys.event(eventId), ConsistentRead: true }),
-    ),
-  );
-  const item = result.Item;
+  const item = await table.get(webhookKeys.event(eventId), { ConsistentRead: true });
   // TTL removes items within days of expiry, not at once: an expired one counts as gone.
   if (item === undefined || Number(item.expires_at) < nowSeconds) return undefined;
   return {
@@ -516,47 +411,37 @@ export async function recordAttempt(
   attempt: DeliveryAttempt,
   expiresAt: number,
 ): Promise<void> {
-  await guarded('database', () =>
-    dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          pk: webhookKeys.attemptPartition(webhookId, attempt.eventId),
-          sk: `${attempt.at}#${attempt.eventId}#${String(attempt.attempt).padStart(3, '0')}`,
-          webhook_id: webhookId,
-          event_id: attempt.eventId,
-          type: attempt.type,
-          attempt: attempt.attempt,
-          status_code: attempt.statusCode,
-          error: attempt.error,
-          at: attempt.at,
-          next_attempt_at: attempt.nextAttemptAt,
-          expires_at: expiresAt,
-        },
-      }),
-    ),
-  );
+  await table.put({
+    Item: {
+      pk: webhookKeys.attemptPartition(webhookId, attempt.eventId),
+      sk: `${attempt.at}#${attempt.eventId}#${String(attempt.attempt).padStart(3, '0')}`,
+      webhook_id: webhookId,
+      event_id: attempt.eventId,
+      type: attempt.type,
+      attempt: attempt.attempt,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      at: attempt.at,
+      next_attempt_at: attempt.nextAttemptAt,
+      expires_at: expiresAt,
+    },
+  });
 }
 
 /** The latest attempts of an endpoint, newest first: the newest `limit` of each shard, merged. */
 export async function latestAttempts(webhookId: string, limit: number): Promise<DeliveryAttempt[]> {
   const shards = await Promise.all(
     Array.from({ length: attemptShards }, (_, shard) =>
-      guarded('database', () =>
-        dynamo().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': webhookKeys.deliveries(webhookId, shard) },
-            ScanIndexForward: false,
-            Limit: limit,
-          }),
-        ),
-      ),
+      table.query({
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': webhookKeys.deliveries(webhookId, shard) },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
     ),
   );
   return shards
-    .flatMap((result) => result.Items ?? [])
+    .flatMap((page) => page.items)
     .sort((a, b) => (String(a.sk) < String(b.sk) ? 1 : String(a.sk) > String(b.sk) ? -1 : 0))
     .slice(0, limit)
     .map((item) => ({

@@ -1,14 +1,4 @@
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../../../platform/aws/dynamo.ts';
-import { guarded } from '../../../platform/aws/faults.ts';
-import { tableName } from '../../../platform/config/storage.ts';
+import * as table from '../../../platform/table/gateway.ts';
 import { keys } from '../../../platform/table/keys.ts';
 import { type DkimAlgorithm, type DkimKeyStatus, isDkimAlgorithm } from '../model/dkim.ts';
 
@@ -62,32 +52,18 @@ function toKey(item: Record<string, unknown>): StoredDkimKey {
 
 /** Every key of a domain (active and retired), newest first. */
 export async function listDkimKeys(domain: string): Promise<StoredDkimKey[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await guarded('database', () =>
-      dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.domain(domain).pk, ':prefix': skPrefix },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const items = await table.queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.domain(domain).pk, ':prefix': skPrefix },
+  });
   return items
     .map(toKey)
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.selector.localeCompare(b.selector));
 }
 
 export async function getDkimKey(domain: string, selector: string): Promise<StoredDkimKey | undefined> {
-  const result = await guarded('database', () =>
-    dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.dkimKey(domain, selector) })),
-  );
-  return result.Item === undefined ? undefined : toKey(result.Item);
+  const item = await table.get(keys.dkimKey(domain, selector));
+  return item === undefined ? undefined : toKey(item);
 }
 
 export type NewStoredKey = Omit<StoredDkimKey, 'status' | 'retiredAt' | 'expiresAt'>;
@@ -106,10 +82,9 @@ export interface ActivateKeyInput {
   retiredExpiresAt: number;
 }
 
-function putKeyItem(table: string, key: NewStoredKey) {
+function putKeyItem(key: NewStoredKey): table.TransactItem {
   return {
     Put: {
-      TableName: table,
       Item: {
         ...keys.dkimKey(key.domain, key.selector),
         domain: key.domain,
@@ -127,10 +102,9 @@ function putKeyItem(table: string, key: NewStoredKey) {
   };
 }
 
-function retireKeyItem(table: string, domain: string, selector: string, at: string, expiresAt: number) {
+function retireKeyItem(domain: string, selector: string, at: string, expiresAt: number): table.TransactItem {
   return {
     Update: {
-      TableName: table,
       Key: keys.dkimKey(domain, selector),
       UpdateExpression: 'SET #status = :retired, retired_at = :at, expires_at = :expires',
       ConditionExpression: '#status = :active',
@@ -160,13 +134,11 @@ export async function activateDkimKey({
   previousCompanion,
   retiredExpiresAt,
 }: ActivateKeyInput): Promise<void> {
-  const table = tableName();
   const at = key.createdAt;
-  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-    putKeyItem(table, key),
+  const items: table.TransactItem[] = [
+    putKeyItem(key),
     {
       Update: {
-        TableName: table,
         Key: keys.domain(key.domain),
         UpdateExpression: 'SET active_selector = :selector',
         ConditionExpression:
@@ -181,11 +153,13 @@ export async function activateDkimKey({
       },
     },
   ];
-  if (companion !== undefined) items.push(putKeyItem(table, companion));
+  if (companion !== undefined) items.push(putKeyItem(companion));
   for (const selector of [previousSelector, previousCompanion]) {
-    if (selector !== undefined) items.push(retireKeyItem(table, key.domain, selector, at, retiredExpiresAt));
+    if (selector !== undefined) items.push(retireKeyItem(key.domain, selector, at, retiredExpiresAt));
   }
-  await guarded('database', () => dynamo().send(new TransactWriteCommand({ TransactItems: items })));
+  const outcome = await table.transact(items);
+  // A concurrent rotation (or key) came first: code 5, as any cancelled transaction.
+  if (outcome.outcome === 'condition-failed') throw table.conditionFault(outcome);
 }
 
 /**
@@ -198,22 +172,14 @@ export async function expireRetiredDkimKey(
   selector: string,
   nowSeconds: number,
 ): Promise<void> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.dkimKey(domain, selector),
-          UpdateExpression: 'SET expires_at = :now',
-          ConditionExpression: '#status = :retired',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':retired': 'retired', ':now': nowSeconds },
-        }),
-      ),
-    );
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  // A failed condition: the key is active again or gone, and keeps its own retention.
+  await table.update({
+    Key: keys.dkimKey(domain, selector),
+    UpdateExpression: 'SET expires_at = :now',
+    ConditionExpression: '#status = :retired',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':retired': 'retired', ':now': nowSeconds },
+  });
 }
 
 /**
@@ -221,23 +187,13 @@ export async function expireRetiredDkimKey(
  * AWS by itself; this is the same removal done at once, for keys whose time has come.
  */
 export async function deleteRetiredDkimKey(domain: string, selector: string): Promise<boolean> {
-  try {
-    await guarded('database', () =>
-      dynamo().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.dkimKey(domain, selector),
-          ConditionExpression: '#status = :retired',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':retired': 'retired' },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const result = await table.delete({
+    Key: keys.dkimKey(domain, selector),
+    ConditionExpression: '#status = :retired',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':retired': 'retired' },
+  });
+  return result.outcome === 'applied';
 }
 
 /** Removes every key of a domain (when an operator removes the domain). */
@@ -245,16 +201,12 @@ export async function deleteDkimKeys(domain: string): Promise<number> {
   const existing = await listDkimKeys(domain);
   for (let start = 0; start < existing.length; start += 25) {
     const batch = existing.slice(start, start + 25);
-    let requests: Record<string, unknown[]> | undefined = {
-      [tableName()]: batch.map((key) => ({ DeleteRequest: { Key: keys.dkimKey(domain, key.selector) } })),
-    };
-    for (let attempt = 0; requests !== undefined && Object.keys(requests).length > 0; attempt++) {
+    let requests: table.WriteRequest[] = batch.map((key) => ({
+      DeleteRequest: { Key: keys.dkimKey(domain, key.selector) },
+    }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > 5) throw new Error('DKIM keys could not all be deleted');
-      const pending: Record<string, unknown[]> = requests;
-      const result = await guarded('database', () =>
-        dynamo().send(new BatchWriteCommand({ RequestItems: pending as never })),
-      );
-      requests = result.UnprocessedItems as Record<string, unknown[]> | undefined;
+      requests = (await table.batchWrite(requests)).unprocessed;
     }
   }
   return existing.length;

@@ -1,9 +1,10 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config/storage.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
-import { dynamo } from './dynamo.ts';
-import { guarded } from './faults.ts';
+import * as table from './gateway.ts';
+
+export const batchWriteSize = 25;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * BatchWriteItem for any number of puts and deletes on the table: 25 a request (DynamoDB's limit),
@@ -11,28 +12,16 @@ import { guarded } from './faults.ts';
  * atomic and unconditional: callers use it for items nothing else writes at the same time (new
  * messages and their parts, bulk imports). A failure after the SDK's retries is the catalogue's.
  */
-export type WriteRequest =
-  | { PutRequest: { Item: Record<string, unknown> } }
-  | { DeleteRequest: { Key: Record<string, unknown> } };
-
-export const batchWriteSize = 25;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function writeInBatches(requests: readonly WriteRequest[], parallel = 8): Promise<void> {
-  const chunks: WriteRequest[][] = [];
+export async function writeInBatches(requests: readonly table.WriteRequest[], parallel = 8): Promise<void> {
+  const chunks: table.WriteRequest[][] = [];
   for (let start = 0; start < requests.length; start += batchWriteSize)
     chunks.push(requests.slice(start, start + batchWriteSize));
   let next = 0;
   const worker = async () => {
     while (next < chunks.length) {
-      let pending = chunks[next++] as WriteRequest[];
+      let pending = chunks[next++] as table.WriteRequest[];
       for (let attempt = 0; pending.length > 0; attempt++) {
-        const batch = pending;
-        const result = await guarded('database', () =>
-          dynamo().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch as never } })),
-        );
-        pending = (result.UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+        pending = (await table.batchWrite(pending)).unprocessed;
         if (pending.length === 0) break;
         if (attempt >= 8)
           throw new ServiceError(
