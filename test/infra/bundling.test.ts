@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -272,61 +270,6 @@ describe('function bundles (local esbuild, no Docker)', () => {
     assert.equal(mime.detectMimeType('no-such.extension'), 'application/octet-stream');
     assert.equal(mime.detectExtension('image/png'), 'png');
     assert.equal(mime.detectExtension('text/x-unknown'), 'txt');
-  });
-
-  it('the sender imports without reading the global ReadableStream (no web streams at a cold start)', () => {
-    // patches/@smithy+core+3.41.0.patch. esbuild places a module in the chunks a function loads at
-    // start when a barrel the start imports re-exports it, even if only a lazy chunk uses it: so the
-    // S3 client's web-stream ChecksumStream is evaluated at every sender cold start, and its class
-    // heritage read the global ReadableStream, which loads Node's web streams (about 1.5 ms).
-    const trap = `const d = Object.getOwnPropertyDescriptor(globalThis, 'ReadableStream');
-      Object.defineProperty(globalThis, 'ReadableStream', { configurable: true, get() {
-        process.stdout.write('read ReadableStream at ' + new Error().stack.split('\\n')[2]);
-        return d.get ? d.get.call(globalThis) : d.value; } });
-      await import(${JSON.stringify(pathToFileURL(join(bundleDir('sender'), 'index.mjs')).href)});`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', trap], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout, '');
-  });
-
-  it('the patched web-stream ChecksumStream is still a ReadableStream subclass that checks and reads', async () => {
-    // The S3 client validates response checksums through createChecksumStream; for a web stream
-    // body it now gives the ChecksumStream class its ReadableStream base on first use.
-    const outDir = mkdtempSync(join(tmpdir(), 'checksum-'));
-    try {
-      const entry = join(outDir, 'entry.mjs');
-      writeFileSync(entry, "export { createChecksumStream } from '@smithy/core/serde';\n");
-      await build({ ...esbuildOptionsFor(entry, outDir), nodePaths: [join(process.cwd(), 'node_modules')] });
-      const { createChecksumStream } = (await import(pathToFileURL(join(outDir, 'index.mjs')).href)) as {
-        createChecksumStream: (init: Record<string, unknown>) => ReadableStream<Uint8Array>;
-      };
-      const body = new TextEncoder().encode('attachment bytes');
-      const streamOf = (expectedChecksum: string) => {
-        const hash = createHash('sha256');
-        return createChecksumStream({
-          expectedChecksum,
-          checksumSourceLocation: 'x-amz-checksum-sha256',
-          checksum: { update: (chunk: Uint8Array) => hash.update(chunk), digest: async () => hash.digest() },
-          source: new ReadableStream({
-            start(controller) {
-              controller.enqueue(body);
-              controller.close();
-            },
-          }),
-        });
-      };
-      const expected = createHash('sha256').update(body).digest('base64');
-      const good = streamOf(expected);
-      assert.ok(good instanceof ReadableStream);
-      assert.notEqual(Object.getPrototypeOf(good), ReadableStream.prototype, "not the SDK's subclass");
-      assert.deepEqual(new Uint8Array(await new Response(good).arrayBuffer()), body);
-      await assert.rejects(new Response(streamOf('AAAA')).arrayBuffer(), /Checksum mismatch/);
-    } finally {
-      rmSync(outDir, { recursive: true, force: true });
-    }
   });
 
   it('the bundled health function runs as Lambda would load it', async () => {
