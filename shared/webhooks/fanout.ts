@@ -27,6 +27,8 @@ import {
  * answers it in `batchItemFailures`; a change that cannot be decoded at all is logged and left out:
  * it would never succeed). Ids are derived from the change, so doing a change twice stores nothing
  * new; its jobs may repeat (at least once).
+ *
+ * `batchFanOut()` is one batch's fan-out: the function to call with each of its changes.
  */
 export function batchFanOut(): (change: TableChange) => Promise<void> {
   // The accounts' enabled endpoints, read once a batch.
