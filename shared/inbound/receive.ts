@@ -1,8 +1,7 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type DomainRecord, getDomain } from '../domains/index.ts';
 import { getMessages } from '../messages/index.ts';
 import { bucketName } from '../platform/config/storage.ts';
-import { describeError, log } from '../platform/observability/log.ts';
+import { log } from '../platform/observability/log.ts';
 import { inboundRetentionDays } from './config.ts';
 import {
   domainOf,
@@ -12,7 +11,7 @@ import {
   mailboxHashOf,
   threadCandidates,
 } from './model/inbound.ts';
-import { parseReceipt, type Receipt } from './model/receipt.ts';
+import type { Receipt } from './model/receipt.ts';
 import type { ParsedMessage } from './parse.ts';
 import { putInbound } from './store/inbound.ts';
 import { inboundObjectKeys, openObject } from './store/inbound-objects.ts';
@@ -20,42 +19,16 @@ import { putObject, uploadStream } from './store/inbound-uploads.ts';
 import { getSesMessageIds } from './store/ses-message-ids.ts';
 
 /**
- * The inbound function's work (docs/inbound.md): for each SES receipt on the queue, the stored
+ * The inbound function's work (docs/inbound.md): for one SES receipt off the queue, the stored
  * message is parsed (streamed from S3), its parts are stored beside it, and one item is written
  * per receiving recipient for that domain's account. The items are the outbox of the
  * `inbound.received` event (the table stream announces them), so nothing is announced that is not
  * stored, and nothing stored goes unannounced. Every step is idempotent (ids and object keys derive
- * from SES's message id), so a failed record is simply redelivered by the queue, and after its last
- * attempt kept in the dead-letter queue. A message that cannot be parsed is still stored (raw,
- * with `parse_error`) and announced.
+ * from SES's message id), so a failed one is simply redelivered by the queue (functions/inbound
+ * reports it), and after its last attempt kept in the dead-letter queue. A message that cannot be
+ * parsed is still stored (raw, with `parse_error`) and announced.
  */
-export async function processInboundBatch(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  // One at a time: each message may be up to 40 MB, and memory is sized for one.
-  for (const record of event.Records) {
-    try {
-      await receiveRecord(record);
-    } catch (error) {
-      log('error', 'inbound message not stored; the queue will retry', {
-        sqs_message_id: record.messageId,
-        ...describeError(error),
-      });
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures: failures };
-}
-
-async function receiveRecord(record: SQSRecord): Promise<void> {
-  const parsedReceipt = parseReceipt(record.body);
-  if (!parsedReceipt.ok) {
-    log('info', 'inbound queue entry ignored', {
-      sqs_message_id: record.messageId,
-      reason: parsedReceipt.reason,
-    });
-    return;
-  }
-  const receipt = parsedReceipt.receipt;
+export async function receiveMessage(receipt: Receipt): Promise<void> {
   if (receipt.bucket !== bucketName()) {
     throw new Error(`receipt names bucket ${receipt.bucket}, not the service's`);
   }

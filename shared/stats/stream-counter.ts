@@ -1,9 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { messageLabelsOf, messageSnapshotOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import type { DomainCounted } from '../platform/observability/metric-names.ts';
 import { countForDomain } from '../platform/observability/metrics.ts';
+import type { TableChange } from '../platform/table/change.ts';
 import {
   bucketOf,
   countedEvents,
@@ -23,40 +22,14 @@ import { applyRowIncrement, type Contribution, type RowIncrement } from './store
  * A batch writes each row it touches once, so the writes follow the batches, not the messages.
  *
  * Exactness: each row remembers the last record of its stream shard it counted (`seq`), and only
- * that shard's consumer writes it; the shard id comes with the event because the mapping uses a
- * tumbling window (AWS sends `shardId` then; the local stream poller does the same). On any failure
- * the whole batch is reported failed and done again: the rows already written skip what they have.
+ * that shard's consumer writes it; the shard id comes with the batch because the mapping uses a
+ * tumbling window (functions/stats-counter reads it off the event). On any failure this throws, the
+ * whole batch is reported failed and done again: the rows already written skip what they have.
  */
-export interface CountingEvent extends DynamoDBStreamEvent {
-  shardId?: string;
-  isFinalInvokeForWindow?: boolean;
-}
-
-/** A tumbling window's answer: Lambda wants `state` back (this consumer keeps none in it). */
-export type CountingResponse = DynamoDBBatchResponse & { state: Record<string, string> };
-
-type Image = Record<string, AttributeValue>;
-
-export async function countStreamBatch(event: CountingEvent): Promise<CountingResponse> {
-  const records = event.Records ?? [];
-  if (records.length === 0) return { batchItemFailures: [], state: {} };
-  if (event.shardId === undefined || event.shardId === '') {
-    throw new Error('the counting consumer needs the stream shard id: map it with a tumbling window');
-  }
-  const rows = [...rowsOf(records, event.shardId).values()];
-  try {
-    const applied = await Promise.all(rows.map(applyRowIncrement));
-    publishDomainFigures(rows, applied);
-    return { batchItemFailures: [], state: {} };
-  } catch (error) {
-    const first = records[0] as DynamoDBRecord;
-    log('warn', 'counting a stream batch failed; the stream will retry it', {
-      sequence_number: first.dynamodb?.SequenceNumber,
-      records: records.length,
-      ...describeError(error),
-    });
-    return { batchItemFailures: [{ itemIdentifier: first.dynamodb?.SequenceNumber ?? '' }], state: {} };
-  }
+export async function countChanges(changes: readonly TableChange[], streamShard: string): Promise<void> {
+  const rows = [...rowsOf(changes, streamShard).values()];
+  const applied = await Promise.all(rows.map(applyRowIncrement));
+  publishDomainFigures(rows, applied);
 }
 
 const domainCounted = new Set<string>(['sent', 'delivered', 'bounced', 'complained']);
@@ -77,14 +50,14 @@ function publishDomainFigures(rows: readonly RowIncrement[], applied: readonly C
 }
 
 /** The batch's counts, grouped by the row each goes to (account, dimension, day, stream shard). */
-function rowsOf(records: readonly DynamoDBRecord[], streamShard: string): Map<string, RowIncrement> {
+function rowsOf(changes: readonly TableChange[], streamShard: string): Map<string, RowIncrement> {
   const rows = new Map<string, RowIncrement>();
-  for (const record of records) {
-    const sequence = record.dynamodb?.SequenceNumber;
-    if (record.eventName === 'REMOVE' || sequence === undefined) continue;
-    let counted: ReturnType<typeof countsOfRecord>;
+  for (const change of changes) {
+    const sequence = change.sequenceNumber;
+    if (change.kind === 'REMOVE' || sequence === undefined) continue;
+    let counted: ReturnType<typeof countsOfChange>;
     try {
-      counted = countsOfRecord(record);
+      counted = countsOfChange(change);
     } catch (error) {
       // A record that cannot be read (a corrupt image) would fail the same way at every retry and
       // hold the shard's counting back for a day: it is logged and left out.
@@ -128,13 +101,12 @@ function rowsOf(records: readonly DynamoDBRecord[], streamShard: string): Map<st
   return rows;
 }
 
-/** What one record of a message item counts, and under what (undefined: not a message). */
-function countsOfRecord(record: DynamoDBRecord) {
-  const newImage = record.dynamodb?.NewImage as Image | undefined;
-  const after = messageSnapshotOf(newImage);
-  const labels = messageLabelsOf(newImage);
+/** What one change of a message item counts, and under what (undefined: not a message). */
+function countsOfChange(change: TableChange) {
+  const after = messageSnapshotOf(change.after);
+  const labels = messageLabelsOf(change.after);
   if (after === undefined || labels === undefined) return undefined;
-  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  const before = messageSnapshotOf(change.before);
   const events = countedEvents(before, after, labels);
   const unreadable = events.find((event) => Number.isNaN(Date.parse(event.at)));
   if (unreadable !== undefined) throw new Error(`a ${unreadable.counter} count has no readable time`);

@@ -1,5 +1,4 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { describeError, log } from '../platform/observability/log.ts';
+import { log } from '../platform/observability/log.ts';
 import { countWebhookDelivery } from '../platform/observability/metrics.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { deliveryRetentionSeconds, pauseSchedule, retrySchedule, targetPolicy } from './config.ts';
@@ -35,13 +34,13 @@ import {
  * event to one endpoint. 2xx: done. 410: the endpoint is disabled. Anything else: the next attempt
  * is queued on the retry schedule (waits beyond SQS's 15 minutes are re-queued with what remains);
  * after the last one the job goes to the dead-letter queue. Every attempt is recorded. A job whose
- * processing fails (a store down) is reported in `batchItemFailures` and comes back, so a crash
- * loses nothing; delivery is at least once.
+ * processing fails (a store down) throws: functions/webhook-delivery reports it in
+ * `batchItemFailures` and it comes back, so a crash loses nothing; delivery is at least once.
  *
  * No endpoint holds more than its share of the workers (docs/webhooks.md, "Failing endpoints"):
  * - one attempt per endpoint at a time in an invocation: a batch's jobs for one endpoint go one
- *   after the other (different endpoints in parallel), and a job that could not finish before the
- *   invocation's end waits for a later one instead of starting;
+ *   after the other (different endpoints in parallel; `endpointOfJob` names the lane), and a job
+ *   that could not finish before the invocation's end waits for a later one instead of starting;
  * - an endpoint that keeps failing is paused: its jobs wait without an attempt until the pause ends,
  *   then a single trial attempt decides; after 5 days of failures it is disabled.
  * Waiting jobs go back to the queue with a delay; they are not attempts and use none of the retry
@@ -59,33 +58,9 @@ export interface DeliveryDependencies {
 /** Time kept free at the end of an invocation, beyond one attempt's deadline. */
 const invocationMarginMs = 2_000;
 
-export async function processWebhookBatch(
-  event: SQSEvent,
-  deps: DeliveryDependencies = {},
-): Promise<SQSBatchResponse> {
-  // One queue of jobs per endpoint: its jobs run one after another, the endpoints side by side.
-  const perEndpoint = new Map<string, SQSRecord[]>();
-  for (const record of event.Records) {
-    const key = parseDeliveryJob(record.body)?.webhook_id ?? `malformed:${record.messageId}`;
-    perEndpoint.set(key, [...(perEndpoint.get(key) ?? []), record]);
-  }
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  await Promise.all(
-    [...perEndpoint.values()].map(async (records) => {
-      for (const record of records) {
-        try {
-          await handleJob(record.body, deps);
-        } catch (error) {
-          log('warn', 'webhook job failed; it will be retried', {
-            message_id: record.messageId,
-            ...describeError(error),
-          });
-          batchItemFailures.push({ itemIdentifier: record.messageId });
-        }
-      }
-    }),
-  );
-  return { batchItemFailures };
+/** The endpoint a job's body is for: the batch's jobs for one endpoint run one after another. */
+export function endpointOfJob(body: string): string | undefined {
+  return parseDeliveryJob(body)?.webhook_id;
 }
 
 /** Back to the queue until `untilMs` (plus a little jitter, so waiting jobs do not return at once). */
@@ -102,7 +77,8 @@ async function wait(job: DeliveryJob, untilMs: number, nowMs: number, reason: st
   });
 }
 
-async function handleJob(body: string, deps: DeliveryDependencies): Promise<void> {
+/** One job off the webhook queue (its body): one attempt, a wait, or nothing; throws to come back. */
+export async function deliverWebhookJob(body: string, deps: DeliveryDependencies = {}): Promise<void> {
   const now = deps.now ?? Date.now;
   const job = parseDeliveryJob(body);
   if (job === undefined) {

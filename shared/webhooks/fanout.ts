@@ -1,8 +1,7 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { inboundItemOf } from '../inbound/index.ts';
 import { deriveChanges, type MessageChange, messageSnapshotOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
+import type { TableChange } from '../platform/table/change.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { eventRetentionSeconds } from './config.ts';
 import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
@@ -23,14 +22,16 @@ import {
  * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
  * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
  * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
- * outbox: nothing that was written can be missed, and a record whose events could not be stored or
- * queued is reported in `batchItemFailures` so the stream hands it (and what follows it) over again
- * (a record that cannot be decoded at all is logged and left out: it would never succeed). Ids are derived from
- * the change, so doing a record twice stores nothing new; its jobs may repeat (at least once).
+ * outbox: nothing that was written can be missed, and a change whose events could not be stored or
+ * queued throws, so the stream hands it (and what follows it) over again (functions/webhook-fanout
+ * answers it in `batchItemFailures`; a change that cannot be decoded at all is logged and left out:
+ * it would never succeed). Ids are derived from the change, so doing a change twice stores nothing
+ * new; its jobs may repeat (at least once).
+ *
+ * `batchFanOut()` is one batch's fan-out: the function to call with each of its changes.
  */
-type Image = Record<string, AttributeValue>;
-
-export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+export function batchFanOut(): (change: TableChange) => Promise<void> {
+  // The accounts' enabled endpoints, read once a batch.
   const endpoints = new Map<string, Promise<StoredEndpoint[]>>();
   const endpointsOf = (accountId: string) => {
     let found = endpoints.get(accountId);
@@ -40,17 +41,7 @@ export async function fanOutStreamBatch(event: DynamoDBStreamEvent): Promise<Dyn
     }
     return found;
   };
-  const results = await Promise.allSettled(event.Records.map((record) => fanOutRecord(record, endpointsOf)));
-  // The stream resumes from the first failed record (its later records are done again, harmlessly).
-  const firstFailure = results.findIndex((result) => result.status === 'rejected');
-  if (firstFailure === -1) return { batchItemFailures: [] };
-  const record = event.Records[firstFailure] as DynamoDBRecord;
-  const reason = (results[firstFailure] as PromiseRejectedResult).reason;
-  log('warn', 'webhook fan-out failed; the stream will retry', {
-    sequence_number: record.dynamodb?.SequenceNumber,
-    ...describeError(reason),
-  });
-  return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+  return (change) => fanOutChange(change, endpointsOf);
 }
 
 /** One event to store and deliver, its body already built. */
@@ -68,12 +59,11 @@ interface OutgoingEvent {
  * an endpoint's change from enabled to disabled (`webhook.disabled`).
  */
 function eventsOf(
-  record: DynamoDBRecord,
+  change: TableChange,
 ): { accountId: string; logFields: Record<string, string>; events: OutgoingEvent[] } | undefined {
-  const newImage = record.dynamodb?.NewImage as Image | undefined;
-  const inbound = inboundItemOf(newImage);
+  const inbound = inboundItemOf(change.after);
   if (inbound !== undefined) {
-    if (record.eventName !== 'INSERT') return undefined;
+    if (change.kind !== 'INSERT') return undefined;
     const received = inboundReceivedEvent(inbound);
     return {
       accountId: inbound.account_id,
@@ -88,9 +78,9 @@ function eventsOf(
       ],
     };
   }
-  const endpoint = endpointSnapshotOf(newImage);
+  const endpoint = endpointSnapshotOf(change.after);
   if (endpoint !== undefined) {
-    const before = endpointSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+    const before = endpointSnapshotOf(change.before);
     return {
       accountId: endpoint.accountId,
       logFields: { webhook_id: endpoint.webhookId },
@@ -102,9 +92,9 @@ function eventsOf(
       })),
     };
   }
-  const after = messageSnapshotOf(newImage);
+  const after = messageSnapshotOf(change.after);
   if (after === undefined) return undefined;
-  const before = messageSnapshotOf(record.dynamodb?.OldImage as Image | undefined);
+  const before = messageSnapshotOf(change.before);
   return {
     accountId: after.accountId,
     logFields: { message_uuid: after.messageUuid },
@@ -117,26 +107,26 @@ function eventsOf(
   };
 }
 
-async function fanOutRecord(
-  record: DynamoDBRecord,
+async function fanOutChange(
+  change: TableChange,
   endpointsOf: (accountId: string) => Promise<StoredEndpoint[]>,
 ): Promise<void> {
-  if (record.eventName === 'REMOVE') return;
-  let change: ReturnType<typeof eventsOf>;
+  if (change.kind === 'REMOVE') return;
+  let outgoing: ReturnType<typeof eventsOf>;
   try {
-    change = eventsOf(record);
+    outgoing = eventsOf(change);
   } catch (error) {
     // An image that cannot be decoded fails the same way at every retry: retried, it would hold
     // back every later change of its stream shard (every account's events) until the stream drops
     // it. It is logged and left out; failures to store or queue (a store down) are still retried.
     log('error', 'a stream record could not be read as an event source; left out', {
-      sequence_number: record.dynamodb?.SequenceNumber,
+      sequence_number: change.sequenceNumber,
       ...describeError(error),
     });
     return;
   }
-  if (change === undefined || change.events.length === 0) return;
-  const { accountId, events, logFields } = change;
+  if (outgoing === undefined || outgoing.events.length === 0) return;
+  const { accountId, events, logFields } = outgoing;
   const endpoints = await endpointsOf(accountId);
   if (endpoints.length === 0) return;
   const jobs: DeliveryJob[] = [];

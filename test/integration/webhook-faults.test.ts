@@ -8,9 +8,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { deliverWebhookBatch } from '../../functions/webhook-delivery/handler.ts';
+import { handler as fanOut } from '../../functions/webhook-fanout/handler.ts';
 import { startEventSource } from '../../infra/local/event-source.ts';
-import { processWebhookBatch } from '../../shared/webhooks/delivery.ts';
-import { fanOutStreamBatch } from '../../shared/webhooks/fanout.ts';
 import { postTo } from '../../shared/webhooks/http-target.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
@@ -70,10 +70,10 @@ describe('no event lost when the delivery function fails mid-batch', () => {
       invocations += 1;
       if (invocations === 1) {
         // Deliver the first half, then die before answering: nothing of this batch is acknowledged.
-        await processWebhookBatch({ Records: event.Records.slice(0, Math.ceil(event.Records.length / 2)) });
+        await deliverWebhookBatch({ Records: event.Records.slice(0, Math.ceil(event.Records.length / 2)) });
         throw new Error('simulated crash mid-batch');
       }
-      return processWebhookBatch(event);
+      return deliverWebhookBatch(event);
     };
     const source = startEventSource({
       queueUrl: process.env.WEBHOOK_QUEUE_URL as string,
@@ -127,7 +127,7 @@ describe('no event lost when the delivery function fails mid-batch', () => {
       if (calls === 2) throw new Error('crashed while posting');
       return postTo(...args);
     };
-    const result = await processWebhookBatch({ Records: records }, { post: flaky });
+    const result = await deliverWebhookBatch({ Records: records }, { post: flaky });
     assert.equal(result.batchItemFailures.length, 1);
     const failedId = result.batchItemFailures[0]?.itemIdentifier;
     const failed = records.find((record) => record.messageId === failedId);
@@ -135,7 +135,7 @@ describe('no event lost when the delivery function fails mid-batch', () => {
     const delivered = () =>
       new Set(receiver.received.filter((r) => r.path === path).map((r) => r.headers['webhook-id']));
     assert.equal(delivered().size, 2);
-    const again = await processWebhookBatch({ Records: [failed] });
+    const again = await deliverWebhookBatch({ Records: [failed] });
     assert.deepEqual(again.batchItemFailures, []);
     assert.deepEqual([...delivered()].sort(), jobs.map((job) => job.event_id).sort());
   });
@@ -146,6 +146,6 @@ describe('the fan-out and a change it cannot read', () => {
     // The account has an endpoint, so the fan-out does read the change.
     await hookAndEvents(`${receiver.url}/undecodable`, 0);
     const corrupt = undecodableMessageRecord(who.account, randomUUID(), 'MODIFY', '7');
-    assert.deepEqual(await fanOutStreamBatch({ Records: [corrupt] } as never), { batchItemFailures: [] });
+    assert.deepEqual(await fanOut({ Records: [corrupt] }), { batchItemFailures: [] });
   });
 });
