@@ -94,21 +94,7 @@ describe('scheduled avatar housekeeping', () => {
     assert.deepEqual(third, { examined: 2, removed: 0, remaining: false, resumed: false });
   });
 
-  it('ignores a scheduled-looking body sent through API Gateway: that door needs a token', async () => {
-    const result = (await handler(
-      {
-        httpMethod: 'POST',
-        path: '/keepalive-1.0',
-        headers: {},
-        body: JSON.stringify({ source: 'aws.events', 'detail-type': 'Scheduled Event' }),
-        requestContext: { requestId: randomUUID(), identity: { sourceIp: '127.0.0.1' } },
-      } as never,
-      contextWith([60_000]),
-    )) as { statusCode: number; body: string };
-    assert.equal(result.statusCode, 401);
-    assert.equal(JSON.parse(result.body).error.code, 104);
-  });
-
+  // A scheduled-looking body sent through API Gateway is answered 104: test/unit/http-chain.test.ts.
   it('runs on its own from the local schedule worker, as EventBridge runs it on AWS', async () => {
     const key = await putEntry(-1);
     const worker = schedulesWorker();
