@@ -9,7 +9,7 @@ import {
 } from 'node:crypto';
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { setAccountActive } from '../../shared/platform/auth/account-store.ts';
 import {
   type ApiResponse,
@@ -70,13 +70,14 @@ function expectRejected(response: ApiResponse<any>, status: number, code: number
 
 /** Sends `token` until it is refused or `withinMs` passes; the last answer. */
 async function sendUntilRefused(token: string, withinMs: number): Promise<ApiResponse<any>> {
-  const deadline = Date.now() + withinMs;
-  let response = await send(token);
-  while (response.status === 200 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    response = await send(token);
-  }
-  return response;
+  return vi.waitFor(
+    async () => {
+      const response = await send(token);
+      assert.notEqual(response.status, 200, `still accepted: ${response.text}`);
+      return response;
+    },
+    { timeout: withinMs, interval: 250 },
+  );
 }
 
 // A server that must never be contacted: it stands for an attacker's key URL in a `jku` header.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useHostEnvironment } from '../support/host.ts';
 
 /**
@@ -100,9 +100,13 @@ describe('scheduled avatar housekeeping', () => {
     const worker = schedulesWorker();
     await worker.start({ dataDir: '', env: {} });
     try {
-      const deadline = Date.now() + 60_000;
-      while ((await exists(key)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-      assert.equal(await exists(key), false, 'the worker removed the expired entry');
+      await expect
+        .poll(() => exists(key), {
+          timeout: 60_000,
+          interval: 250,
+          message: 'the worker removed the expired entry',
+        })
+        .toBe(false);
       for (const kept of fresh) assert.equal(await exists(kept), true);
     } finally {
       await worker.stop();

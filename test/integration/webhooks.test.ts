@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { dynamo } from '../../shared/platform/aws/dynamo.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
@@ -69,18 +69,29 @@ function assertSigned(hook: Hook, request: ReceivedWebhook): void {
   assert.ok(verifiesByHand(hook.secret, request), 'the plain HMAC check fails');
 }
 
-async function attemptsOf(who: TestAccount, hook: Hook, atLeast: number) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const response = await call('POST', '/webhook/query-1.0', {
-      token: who.token,
-      body: { webhook_id: hook.id },
-    });
-    assert.equal(response.status, 200, response.text);
-    const webhook = response.body.data.webhook;
-    if (webhook.deliveries.length >= atLeast || Date.now() > deadline) return webhook;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** The endpoint as the API lists it, once it lists `atLeast` attempts (and `until` holds). */
+async function attemptsOf(
+  who: TestAccount,
+  hook: Hook,
+  atLeast: number,
+  until: (webhook: Record<string, any>) => boolean = () => true,
+) {
+  return vi.waitFor(
+    async () => {
+      const response = await call('POST', '/webhook/query-1.0', {
+        token: who.token,
+        body: { webhook_id: hook.id },
+      });
+      assert.equal(response.status, 200, response.text);
+      const webhook = response.body.data.webhook;
+      assert.ok(
+        webhook.deliveries.length >= atLeast && until(webhook),
+        JSON.stringify(webhook).slice(0, 800),
+      );
+      return webhook;
+    },
+    { timeout: 60_000, interval: 200 },
+  );
 }
 
 describe('webhook events from message changes', () => {
@@ -241,9 +252,7 @@ describe('delivery', () => {
     receiver.respond = (request, seen) => (request.path === hook.path ? 410 : previous(request, seen));
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
     await receiver.waitFor(() => on(hook).length >= 1);
-    const deadline = Date.now() + 30_000;
-    let webhook = await attemptsOf(who, hook, 1);
-    while (webhook.enabled && Date.now() < deadline) webhook = await attemptsOf(who, hook, 1);
+    const webhook = await attemptsOf(who, hook, 1, (current) => !current.enabled);
     assert.equal(webhook.enabled, false);
     assert.equal(webhook.deliveries[0].status_code, 410);
     assert.equal(webhook.deliveries[0].next_attempt_at, null);
