@@ -215,7 +215,7 @@ describe('bearer authentication', () => {
     assert.equal((await send(token)).status, 200);
     await setAccountActive(account, false);
     // The account's status is read on every request (cached for 30 s), whatever the token cache holds.
-    const response = await sendUntilRefused(token, 120_000);
+    const response = await sendUntilRefused(token, 100_000);
     expectRejected(response, 401, 110);
     assert.match(response.body.error.message, /disabled/);
   });

@@ -51,7 +51,7 @@ async function dispatchUntilFinal(uuid: string, sendAt: Date) {
         throw new Error(`message ${uuid} is ${message?.status}, not final`);
       return message;
     },
-    { timeout: 180_000, interval: 1_000 },
+    { timeout: 100_000, interval: 1_000 },
   );
 }
 

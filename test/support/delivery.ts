@@ -263,7 +263,7 @@ export async function waitForStatus(
   token: string,
   uuid: string,
   statuses: readonly string[],
-  timeoutMs = 150_000,
+  timeoutMs = 100_000,
 ): Promise<Record<string, any>> {
   return vi.waitFor(
     async () => {

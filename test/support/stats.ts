@@ -23,7 +23,7 @@ export async function waitForTotals(
   token: string,
   body: Record<string, unknown>,
   expected: Record<string, number>,
-  timeoutMs = 120_000,
+  timeoutMs = 100_000,
 ): Promise<Record<string, any>> {
   return vi.waitFor(
     async () => {
