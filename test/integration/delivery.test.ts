@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'vitest';
+import { describe, test, vi } from 'vitest';
 import {
   addMessage,
   outboxEml,
@@ -197,11 +197,12 @@ describe('delivery end to end through the local host', () => {
       content: { kind: 'text_only', text: 'never' },
       scheduling: { mode: 'manual-wait' },
     });
+    const sendAt = Date.now() + 5_000;
     const scheduled = await addMessage(sending.token, {
       message_sender: `held@${sending.domain}`,
       to: ['nobody@example.net'],
       content: { kind: 'text_only', text: 'never either' },
-      scheduling: { mode: 'scheduled', send_at: new Date(Date.now() + 5_000).toISOString() },
+      scheduling: { mode: 'scheduled', send_at: new Date(sendAt).toISOString() },
     });
     for (const { uuid } of [held, scheduled]) {
       const cancelled = await addMessage(sending.token, {
@@ -210,9 +211,19 @@ describe('delivery end to end through the local host', () => {
       });
       assert.deepEqual(cancelled, { uuid, status: 'cancelled' });
     }
-    // Past the scheduled send_at, with the dispatcher having run: still cancelled, nothing sent.
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // Past the scheduled send_at, with the dispatcher having run, and the sender having taken what
+    // the queue held then (a message sent after the run is delivered): still cancelled, nothing sent.
+    await vi.waitFor(() => assert.ok(Date.now() > sendAt, 'past send_at'), {
+      timeout: 10_000,
+      interval: 100,
+    });
     await runDispatcher();
+    const after = await addMessage(sending.token, {
+      message_sender: `after@${sending.domain}`,
+      to: ['ok@recipient.test'],
+      content: { kind: 'text_only', text: 'after the run' },
+    });
+    assert.equal((await waitForStatus(sending.token, after.uuid, settled)).status, 'delivered');
     for (const { uuid } of [held, scheduled]) {
       assert.equal((await queryMessage(sending.token, uuid)).status, 'cancelled');
       assert.equal(smtpTransactions(uuid).length, 0);

@@ -10,14 +10,18 @@ import { type ApiResponse, call, hasNoInternals, mintToken, uniqueAccount } from
 import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
 
 /*
- * Codes that need a host configured differently from the shared one: the network rule (103), the
- * rate limit (115), and the infrastructure faults 2/3/4 on an authenticated route, whose Bearer
- * auth reads the account record from DynamoDB before any action runs. Two secondary hosts:
+ * Codes that need a host configured differently from the shared one: the network rule (103) on the
+ * gateway's view of the TCP peer, the rate limit (115) of a verified account, and the infrastructure
+ * faults 2/3/4 on an authenticated route, whose Bearer auth reads the account record from DynamoDB
+ * before any action runs. Two secondary hosts:
  *   A: blocks 127.0.0.2, allows 2 requests per caller and never refills, and takes its keys from a
  *      JWKS server in this test process (refetched on any unknown kid), which later publishes a
  *      rotated key; later its table is deleted (3), then its DynamoDB Local is killed (4);
  *   B: its database endpoint is a plain HTTP server that answers garbage (2), and its keys come from
  *      a JWKS server in this test process, which the last test stops (7).
+ * The chain's own answers (103 for IPv4 and IPv6 networks, 115 by address for anonymous callers and
+ * failed authentications, code 2 and its log lines) are unit tests with an event and no server:
+ * test/unit/http-chain.test.ts.
  */
 const protectedRoute = { method: 'POST', path: '/keepalive-1.0', scope: 'keepalive:run' } as const;
 
@@ -159,16 +163,6 @@ describe('network rule, rate limit and key rotation (secondary host A)', () => {
       token: await tokenFor(hostA),
     });
     assert.equal(otherCaller.status, 200, 'the bucket is per account');
-  });
-
-  it('keys callers without a token by their address, and limits before authenticating', async () => {
-    // 127.0.0.3: an address of its own, so the other tests' calls from 127.0.0.1 do not count.
-    const first = await callFrom('127.0.0.3', hostA.url, protectedRoute.method, protectedRoute.path);
-    expectError(first, 401, 104);
-    const health = await callFrom('127.0.0.3', hostA.url, 'GET', '/health');
-    assert.equal(health.status, 200);
-    const third = await callFrom('127.0.0.3', hostA.url, protectedRoute.method, protectedRoute.path);
-    expectError(third, 429, 115);
   });
 
   it('accepts a key published later under a new kid without a restart (JWKS rotation)', async () => {

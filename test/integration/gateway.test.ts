@@ -40,10 +40,4 @@ describe('local gateway rules', () => {
     assert.equal(response.body.data.status, 'alive');
     assert.match(response.body.data.at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/);
   });
-
-  it('refuses ?dry_run=true with 114 where the endpoint does not support it', async () => {
-    const response = await call('GET', '/health', { query: { dry_run: 'true' } });
-    assert.equal(response.status, 406);
-    assert.equal(response.body.error.code, 114);
-  });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { importJWK, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { call, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
 import { callFrom, type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
 
@@ -82,19 +82,23 @@ describe('a non-UTC server time zone (SERVER_TZ=Asia/Kolkata)', () => {
     const uuid = added.body.data.message_uuid as string;
 
     // The dispatcher (every 2 s here) releases it with a detail naming the send time.
-    let details: any;
-    for (let poll = 0; poll < 30; poll++) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const response = await call('POST', '/message/query-1.0', {
-        baseUrl: host.url,
-        token: who.token,
-        body: { message_uuid: uuid },
-      });
-      assert.equal(response.status, 200, response.text);
-      details = response.body.data;
-      if (details.status_history.some((entry: { detail?: string }) => /scheduler/.test(entry.detail ?? '')))
-        break;
-    }
+    const details = await vi.waitFor(
+      async () => {
+        const response = await call('POST', '/message/query-1.0', {
+          baseUrl: host.url,
+          token: who.token,
+          body: { message_uuid: uuid },
+        });
+        assert.equal(response.status, 200, response.text);
+        const data = response.body.data;
+        assert.ok(
+          data.status_history.some((entry: { detail?: string }) => /scheduler/.test(entry.detail ?? '')),
+          `released by the dispatcher: ${JSON.stringify(data.status_history)}`,
+        );
+        return data;
+      },
+      { timeout: 30_000, interval: 1_000 },
+    );
     const released = details.status_history.find((entry: { detail?: string }) =>
       /scheduler/.test(entry.detail ?? ''),
     );
@@ -147,17 +151,19 @@ describe('nothing accepted is lost: manual-wait is bounded', () => {
         },
       }),
     );
-    let details: any;
-    for (let poll = 0; poll < 30; poll++) {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const response = await call('POST', '/message/query-1.0', {
-        baseUrl: host.url,
-        token: who.token,
-        body: { message_uuid: uuid },
-      });
-      details = response.body.data;
-      if (details.status !== 'waiting') break;
-    }
+    const details = await vi.waitFor(
+      async () => {
+        const response = await call('POST', '/message/query-1.0', {
+          baseUrl: host.url,
+          token: who.token,
+          body: { message_uuid: uuid },
+        });
+        const data = response.body.data;
+        assert.notEqual(data.status, 'waiting', 'the hold has not ended yet');
+        return data;
+      },
+      { timeout: 30_000, interval: 1_000 },
+    );
     assert.equal(details.status, 'failed');
     const last = details.status_history.at(-1);
     assert.equal(last.status, 'failed');

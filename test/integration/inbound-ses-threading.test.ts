@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
 import { registerDomain, setReceiving } from '../../shared/domains/registry.ts';
 import { getSesMessageIds, putSesMessageId } from '../../shared/inbound/store/ses-message-ids.ts';
@@ -70,18 +70,19 @@ async function sendThroughSes(
 }
 
 async function waitForReply(who: Sender, recipient: string): Promise<InboundSummary> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const page = await call<{ data: { inbound: InboundSummary[] } }>('POST', '/inbound/query-1.0', {
-      baseUrl: host.url,
-      token: who.token,
-      body: { filters: { recipient } },
-    });
-    const [first] = page.status === 200 ? page.body.data.inbound : [];
-    if (first !== undefined) return first;
-    if (Date.now() > deadline) throw new Error(`no inbound message for ${recipient}: ${page.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return vi.waitFor(
+    async () => {
+      const page = await call<{ data: { inbound: InboundSummary[] } }>('POST', '/inbound/query-1.0', {
+        baseUrl: host.url,
+        token: who.token,
+        body: { filters: { recipient } },
+      });
+      const [first] = page.status === 200 ? page.body.data.inbound : [];
+      if (first === undefined) throw new Error(`no inbound message for ${recipient}: ${page.text}`);
+      return first;
+    },
+    { timeout: 90_000, interval: 250 },
+  );
 }
 
 const inboundPort = () => Number(new URL(host.env.INBOUND_SMTP_URL as string).port);

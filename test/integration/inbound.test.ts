@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { setReceiving } from '../../shared/domains/registry.ts';
 import { getInbound } from '../../shared/inbound/store/inbound.ts';
 import { sqs } from '../../shared/platform/aws/clients.ts';
@@ -141,22 +141,22 @@ describe('inbound mail over SMTP', () => {
       }),
     );
     // Wait until the inbound queue has nothing left, visible or in flight: the receipt was handled.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const { Attributes } = await sqs().send(
-        new GetQueueAttributesCommand({
-          QueueUrl: queueUrl,
-          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-        }),
-      );
-      if (
-        Attributes?.ApproximateNumberOfMessages === '0' &&
-        Attributes.ApproximateNumberOfMessagesNotVisible === '0'
-      )
-        break;
-      assert.ok(Date.now() < deadline, 'the inbound queue did not drain');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await vi.waitFor(
+      async () => {
+        const { Attributes } = await sqs().send(
+          new GetQueueAttributesCommand({
+            QueueUrl: queueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        assert.deepEqual(
+          [Attributes?.ApproximateNumberOfMessages, Attributes?.ApproximateNumberOfMessagesNotVisible],
+          ['0', '0'],
+          'the inbound queue did not drain',
+        );
+      },
+      { timeout: 60_000, interval: 200 },
+    );
     assert.deepEqual(
       (await waitForInbound(who, to)).map((entry) => entry.inbound_uuid),
       [uuid],

@@ -62,10 +62,4 @@ describe('POST /keepalive-1.0 when S3 is unreachable', () => {
     assert.doesNotMatch(response.text, /ECONNRESET|127\.0\.0\.1|socket/i);
     assert.ok(info.url.length > 0);
   });
-
-  it('still checks the token first (104)', async () => {
-    const response = await post('/keepalive-1.0');
-    assert.equal(response.status, 401);
-    assert.equal(response.body.error.code, 104);
-  });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, it, vi } from 'vitest';
 
 /**
  * `npm start` when it cannot start: it checks its ports before starting anything, stops every
@@ -84,12 +84,10 @@ describe('npm start that cannot start', () => {
     assert.match(result.output, /SEED_DOMAINS entry "not-a-pair"/);
     assert.doesNotMatch(result.output, /\n\s+at /, 'no stack trace');
     // DynamoDB Local's command line names its database folder inside DATA_DIR.
-    let left = processesMentioning(dataDir);
-    for (let wait = 0; wait < 50 && left.length > 0; wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      left = processesMentioning(dataDir);
-    }
-    assert.deepEqual(left, [], 'no process of this start is left behind');
+    await vi.waitFor(
+      () => assert.deepEqual(processesMentioning(dataDir), [], 'no process of this start is left behind'),
+      { timeout: 5_000, interval: 100 },
+    );
   });
 
   it('prints the Java install command, not a stack trace, when there is no java', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { add, newAccount, query, rawItem, remove, textMessage } from '../support/messages.ts';
 
 type Action =
@@ -79,18 +79,16 @@ describe('isolation between accounts', () => {
         // and the owner still sees every message it did not delete. Lists are eventually
         // consistent (docs/messages.md): a message the sender moves while the list reads its
         // index shards can be missing from that one answer, so the list is read until it settles.
-        const remaining = [];
+        const remaining: string[] = [];
         for (const uuid of uuids) if ((await rawItem(uuid)) !== undefined) remaining.push(uuid);
         const listed = async () =>
           (await query(owner, { filters: { limit: 1000 } })).body.data.messages
             .map((m: any) => m.message_uuid)
             .sort();
-        let own = await listed();
-        for (let attempt = 0; attempt < 20 && own.join() !== [...remaining].sort().join(); attempt++) {
-          await new Promise((resolve) => setTimeout(resolve, 250));
-          own = await listed();
-        }
-        assert.deepEqual(own, remaining.sort());
+        await vi.waitFor(async () => assert.deepEqual(await listed(), [...remaining].sort()), {
+          timeout: 5_000,
+          interval: 250,
+        });
       }),
       { numRuns: 8 },
     );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { MessageCounters, metricsInLine } from '../../infra/local/metrics-summary.ts';
 import {
   latencyMetric,
@@ -42,13 +42,14 @@ const hasMetric = (line: Line, name: string) =>
   directivesOf(line).some((d) => d.Metrics.some((m) => m.Name === name));
 
 async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return vi.waitFor(
+    () => {
+      const found = probe();
+      if (found === undefined) throw new Error(`timed out waiting for ${what}`);
+      return found;
+    },
+    { timeout: timeoutMs, interval: 250 },
+  );
 }
 
 describe('logs and metrics a real request and a real delivery print (LOG_FILE of the local host)', () => {

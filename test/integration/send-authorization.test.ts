@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery.ts';
 import { getActiveSigningKeys } from '../../shared/domains/dkim/signing-keys.ts';
 import { registerDomain, unregisterDomain } from '../../shared/domains/registry.ts';
@@ -43,14 +43,16 @@ async function scheduled(who: TestAccount, seconds: number) {
 
 /** Runs the dispatcher (a minute apart locally) as its timer would, until the message is final. */
 async function dispatchUntilFinal(uuid: string, sendAt: Date) {
-  const deadline = Date.now() + 180_000;
-  let message = await getDeliveryMessage(uuid);
-  while (message !== undefined && !isFinal(message) && Date.now() < deadline) {
-    if (Date.now() >= sendAt.getTime()) await runDispatcher();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    message = await getDeliveryMessage(uuid);
-  }
-  return message;
+  return vi.waitFor(
+    async () => {
+      if (Date.now() >= sendAt.getTime()) await runDispatcher();
+      const message = await getDeliveryMessage(uuid);
+      if (message === undefined || !isFinal(message))
+        throw new Error(`message ${uuid} is ${message?.status}, not final`);
+      return message;
+    },
+    { timeout: 100_000, interval: 1_000 },
+  );
 }
 
 describe('authorization at send time', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it, vi } from 'vitest';
 import { handler as deliveryEvents } from '../../functions/delivery-events/handler.ts';
 import { handler as countBatch } from '../../functions/stats-counter/handler.ts';
 import { formatDate, startOfZonedHour } from '../../shared/platform/time/format.ts';
@@ -306,15 +306,16 @@ describe('POST /stats/query-1.0', () => {
         scheduling: { mode: 'manual-wait' },
       })
     ).uuid;
-    const deadline = Date.now() + 60_000;
-    let insert: DynamoDBRecord | undefined;
-    while (insert === undefined) {
-      insert = [...(await streamRecordsOf([tagged])).values()].flat().find((r) => r.eventName === 'INSERT');
-      if (insert === undefined) {
-        assert.ok(Date.now() < deadline, 'the message reaches the stream');
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
+    const insert: DynamoDBRecord = await vi.waitFor(
+      async () => {
+        const found = [...(await streamRecordsOf([tagged])).values()]
+          .flat()
+          .find((r) => r.eventName === 'INSERT');
+        assert.ok(found, 'the message reaches the stream');
+        return found;
+      },
+      { timeout: 60_000, interval: 500 },
+    );
     // The same message accepted by another account at three instants around a month's end.
     const account = uniqueAccount('stats-tags');
     const instants = ['2025-01-31T22:30:00.000Z', '2025-02-01T03:15:00.000Z', '2025-02-01T03:45:00.000Z'];

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startStreamSource } from '../../infra/local/stream-source.ts';
 import { useHostEnvironment } from '../support/host.ts';
 
@@ -42,11 +42,10 @@ const put = (pk: string) =>
 const keyOf = (record: DynamoDBStreamEvent['Records'][number]) => record.dynamodb?.Keys?.pk?.S as string;
 
 async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await vi.waitFor(() => assert.ok(condition(), 'condition not met in time'), {
+    timeout: timeoutMs,
+    interval: 100,
+  });
 }
 
 describe('local table-stream poller', () => {

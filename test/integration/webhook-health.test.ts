@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { dynamo } from '../../shared/platform/aws/clients.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { failuresBeforePause } from '../../shared/webhooks/model/endpoint-health.ts';
@@ -61,13 +61,14 @@ async function endpoint(who: TestAccount, hook: Hook) {
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met: ${JSON.stringify(value).slice(0, 600)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
+  return vi.waitFor(
+    async () => {
+      const value = await read();
+      if (!done(value)) throw new Error(`condition not met: ${JSON.stringify(value).slice(0, 600)}`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 150 },
+  );
 }
 
 /** `count` stored events of the account, one delivery job each to every hook, on the host's queue. */

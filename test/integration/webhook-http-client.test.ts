@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { attemptPost, maxResponseBytes, noAnswer, type Resolver } from '../../shared/webhooks/http-target.ts';
 
 /**
@@ -40,11 +40,14 @@ function track(server: Server | HttpServer, scheme = 'http'): Promise<Tracked> {
 }
 
 async function allClosed(tracked: Tracked): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!tracked.sockets.every((entry) => entry.closed)) {
-    if (Date.now() > deadline) throw new Error('a socket of the attempt is still open');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await vi.waitFor(
+    () =>
+      assert.ok(
+        tracked.sockets.every((entry) => entry.closed),
+        'a socket of the attempt is still open',
+      ),
+    { timeout: 10_000, interval: 20 },
+  );
 }
 
 let trickle: Tracked;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { sealWebhookSecret } from '../../shared/webhooks/secrets.ts';
 import { createEndpoint } from '../../shared/webhooks/store/webhooks.ts';
 import { call, mintToken } from '../support/host.ts';
@@ -84,17 +84,19 @@ describe('targets resolving to private addresses are refused when the switch is 
       },
     });
     assert.equal(sent.status, 200, sent.text);
-    const deadline = Date.now() + 60_000;
-    let deliveries: Array<Record<string, unknown>> = [];
-    while (deliveries.length < 2 && Date.now() < deadline) {
-      const response = await call('POST', '/webhook/query-1.0', {
-        baseUrl: host.url,
-        token,
-        body: { webhook_id: webhookId },
-      });
-      deliveries = response.body.data.webhook.deliveries;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
+    const deliveries: Array<Record<string, unknown>> = await vi.waitFor(
+      async () => {
+        const response = await call('POST', '/webhook/query-1.0', {
+          baseUrl: host.url,
+          token,
+          body: { webhook_id: webhookId },
+        });
+        const listed = response.body.data.webhook.deliveries;
+        assert.ok(listed.length >= 2, `attempts so far: ${JSON.stringify(listed)}`);
+        return listed;
+      },
+      { timeout: 60_000, interval: 300 },
+    );
     assert.equal(deliveries.length, 2, 'both attempts (WEBHOOK_RETRY_SCHEDULE=1) recorded');
     for (const attempt of deliveries) {
       assert.equal(attempt.status_code, null);

@@ -3,13 +3,14 @@ import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { dynamo } from '../../shared/platform/aws/dynamo.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
 import { addMessage, waitForStatus } from '../support/delivery.ts';
 import { call, mintToken, useHostEnvironment } from '../support/host.ts';
 import { isoWithOffset, newAccount, type TestAccount, textMessage } from '../support/messages.ts';
+import { serviceLogFromNow } from '../support/service-log.ts';
 import {
   type ReceivedWebhook,
   startWebhookReceiver,
@@ -68,18 +69,29 @@ function assertSigned(hook: Hook, request: ReceivedWebhook): void {
   assert.ok(verifiesByHand(hook.secret, request), 'the plain HMAC check fails');
 }
 
-async function attemptsOf(who: TestAccount, hook: Hook, atLeast: number) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const response = await call('POST', '/webhook/query-1.0', {
-      token: who.token,
-      body: { webhook_id: hook.id },
-    });
-    assert.equal(response.status, 200, response.text);
-    const webhook = response.body.data.webhook;
-    if (webhook.deliveries.length >= atLeast || Date.now() > deadline) return webhook;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** The endpoint as the API lists it, once it lists `atLeast` attempts (and `until` holds). */
+async function attemptsOf(
+  who: TestAccount,
+  hook: Hook,
+  atLeast: number,
+  until: (webhook: Record<string, any>) => boolean = () => true,
+) {
+  return vi.waitFor(
+    async () => {
+      const response = await call('POST', '/webhook/query-1.0', {
+        token: who.token,
+        body: { webhook_id: hook.id },
+      });
+      assert.equal(response.status, 200, response.text);
+      const webhook = response.body.data.webhook;
+      assert.ok(
+        webhook.deliveries.length >= atLeast && until(webhook),
+        JSON.stringify(webhook).slice(0, 800),
+      );
+      return webhook;
+    },
+    { timeout: 60_000, interval: 200 },
+  );
 }
 
 describe('webhook events from message changes', () => {
@@ -121,13 +133,30 @@ describe('webhook events from message changes', () => {
   it('a bounce: message.bounced with the SMTP reply; a hook gets only the types it asked for', async () => {
     const who = await newAccount('wh');
     const hook = await addHook(who, { events: ['message.bounced'] });
+    // A hook for every event of the account: each change of the message is then fanned out (one job
+    // per event for it), and the fan-out's log line counts the jobs, so the other hook's are known.
+    await addHook(who);
+    const log = serviceLogFromNow();
     const { uuid } = await addMessage(
       who.token,
       textMessage(who, { to: ['ok@recipient.test', 'bounce-1@recipient.test'] }),
     );
     await receiver.waitFor(() => on(hook).length >= 1);
     await waitForStatus(who.token, uuid, ['bounced']);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const fannedOut = (lines: Record<string, any>[]) =>
+      lines.filter((line) => line.message === 'webhook events fanned out' && line.message_uuid === uuid);
+    const lines = await log.waitFor('the message’s sent, delivered and bounced events fanned out', (all) => {
+      const types = fannedOut(all).flatMap((line) => line.events as string[]);
+      return ['message.sent', 'message.delivered', 'message.bounced'].every((type) => types.includes(type));
+    });
+    for (const line of fannedOut(lines)) {
+      const bounces = (line.events as string[]).filter((type) => type === 'message.bounced').length;
+      assert.equal(
+        line.jobs,
+        line.events.length + bounces,
+        `a job for the bounce only: ${JSON.stringify(line)}`,
+      );
+    }
     const mine = on(hook);
     assert.equal(mine.length, 1, 'only the bounce');
     const body = json(mine[0] as ReceivedWebhook);
@@ -223,15 +252,29 @@ describe('delivery', () => {
     receiver.respond = (request, seen) => (request.path === hook.path ? 410 : previous(request, seen));
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
     await receiver.waitFor(() => on(hook).length >= 1);
-    const deadline = Date.now() + 30_000;
-    let webhook = await attemptsOf(who, hook, 1);
-    while (webhook.enabled && Date.now() < deadline) webhook = await attemptsOf(who, hook, 1);
+    const webhook = await attemptsOf(who, hook, 1, (current) => !current.enabled);
     assert.equal(webhook.enabled, false);
     assert.equal(webhook.deliveries[0].status_code, 410);
     assert.equal(webhook.deliveries[0].next_attempt_at, null);
-    // A disabled endpoint receives nothing more.
-    await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // A disabled endpoint receives nothing more: the next delivery is fanned out to a hook added now,
+    // and to no other (the fan-out's log line counts one job).
+    const witness = await addHook(who, { events: ['message.delivered'] });
+    const log = serviceLogFromNow();
+    const next = await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
+    await receiver.waitFor(() =>
+      on(witness).some((request) => json(request).data.message_uuid === next.uuid),
+    );
+    const fannedOut = (lines: Record<string, any>[]) =>
+      lines.find(
+        (line) =>
+          line.message === 'webhook events fanned out' &&
+          line.message_uuid === next.uuid &&
+          line.events.includes('message.delivered'),
+      );
+    const line = fannedOut(
+      await log.waitFor('the next delivery fanned out', (all) => fannedOut(all) !== undefined),
+    );
+    assert.equal(line?.jobs, 1, JSON.stringify(line));
     assert.equal(on(hook).length, 1);
   });
 

@@ -15,11 +15,44 @@ declare module 'vitest' {
 }
 
 /**
- * vitest's global setup: one local host (emulators, identity provider, gateway, workers) per run, on
+ * vitest's global setup of the projects that talk to a local host (integration, reliability, e2e;
+ * vitest.config.ts): one local host (emulators, identity provider, gateway, workers) per run, on
  * free ports and with in-memory state in a temporary DATA_DIR, handed to every test file through
- * `provide('host', …)` (read with `hostInfo()` from test/support/host.ts).
+ * `provide('host', …)` (read with `hostInfo()` from test/support/host.ts). unit and infra name no
+ * global setup, so running only them starts nothing.
+ *
+ * vitest runs a project's global setup once per project, each in its own module instance; the
+ * projects of one run share the host through `globalThis` of the main process, and the last
+ * project's teardown stops it.
  */
+interface SharedHost {
+  started: Promise<{ info: HostInfo; stop: () => Promise<void> }>;
+  users: number;
+}
+
+const sharedKey = Symbol.for('svc-mail.test.local-host');
+const registry = globalThis as typeof globalThis & { [sharedKey]?: SharedHost };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  let shared = registry[sharedKey];
+  if (shared === undefined) {
+    shared = { started: startHost(), users: 0 };
+    registry[sharedKey] = shared;
+  }
+  shared.users += 1;
+  const { info, stop } = await shared.started;
+  project.provide('host', info);
+  return async () => {
+    const current = registry[sharedKey];
+    if (current === undefined) return;
+    current.users -= 1;
+    if (current.users > 0) return;
+    delete registry[sharedKey];
+    await stop();
+  };
+}
+
+async function startHost(): Promise<{ info: HostInfo; stop: () => Promise<void> }> {
   // The end-to-end tests drive the built console; npm ci built it, this catches sources changed since.
   await ensureConsoleBuilt();
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-mail-test-'));
@@ -55,12 +88,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     dns: { server: dns.address, zoneDir: dns.zoneDir },
     gravatarControlUrl: gravatar.controlUrl,
   };
-  project.provide('host', info);
-
-  return async () => {
+  const stop = async () => {
     await host.stop();
     await dns.stop();
     await gravatar.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
+  return { info, stop };
 }

@@ -10,6 +10,7 @@ import { launchChromium } from './chromium.ts';
 
 export { type SignInChoice, signIn, waitForConsole } from './chromium.ts';
 
+import { vi } from 'vitest';
 import { hostInfo } from './host.ts';
 
 /**
@@ -118,11 +119,10 @@ export async function startRemoteServer(): Promise<RemoteServer> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
     async waitForRequest(path) {
-      const deadline = Date.now() + 30_000;
-      while (!seen.includes(path)) {
-        assert.ok(Date.now() < deadline, `${path} is requested: ${seen.join(', ')}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await vi.waitFor(() => assert.ok(seen.includes(path), `${path} is requested: ${seen.join(', ')}`), {
+        timeout: 30_000,
+        interval: 100,
+      });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { authenticate } from 'mailauth';
+import { vi } from 'vitest';
 import type { Recipient } from '../../shared/delivery/model/status.ts';
 import {
   type DeliveryMessage,
@@ -165,14 +166,15 @@ export async function waitForMessage(
   done: (message: DeliveryMessage) => boolean,
   timeoutMs = 120_000,
 ): Promise<DeliveryMessage> {
-  const deadline = Date.now() + timeoutMs;
-  let last: DeliveryMessage | undefined;
-  while (Date.now() < deadline) {
-    last = await getDeliveryMessage(uuid);
-    if (last !== undefined && done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`message ${uuid} did not reach the expected state; last status ${last?.status}`);
+  return vi.waitFor(
+    async () => {
+      const last = await getDeliveryMessage(uuid);
+      if (last === undefined || !done(last))
+        throw new Error(`message ${uuid} did not reach the expected state; last status ${last?.status}`);
+      return last;
+    },
+    { timeout: timeoutMs, interval: 250 },
+  );
 }
 
 export const isSettled = (message: DeliveryMessage) =>
@@ -261,16 +263,17 @@ export async function waitForStatus(
   token: string,
   uuid: string,
   statuses: readonly string[],
-  timeoutMs = 150_000,
+  timeoutMs = 100_000,
 ): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Record<string, any> | undefined;
-  while (Date.now() < deadline) {
-    last = await queryMessage(token, uuid);
-    if (statuses.includes(last.status)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`message ${uuid} stayed ${last?.status}, expected ${statuses.join('/')}`);
+  return vi.waitFor(
+    async () => {
+      const last = await queryMessage(token, uuid);
+      if (!statuses.includes(last.status))
+        throw new Error(`message ${uuid} stayed ${last.status}, expected ${statuses.join('/')}`);
+      return last;
+    },
+    { timeout: timeoutMs, interval: 300 },
+  );
 }
 
 /** DKIM results of a received message, verified by mailauth against the test DNS server. */

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
+import { vi } from 'vitest';
 import { setReceiving } from '../../shared/domains/registry.ts';
 import { publishTxt } from './dns.ts';
 import { call, hostInfo } from './host.ts';
@@ -101,18 +102,17 @@ export async function waitForInbound(
   count = 1,
   timeoutMs = 60_000,
 ): Promise<InboundSummary[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const page = await call<{ data: { inbound: InboundSummary[] } }>('POST', '/inbound/query-1.0', {
-      token: who.token,
-      body: { filters: { recipient } },
-    });
-    if (page.status === 200 && page.body.data.inbound.length >= count) return page.body.data.inbound;
-    if (Date.now() > deadline) {
+  return vi.waitFor(
+    async () => {
+      const page = await call<{ data: { inbound: InboundSummary[] } }>('POST', '/inbound/query-1.0', {
+        token: who.token,
+        body: { filters: { recipient } },
+      });
+      if (page.status === 200 && page.body.data.inbound.length >= count) return page.body.data.inbound;
       throw new Error(`no ${count} inbound message(s) for ${recipient} within ${timeoutMs} ms: ${page.text}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
 
 export async function inboundDetails(who: TestAccount, inboundUuid: string) {

@@ -7,6 +7,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { vi } from 'vitest';
 import { toLambdaRecord } from '../../infra/local/stream-source.ts';
 import { call, hostInfo } from './host.ts';
 
@@ -22,16 +23,17 @@ export async function waitForTotals(
   token: string,
   body: Record<string, unknown>,
   expected: Record<string, number>,
-  timeoutMs = 120_000,
+  timeoutMs = 100_000,
 ): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Record<string, any> | undefined;
-  while (Date.now() < deadline) {
-    last = await statsOf(token, body);
-    if (Object.entries(expected).every(([name, value]) => last?.totals[name] === value)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  assert.fail(`stats did not reach ${JSON.stringify(expected)}; last ${JSON.stringify(last?.totals)}`);
+  return vi.waitFor(
+    async () => {
+      const last = await statsOf(token, body);
+      if (!Object.entries(expected).every(([name, value]) => last.totals[name] === value))
+        assert.fail(`stats did not reach ${JSON.stringify(expected)}; last ${JSON.stringify(last.totals)}`);
+      return last;
+    },
+    { timeout: timeoutMs, interval: 500 },
+  );
 }
 
 /**

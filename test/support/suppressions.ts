@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBridgeEvent } from 'aws-lambda';
+import { vi } from 'vitest';
 import { type CallOptions, call, hostInfo } from './host.ts';
 import type { TestAccount } from './messages.ts';
 
@@ -27,13 +28,14 @@ export async function waitForSuppression(
   email: string,
   timeoutMs = 60_000,
 ): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const entry = await lookup(who, email);
-    if (entry !== null) return entry;
-    if (Date.now() > deadline) throw new Error(`${email} was not suppressed within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return vi.waitFor(
+    async () => {
+      const entry = await lookup(who, email);
+      if (entry === null) throw new Error(`${email} was not suppressed within ${timeoutMs} ms`);
+      return entry;
+    },
+    { timeout: timeoutMs, interval: 250 },
+  );
 }
 
 /** Recipients the local MTA refused (550) for one message: outbox/refusals.jsonl. */

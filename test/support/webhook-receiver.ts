@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
 import { webhookEventProblems } from './contract.ts';
 
 /**
@@ -81,17 +82,24 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${port}`,
     port,
     async waitFor(predicate: (list: ReceivedWebhook[]) => boolean, timeoutMs = 90_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        assertConforming();
-        if (predicate(received)) break;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `webhook receiver: condition not met; got ${received.map((r) => `${r.path} ${r.headers['webhook-id']}`).join(', ')}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      // A body that breaks the contract ends the wait at once (vi.waitFor would retry past it).
+      let violation: unknown;
+      await vi.waitFor(
+        () => {
+          try {
+            assertConforming();
+          } catch (error) {
+            violation = error;
+            return;
+          }
+          if (!predicate(received))
+            throw new Error(
+              `webhook receiver: condition not met; got ${received.map((r) => `${r.path} ${r.headers['webhook-id']}`).join(', ')}`,
+            );
+        },
+        { timeout: timeoutMs, interval: 100 },
+      );
+      if (violation !== undefined) throw violation;
       return received;
     },
     async close() {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startMetricsSummary } from '../../infra/local/metrics-summary.ts';
 import { recordLatency, writeLine } from '../../shared/platform/observability/log.ts';
 
@@ -42,17 +42,23 @@ describe('local metrics summary', () => {
       writeLine(emf({ MessagesDelivered: 1, MessagesBounced: 1, MessagesFailed: 1 }));
       writeLine('{"level":"INFO","message":"request"}\n');
       recordLatency('GET /health', 3);
-      const deadline = Date.now() + 10_000;
-      while (!printed.some((line) => line.includes('accepted 2')) && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const line = printed.find((entry) => entry.includes('accepted 2'));
+      const line = await vi.waitFor(
+        () => {
+          const found = printed.find((entry) => entry.includes('accepted 2'));
+          assert.ok(found, `the interval's line: ${printed.join(' | ')}`);
+          return found;
+        },
+        { timeout: 10_000, interval: 20 },
+      );
       assert.equal(
         line,
         'last minute: accepted 2 · sent 2 · delivered 1 · bounced 1 · suppressed 0 · failed 1',
       );
       const after = printed.length;
-      while (printed.length === after && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitFor(() => assert.ok(printed.length > after, 'the next interval’s line'), {
+        timeout: 10_000,
+        interval: 20,
+      });
       assert.equal(
         printed.at(-1),
         'last minute: accepted 0 · sent 0 · delivered 0 · bounced 0 · suppressed 0 · failed 0',
