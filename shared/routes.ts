@@ -44,3 +44,10 @@ export const routeDetails: Record<RouteId, RouteDetails> = {
   ...templatesRouteDetails,
   ...inboundRouteDetails,
 };
+
+/** One route of the table, by id (the local host, the stack and tests; a handler imports its own). */
+export function routeById(id: RouteId): Route {
+  const route = routes.find((candidate) => candidate.id === id);
+  if (route === undefined) throw new Error(`Unknown route ${id}`);
+  return route;
+}

@@ -34,7 +34,7 @@ export function protectedChain<TInput>(
     },
   };
   return buildChain<TInput, any>(
-    routeId,
+    routeById(routeId),
     [standIn, accountRateLimit(), requireScopes(routeById(routeId).scopes)],
     input === undefined ? {} : { input: { schema: input.schema as InputSchema<TInput>, from: input.from } },
     action,
