@@ -204,7 +204,10 @@ describe('optional token checks (AUTH_REQUIRED_TYP=JWT, AUTH_REQUIRED_TOKEN_USE=
 });
 
 describe('a rate limit that random tokens cannot sidestep', () => {
-  it('limits 10,000 requests with random fake tokens from one address, while a real caller keeps its budget', async () => {
+  // CPU-bound: 25 s on a quiet run, over a minute on a busy 2-core machine.
+  it('limits 10,000 requests with random fake tokens from one address, while a real caller keeps its budget', {
+    timeout: 240_000,
+  }, async () => {
     const total = 10_000;
     const counts = new Map<number, number>();
     let next = 0;

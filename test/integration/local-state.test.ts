@@ -24,7 +24,8 @@ describe('local host state across a restart (npm start, LOCAL_STATE=persistent)'
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps messages, domains, DKIM keys and suppressions in DATA_DIR', async () => {
+  // Two host starts on disk: 30 s on a quiet run, over a minute on a busy 2-core machine.
+  it('keeps messages, domains, DKIM keys and suppressions in DATA_DIR', { timeout: 240_000 }, async () => {
     host = await startSecondaryHost(settings, undefined, dataDir);
     // host.json also names the inbound mail server's port, and that server answers SMTP there.
     const hostFile = JSON.parse(readFileSync(join(dataDir, 'host.json'), 'utf8')) as {
