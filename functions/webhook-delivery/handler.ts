@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processPartialBatch } from '#shared/platform/lambda/partial-batch.ts';
 import { observedWorker } from '#shared/platform/observability/powertools.ts';
-import { type DeliveryDependencies, deliverWebhookJob, endpointOfJob } from '#shared/webhooks/delivery.ts';
+import { type DeliveryDependencies, deliverWebhookJob, endpointOfJob } from '#shared/webhooks/post-event.ts';
 
 /**
  * One batch of the webhook queue: each endpoint's jobs one after another (one attempt per endpoint
  * at a time), the endpoints side by side; a job that throws is handed over again on its own.
- * `deps` as in shared/webhooks/delivery.ts (tests inject the HTTP call there).
+ * `deps` as in shared/webhooks/post-event.ts (tests inject the HTTP call there).
  */
 export function deliverWebhookBatch(
   event: SQSEvent,
