@@ -10,6 +10,7 @@ import { registerDomain, setReceiving } from '../shared/domains/registry.ts';
 import { s3 } from '../shared/platform/aws/s3.ts';
 import type { BenchHost } from './host.ts';
 import { fmt, progress, verdict } from './stats.ts';
+import { checkTarget } from './targets.ts';
 
 /**
  * `npm run bench` section 8, inbound mail (docs/inbound.md), on the local host:
@@ -49,13 +50,13 @@ export async function inboundSection(options: {
     '',
     '| p50 ms | p95 ms | max ms | target p95 ≤ 2,000 ms |',
     '|---:|---:|---:|---|',
-    `| ${fmt(pick(0.5), 0)} | ${fmt(p95, 0)} | ${fmt(sorted[sorted.length - 1] ?? Number.NaN, 0)} | ${verdict(p95 <= 2000)} |`,
+    `| ${fmt(pick(0.5), 0)} | ${fmt(p95, 0)} | ${fmt(sorted[sorted.length - 1] ?? Number.NaN, 0)} | ${checkTarget('inbound-latency', `${fmt(p95, 0)} ms`, p95 <= 2000)} |`,
     '',
     `Memory: a ${fmt(mb(memory.size))} MB message (one ${fmt(mb(memory.attachment))} MB attachment, base64) stored under inbound/raw/ as SES stores it, parsed by the inbound function's bundle alone in a process.`,
     '',
     '| parser | idle RSS MB | peak RSS MB | peak − idle | ÷ message size | target ≤ 3 × |',
     '|---|---:|---:|---:|---:|---|',
-    `| inbound function (mailparser, streamed from S3) | ${fmt(mb(memory.idle))} | ${fmt(mb(memory.peak))} | ${fmt(mb(memory.peak - memory.idle))} MB | ${fmt(ratio, 2)} | ${verdict(ratio <= 3)} |`,
+    `| inbound function (mailparser, streamed from S3) | ${fmt(mb(memory.idle))} | ${fmt(mb(memory.peak))} | ${fmt(mb(memory.peak - memory.idle))} MB | ${fmt(ratio, 2)} | ${checkTarget('inbound-memory', `${fmt(ratio, 2)} ×`, ratio <= 3)} |`,
     `| postal-mime on the same object (for comparison) | | | ${fmt(mb(memory.postalMime))} MB | ${fmt(postalRatio, 2)} | ${verdict(postalRatio <= 3)} |`,
     '',
   ];

@@ -36,6 +36,7 @@ import {
 } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 import { statsSection } from './stats-query.ts';
+import { checkTarget, targetsTable } from './targets.ts';
 import { templatesBench } from './templates.ts';
 
 /**
@@ -140,19 +141,21 @@ function coldStartSection(rows: readonly ColdStartRow[]): string[] {
   const overRatio = rows.filter((row) => row.ratio.median > 1.1).map((row) => row.id);
   out.push('| target | figure | verdict |', '|---|---|---|');
   out.push(
-    `| own code adds ≤ 10 % (ratio ≤ 1.1) | over for: ${overRatio.join(', ') || 'none'} | ${verdict(overRatio.length === 0)} |`,
-  );
-  out.push(`| health ≤ 20 KB | ${kb(healthRow.bytes)} | ${verdict(healthRow.bytes <= 20 * 1024)} |`);
-  out.push(
-    `| GET keepalive ≤ 20 KB | ${kb(keepaliveRow.bytes)} | ${verdict(keepaliveRow.bytes <= 20 * 1024)} |`,
+    `| own code adds ≤ 10 % (ratio ≤ 1.1) | over for: ${overRatio.join(', ') || 'none'} | ${checkTarget('cold-own-code', `over for: ${overRatio.join(', ') || 'none'}`, overRatio.length === 0)} |`,
   );
   out.push(
-    `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} | ${verdict(largestApi.bytes <= 500 * 1024)} |`,
+    `| health ≤ 20 KB | ${kb(healthRow.bytes)} | ${checkTarget('health-size', kb(healthRow.bytes), healthRow.bytes <= 20 * 1024)} |`,
+  );
+  out.push(
+    `| GET keepalive ≤ 20 KB | ${kb(keepaliveRow.bytes)} | ${checkTarget('keepalive-size', kb(keepaliveRow.bytes), keepaliveRow.bytes <= 20 * 1024)} |`,
+  );
+  out.push(
+    `| largest API function ≤ 500 KB at start | ${largestApi.id}: ${kb(largestApi.bytes)} | ${checkTarget('api-start-size', `${largestApi.id}: ${kb(largestApi.bytes)}`, largestApi.bytes <= 500 * 1024)} |`,
   );
   const senderRow = rows.find((row) => row.id === 'sender') as ColdStartRow;
   out.push(
-    `| sender bundle ≤ 700 KB at start | ${kb(senderRow.bytes)} (+ ${kb(senderRow.chunkBytes)} lazy) | ${verdict(senderRow.bytes <= 700 * 1024)} |`,
-    `| sender cold import ≤ 1.4 × its SDK-only baseline | ${fmtFigure(senderRow.ratio, 2)} | ${verdict(senderRow.ratio.median <= 1.4)} |`,
+    `| sender bundle ≤ 700 KB at start | ${kb(senderRow.bytes)} (+ ${kb(senderRow.chunkBytes)} lazy) | ${checkTarget('sender-start-size', kb(senderRow.bytes), senderRow.bytes <= 700 * 1024)} |`,
+    `| sender cold import ≤ 1.4 × its SDK-only baseline | ${fmtFigure(senderRow.ratio, 2)} | ${checkTarget('sender-cold-import', fmtFigure(senderRow.ratio, 2), senderRow.ratio.median <= 1.4)} |`,
   );
   out.push('');
   return out;
@@ -709,6 +712,10 @@ for (const row of warm) {
     `| ${row.name} | ${row.rawCalls} | ${fmtFigure(row.service)} | ${floor ? '—' : fmtFigure(row.raw)} | ${fmt(row.service.median - (floor ? 0 : row.raw.median))} | ${floor ? '—' : fmtFigure(row.ratio, 2)} | ${floor ? '' : verdict(row.ratio.median <= 1.3)} |`,
   );
 }
+const warmOver = warm
+  .filter((row) => row.rawCalls !== 'none' && row.ratio.median > 1.3)
+  .map((row) => row.name);
+checkTarget('warm-overhead', `over for: ${warmOver.join(', ') || 'none'}`, warmOver.length === 0);
 lines.push('', ...templatesSection);
 lines.push('### 3. Throughput (add, manual-wait)', '');
 lines.push(
@@ -726,7 +733,7 @@ lines.push(`| ${plan.small.toLocaleString('en')} | ${fmtFigure(scaling.small)} |
 lines.push(`| ${plan.large.toLocaleString('en')} | ${fmtFigure(scaling.large)} | ${scaling.scannedLarge} |`);
 lines.push('');
 lines.push(
-  `Latency ratio (large / small, per round): ${fmtFigure(scaling.ratio, 2)}; items evaluated ratio ${fmt(scaling.scannedLarge / Math.max(1, scaling.scannedSmall), 2)}. Target ≤ 1.2: ${verdict(scaling.ratio.median <= 1.2)}.`,
+  `Latency ratio (large / small, per round): ${fmtFigure(scaling.ratio, 2)}; items evaluated ratio ${fmt(scaling.scannedLarge / Math.max(1, scaling.scannedSmall), 2)}. Target ≤ 1.2: ${checkTarget('query-scaling', fmtFigure(scaling.ratio, 2), scaling.ratio.median <= 1.2)}.`,
   '',
 );
 lines.push('### 5. Delivery (add → delivered, SMTP sink)', '');
@@ -735,16 +742,19 @@ lines.push(
   `| raw nodemailer + DKIM rsa-sha256, 2 at a time | ${fmtFigure(figure(deliveryRates.raw))} | 1 | |`,
 );
 lines.push(
-  `| service, rsa-sha256 | ${fmtFigure(figure(deliveryRates.rsa))} | ${fmtFigure(figure(deliveryRates.rsaRatio), 2)} | ${verdict(figure(deliveryRates.rsaRatio).median >= 0.7)} |`,
+  `| service, rsa-sha256 | ${fmtFigure(figure(deliveryRates.rsa))} | ${fmtFigure(figure(deliveryRates.rsaRatio), 2)} | ${checkTarget('delivery-rsa', fmtFigure(figure(deliveryRates.rsaRatio), 2), figure(deliveryRates.rsaRatio).median >= 0.7)} |`,
 );
 lines.push(
-  `| service, ed25519-sha256 | ${fmtFigure(figure(deliveryRates.ed))} | ${fmtFigure(figure(deliveryRates.edRatio), 2)} | ${verdict(figure(deliveryRates.edRatio).median >= 0.7)} |`,
+  `| service, ed25519-sha256 | ${fmtFigure(figure(deliveryRates.ed))} | ${fmtFigure(figure(deliveryRates.edRatio), 2)} | ${checkTarget('delivery-ed25519', fmtFigure(figure(deliveryRates.edRatio), 2), figure(deliveryRates.edRatio).median >= 0.7)} |`,
 );
 lines.push('');
 lines.push('### 6. Memory (peak RSS, one function bundle per process)', '');
 lines.push('| function | load | peak RSS MB | target ≤ 128 MB |', '|---|---|---:|---|');
 for (const row of memory)
   lines.push(`| ${row.id} | ${row.load} | ${fmt(row.rssMb)} | ${verdict(row.rssMb <= 128)} |`);
+const heaviest = [...memory].sort((x, y) => y.rssMb - x.rssMb)[0];
+if (heaviest !== undefined)
+  checkTarget('memory-peak', `${heaviest.id}: ${fmt(heaviest.rssMb)} MB`, heaviest.rssMb <= 128);
 lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
@@ -760,7 +770,7 @@ const header = [
   '',
 ];
 const notes = readFileSync(join(import.meta.dirname, 'notes.md'), 'utf8');
-const report = lines.join('\n');
+const report = [...targetsTable(), ...lines].join('\n');
 process.stdout.write(`\n${report}\n`);
 const target =
   quick || only !== undefined

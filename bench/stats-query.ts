@@ -4,7 +4,8 @@ import { settleAfterMs } from '../shared/stats/model/settling.ts';
 import { queryStats } from '../shared/stats/query.ts';
 import { applyRowIncrement } from '../shared/stats/store/stats.ts';
 import { type Caller, call } from './service.ts';
-import { figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
+import { figure, fmt, fmtFigure, progress } from './stats.ts';
+import { checkTarget } from './targets.ts';
 
 /**
  * Statistics (docs/benchmarks.md, section 10; docs/stats.md): a 30-day daily stats query against a
@@ -139,9 +140,9 @@ export async function statsSection(small: StatsBenchAccount, large: StatsBenchAc
     '',
     '| target | figure | verdict |',
     '|---|---|---|',
-    `| stats query ≤ 1.2 × the query by uuid (per round) | ${fmtFigure(ratio, 2)} | ${verdict(ratio.median <= 1.2)} |`,
-    `| items read do not grow with the messages | ${read.small} at ${small.messages.toLocaleString('en')}, ${read.large} at ${large.messages.toLocaleString('en')} | ${verdict(read.large <= read.small)} |`,
-    `| nor with the stream's shard turnover, once settled | ${turnover.next} after ${turnover.shards} shards | ${verdict(turnover.sameCounts && turnover.next <= turnover.weeks + 6)} |`,
+    `| stats query ≤ 1.2 × the query by uuid (per round) | ${fmtFigure(ratio, 2)} | ${checkTarget('stats-query', fmtFigure(ratio, 2), ratio.median <= 1.2)} |`,
+    `| items read do not grow with the messages | ${read.small} at ${small.messages.toLocaleString('en')}, ${read.large} at ${large.messages.toLocaleString('en')} | ${checkTarget('stats-items', `${read.small} → ${read.large}`, read.large <= read.small)} |`,
+    `| nor with the stream's shard turnover, once settled | ${turnover.next} after ${turnover.shards} shards | ${checkTarget('stats-turnover', String(turnover.next), turnover.sameCounts && turnover.next <= turnover.weeks + 6)} |`,
     '',
   ];
 }
