@@ -25,9 +25,9 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
 
 /**
  * Packages replaced in every bundle by a small module of ours (infra/bundle-aliases/), found with
- * esbuild's metafile (docs/benchmarks.md): mailauth's DKIM signer uses one libmime function,
- * `foldLines`, and libmime brings its charset tables, iconv-lite and encoding-japanese (about
- * 800 KB) for decoding, which signing never does. The alias gives the signer nodemailer's identical
+ * esbuild's metafile (docs/decisions/0011-sender-bundle.md): mailauth's DKIM signer uses one libmime
+ * function, `foldLines`, and libmime brings its charset tables, iconv-lite and encoding-japanese
+ * (several times the signer's size) for decoding, which signing never does. The alias gives the signer nodemailer's identical
  * `foldLines`; MIME and DKIM stay nodemailer's and mailauth's. (joi and tldts, which only
  * verification needs, no longer reach the signer at all: patches/mailauth+7.1.0.patch gives it its
  * own helpers module, `lib/tools-core.js`.)

@@ -503,7 +503,7 @@ async function withText(html: string | null, text: string | null): Promise<strin
 /**
  * The cache key of inline parts: a SHA-256 of their text, each part's length first so that no two
  * sets of parts hash the same input (and a crafted collision cannot fetch another caller's parts).
- * Hashed as one string, not as JSON: escaping 50 KB of HTML for JSON cost more than the hash.
+ * Hashed as one string, not as JSON: escaping a large HTML part for JSON costs more than the hash.
  */
 function inlineKey(parts: TemplateParts): string {
   const length = (part: string | null) => (part === null ? '-' : String(part.length));

@@ -6,8 +6,8 @@ import EmailReplyParser from 'email-reply-parser';
  * port of GitHub's EmailReplyParser: quote headers of Gmail, Outlook, Apple Mail, Thunderbird and
  * others in a dozen languages, `>` quotes, `-- ` signatures, "Sent from my iPhone").
  *
- * Its patterns backtrack quadratically on long lines (`On .+ .+ wrote:`): a 16 KB line costs about
- * 0.1 s, a 64 KB one about 2 s. A reply sits at the top of the text, so only the first 16 KB are
+ * Its patterns backtrack quadratically on long lines (`On .+ .+ wrote:`), so a few long lines take
+ * seconds. A reply sits at the top of the text, so only the first 16 KB are
  * given to it (cut at a line end), which keeps a hostile message from stalling the function.
  */
 export const replyParseLimit = 16 * 1024;

@@ -8,7 +8,7 @@ import type { Route } from './route.ts';
 
 /**
  * A handler for a route that needs a Bearer token with the route's scopes. These functions carry
- * the AWS SDK and jose anyway, so Powertools Logger and Metrics (35 KB) are a small share of them.
+ * the AWS SDK and jose anyway, so Powertools Logger and Metrics are a small share of them.
  */
 export function protectedHandler<TInput = undefined>(
   route: Route,

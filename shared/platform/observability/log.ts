@@ -8,7 +8,8 @@ import { defaultNamespace, latencyMetric } from './metric-names.ts';
  *   Powertools Logger and Metrics behind it (`shared/platform/observability/powertools.ts`);
  * - the lean public functions (health, GET keepalive, the OpenAPI document) keep this file's own
  *   writers: one JSON object per line, and the latency as one embedded-metric-format line, because
- *   Powertools Logger and Metrics (35 KB) would more than double their 14 KB bundles (budget 20 KB).
+ *   Powertools Logger and Metrics would more than double their bundles (budget 20 KB:
+ *   docs/decisions/0010-bundle-budget.md).
  * Never pass message bodies, attachments, tokens or keys in `fields`.
  */
 export type Level = 'debug' | 'info' | 'warn' | 'error';
