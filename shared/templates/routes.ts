@@ -46,6 +46,16 @@ export const templatesRoutes = [
  * route: its summary, schemas, own errors, examples and what its function may touch. No function
  * imports it, so it stays out of every bundle.
  */
+/** The example template as the update and publish answers show it, one `[version, status]` a version. */
+function exampleWelcome(publishedVersion: number, versions: readonly (readonly [number, string])[]) {
+  return {
+    alias: 'welcome',
+    name: 'Welcome mail',
+    published_version: publishedVersion,
+    versions: versions.map(([version, status]) => ({ version, status, created_at: at })),
+  };
+}
+
 export const templatesRouteDetails = {
   'template-add': {
     summary: 'Add a template with its first version (a draft)',
@@ -110,16 +120,11 @@ export const templatesRouteDetails = {
         drafted: {
           summary: 'Version 3 drafted while version 2 is live',
           value: {
-            template: {
-              alias: 'welcome',
-              name: 'Welcome mail',
-              published_version: 2,
-              versions: [
-                { version: 3, status: 'draft', created_at: at },
-                { version: 2, status: 'published', created_at: at },
-                { version: 1, status: 'superseded', created_at: at },
-              ],
-            },
+            template: exampleWelcome(2, [
+              [3, 'draft'],
+              [2, 'published'],
+              [1, 'superseded'],
+            ]),
             version: 3,
           },
         },
@@ -144,15 +149,10 @@ export const templatesRouteDetails = {
         rolledBack: {
           summary: 'Version 1 is live again',
           value: {
-            template: {
-              alias: 'welcome',
-              name: 'Welcome mail',
-              published_version: 1,
-              versions: [
-                { version: 2, status: 'superseded', created_at: at },
-                { version: 1, status: 'published', created_at: at },
-              ],
-            },
+            template: exampleWelcome(1, [
+              [2, 'superseded'],
+              [1, 'published'],
+            ]),
             version: 1,
           },
         },

@@ -35,6 +35,21 @@ export const webhooksRoutes = [
  * route: its summary, schemas, own errors, examples and what its function may touch. No function
  * imports it, so it stays out of every bundle.
  */
+/** The endpoint as the add and rotate-secret answers show it: the only answers that carry the secret. */
+function exampleWebhookWithSecret(secret: string) {
+  return {
+    webhook_id: webhookExampleId,
+    url: 'https://hooks.example.com/svc-mail',
+    events: ['message.delivered', 'message.bounced'],
+    description: null,
+    enabled: true,
+    created_at: at,
+    health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
+    note: null,
+    secret,
+  };
+}
+
 export const webhooksRouteDetails = {
   'webhook-add': {
     summary: 'Add a webhook endpoint; the answer carries its signing secret',
@@ -62,17 +77,7 @@ export const webhooksRouteDetails = {
         added: {
           summary: 'Added (the secret is shown only now)',
           value: {
-            webhook: {
-              webhook_id: webhookExampleId,
-              url: 'https://hooks.example.com/svc-mail',
-              events: ['message.delivered', 'message.bounced'],
-              description: null,
-              enabled: true,
-              created_at: at,
-              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
-              note: null,
-              secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwQ0Cu6nD1vGs=',
-            },
+            webhook: exampleWebhookWithSecret('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwQ0Cu6nD1vGs='),
           },
         },
       },
@@ -161,17 +166,7 @@ export const webhooksRouteDetails = {
         rotated: {
           summary: 'The new secret (the previous one also signs for 24 h)',
           value: {
-            webhook: {
-              webhook_id: webhookExampleId,
-              url: 'https://hooks.example.com/svc-mail',
-              events: ['message.delivered', 'message.bounced'],
-              description: null,
-              enabled: true,
-              created_at: at,
-              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
-              note: null,
-              secret: 'whsec_3q2+7w8bY1bQ0dVHc5N6x9o4mR7sT2uV8wXyZaBcDeE=',
-            },
+            webhook: exampleWebhookWithSecret('whsec_3q2+7w8bY1bQ0dVHc5N6x9o4mR7sT2uV8wXyZaBcDeE='),
           },
         },
       },
