@@ -60,9 +60,9 @@ describe('console: sign-in with the configured issuer', () => {
 
   it('signs in at that provider with PKCE S256; its token works against the API; the header names the account', async () => {
     const { page, consoleUrl } = browser;
-    const discovery = (await (
-      await fetch(`${provider.issuer}/.well-known/openid-configuration`)
-    ).json()) as { authorization_endpoint: string };
+    const discovery = (await (await fetch(`${provider.issuer}/.well-known/openid-configuration`)).json()) as {
+      authorization_endpoint: string;
+    };
     const authorization = page.waitForRequest((request) =>
       request.url().startsWith(discovery.authorization_endpoint),
     );

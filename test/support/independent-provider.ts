@@ -69,7 +69,14 @@ export async function startIndependentProvider(
         const account = accounts[(token as { accountId?: string }).accountId ?? ''];
         return account === undefined ? undefined : { [accountClaim]: account };
       },
-      ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Grant: 600, Session: 600 },
+      ttl: {
+        AccessToken: 600,
+        AuthorizationCode: 60,
+        IdToken: 600,
+        Interaction: 600,
+        Grant: 600,
+        Session: 600,
+      },
       features: {
         devInteractions: { enabled: true },
         resourceIndicators: {
