@@ -81,7 +81,7 @@ export function App({ session }: { session: Session }) {
         </nav>
         <span class="account">
           <span class="visually-hidden">Signed in as </span>
-          {session.account}
+          {session.account ?? 'no account named in the token'}
           <button type="button" class="small" onClick={() => session.signOut()}>
             Sign out
           </button>

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { accountOf } from './account.ts';
 import { type ConsoleConfig, consoleScopes } from './config-contract.ts';
 
 /**
@@ -9,8 +10,11 @@ import { type ConsoleConfig, consoleScopes } from './config-contract.ts';
  */
 
 export interface Session {
-  /** The account the API will act for (the ID token's subject). */
-  readonly account: string;
+  /**
+   * The account the API will act for (the configured account claim, see account.ts); undefined
+   * when no token the console can read names it.
+   */
+  readonly account: string | undefined;
   readonly scopes: ReadonlySet<string>;
   /** The access token; when it has expired, a new sign-in that returns to the current page. */
   accessToken(): Promise<string>;
@@ -149,7 +153,7 @@ export async function openSession(config: ConsoleConfig): Promise<Session> {
   const idToken = tokens.id_token;
   const accessToken = tokens.access_token;
   return {
-    account: String(claims?.sub ?? ''),
+    account: accountOf(accessToken, claims, config.account_claim ?? 'sub'),
     scopes: new Set((tokens.scope ?? consoleScopes.join(' ')).split(' ')),
     accessToken: async () =>
       Date.now() >= expiresAt - expiryMarginMs ? signIn(currentRoute()) : accessToken,

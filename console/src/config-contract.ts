@@ -16,6 +16,11 @@ export interface ConsoleConfig {
    * that need one to issue an access token for the API; left out when unset.
    */
   resource?: string;
+  /**
+   * The token claim that names the account the API acts for (the API's `AUTH_ACCOUNT_CLAIM`), so the
+   * console shows that account as "signed in as"; `sub` when left out.
+   */
+  account_claim?: string;
 }
 
 /** The scopes the console asks for: `openid` and every scope a page of the console uses. */

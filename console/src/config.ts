@@ -9,5 +9,9 @@ export async function loadConfig(): Promise<ConsoleConfig> {
     if (typeof config[field] !== 'string' || config[field] === '')
       throw new Error(`The console's config.json lacks "${field}"`);
   }
+  for (const field of ['resource', 'account_claim'] as const) {
+    if (config[field] !== undefined && (typeof config[field] !== 'string' || config[field] === ''))
+      throw new Error(`The console's config.json has an invalid "${field}"`);
+  }
   return config as ConsoleConfig;
 }

@@ -14,9 +14,13 @@ export const consoleDist = join(import.meta.dirname, '..', '..', 'console', 'dis
 export const consolePath = '/console/';
 
 export interface ConsoleSite {
-  /** The OpenID issuer the console logs in with (the local identity provider). */
+  /** The OpenID issuer the console logs in with: AUTH_ISSUER, else the local identity provider. */
   issuer: string;
   clientId: string;
+  /** The claim that names the account the API acts for (AUTH_ACCOUNT_CLAIM). */
+  accountClaim: string;
+  /** Whether the issuer is the local identity provider (no AUTH_ISSUER). */
+  builtIn: boolean;
 }
 
 /**
@@ -67,6 +71,7 @@ export function handleConsoleRequest(
       api_url: '/',
       issuer: site.issuer,
       client_id: site.clientId,
+      account_claim: site.accountClaim,
     };
     send(response, request, 200, Buffer.from(JSON.stringify(config)), '.json', {
       ...headers,

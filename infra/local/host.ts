@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
-import { consoleUrls } from './console-site.ts';
+import { consoleSignIn } from './console-identity.ts';
+import { type ConsoleSite, consoleUrls } from './console-site.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
 import { StartupError } from './free-port.ts';
 import { startGateway } from './gateway.ts';
-import { consoleClientId, type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 import { type LocalWorker, localWorkers } from './workers.ts';
 
@@ -41,6 +42,8 @@ export interface LocalHost {
   dataDir: string;
   state: LocalState;
   idp: IdentityProvider;
+  /** Whom the console signs in with (config.json): AUTH_ISSUER, else the local identity provider. */
+  consoleSite: ConsoleSite;
   resources: ProvisionedResources;
   /** Every variable the handlers run with; tests reuse it to reach the same emulators. */
   env: Record<string, string>;
@@ -111,6 +114,8 @@ async function startParts(
   });
   const idp = await startIdentityProvider(dataDir, options.idpPort ?? 0);
   started.push({ name: 'identity provider', stop: () => idp.stop() });
+  // Read before the defaults below fill AUTH_ISSUER in with the local identity provider.
+  const consoleSite = consoleSignIn(process.env, idp.issuer);
 
   const env: Record<string, string> = {
     AWS_REGION: region,
@@ -161,10 +166,7 @@ async function startParts(
     log(`domain ${domain} → account ${account}: ${result}`);
   }
 
-  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, {
-    issuer: idp.issuer,
-    clientId: consoleClientId,
-  });
+  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, consoleSite);
   let server: Server | undefined = gateway.server;
   idp.allowConsole(consoleUrls(gateway.url));
   // From here on the host is up: stop() below owns every part.
@@ -175,6 +177,7 @@ async function startParts(
     dataDir,
     state,
     idp,
+    consoleSite,
     resources,
     env,
     emulators: { dynamo, sqsS3 },

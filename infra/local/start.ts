@@ -77,7 +77,11 @@ renameSync(`${hostFile}.tmp`, hostFile);
 process.stdout.write(`
 svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 1000).toFixed(1)} s)
 
-  Console         ${host.url}/console/   (sign in on the local identity provider's page)
+  Console         ${host.url}/console/   (${
+    host.consoleSite.builtIn
+      ? "sign in on the local identity provider's page"
+      : `signs in at ${host.consoleSite.issuer} as client ${host.consoleSite.clientId}`
+  })
   DynamoDB Local  ${host.env.AWS_ENDPOINT_URL_DYNAMODB}
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
   Identity        ${host.idp.issuer}   (OpenID provider; keys at ${host.env.AUTH_JWKS_URL})

@@ -17,6 +17,8 @@ export interface ConsoleHostingProps {
   /** The API's base URL (the stage URL) and origin, for config.json and the CSP. */
   readonly apiUrl: string;
   readonly apiOrigin: string;
+  /** The claim that names the account (authAccountClaim), so the console shows whom the API acts for. */
+  readonly accountClaim: string;
   /** Where S3 writes the console bucket's access logs (the stack's access-log bucket). */
   readonly accessLogBucket: s3.IBucket;
   readonly logRetention: logs.RetentionDays;
@@ -130,6 +132,7 @@ export class ConsoleHosting extends Construct {
       issuer: settings.issuer,
       client_id: settings.clientId,
       ...(settings.resource === undefined ? {} : { resource: settings.resource }),
+      account_claim: props.accountClaim,
     };
     const deployLogs = new logs.LogGroup(this, 'DeploymentLogs', {
       retention: props.logRetention,

@@ -242,6 +242,7 @@ export class MailServiceStack extends Stack {
       settings: config.console,
       apiUrl: this.api.api.url,
       apiOrigin: executeApiOrigin(this.api.api.restApiId),
+      accountClaim: config.authAccountClaim,
       accessLogBucket: this.storage.accessLogBucket,
       logRetention,
     });

@@ -153,6 +153,7 @@ describe('console hosting: deployment and outputs', () => {
     assert.equal(config.client_id, 'svc-mail-console');
     assert.equal(config.issuer, 'https://auth.example.com/');
     assert.equal(config.resource, undefined);
+    assert.equal(config.account_claim, 'sub', "the API's account claim, for the console's signed in as");
     assert.equal(page.DestinationBucketName.Ref, consoleBucketId);
   });
 
@@ -178,6 +179,7 @@ describe('console hosting: deployment and outputs', () => {
         consoleDomainName: 'console.example.com',
         consoleCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
         corsOrigins: ['https://app.example.com'],
+        authAccountClaim: 'custom:tenant',
       },
     });
     const config = Object.values(resourcesOfType(custom.template, 'AWS::CloudFront::Distribution'))[0]
@@ -198,6 +200,7 @@ describe('console hosting: deployment and outputs', () => {
     const staged = stagedConfig(custom.app);
     assert.equal(staged.resource, 'https://mail-api.example.com', 'the resource indicator in config.json');
     assert.equal(staged.client_id, 'mail-console');
+    assert.equal(staged.account_claim, 'custom:tenant');
     const env = Object.values(resourcesOfType(custom.template, 'AWS::Lambda::Function'))
       .map((fn) => fn.Properties.Environment?.Variables?.CORS_ORIGINS)
       .filter((value) => value !== undefined);

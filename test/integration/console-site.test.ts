@@ -60,13 +60,14 @@ describe('console on the local gateway', () => {
     assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
   });
 
-  it('serves config.json naming the API, the issuer and the OIDC client', async () => {
+  it('serves config.json naming the API, the issuer, the OIDC client and the account claim', async () => {
     const response = await fetch(new URL('config.json', consoleUrl));
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), {
       api_url: '/',
       issuer: info.issuer,
       client_id: 'svc-mail-console',
+      account_claim: 'sub',
     });
   });
 
