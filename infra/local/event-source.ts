@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -10,6 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { FairScheduler } from './fair-dispatch.ts';
+import { loadFunction } from './function-code.ts';
 import { timedInvocation } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
 
@@ -48,17 +47,6 @@ export interface EventSourceOptions {
 
 export interface EventSource {
   stop(): Promise<void>;
-}
-
-const projectRoot = join(import.meta.dirname, '..', '..');
-
-export async function loadFunction<T>(functionId: string): Promise<T> {
-  const module = (await import(
-    pathToFileURL(join(projectRoot, 'functions', functionId, 'handler.ts')).href
-  )) as {
-    handler: T;
-  };
-  return module.handler;
 }
 
 interface Received {

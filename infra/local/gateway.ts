@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { Code, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { errorResponse } from '../../shared/platform/http/envelope.ts';
@@ -10,6 +8,8 @@ import type { Route } from '../../shared/platform/http/route.ts';
 import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
 import { routes } from '../../shared/routes.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
+import { loadFunction } from './function-code.ts';
+import { asFunction } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
@@ -17,21 +17,16 @@ export const maxBodyBytes = requestLimits.maxBodyBytes;
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-const projectRoot = join(import.meta.dirname, '..', '..');
 const handlers = new Map<string, Promise<Handler | undefined>>();
 
-/** Loads the same handler module that CDK bundles for the route: functions/<id>/handler.ts. */
+/** Loads the route's function: functions/<id>/handler.ts, or its bundle (function-code.ts). */
 function loadHandler(route: Route): Promise<Handler | undefined> {
   let loaded = handlers.get(route.id);
   if (loaded === undefined) {
-    const file = pathToFileURL(join(projectRoot, 'functions', route.id, 'handler.ts')).href;
-    loaded = import(file).then(
-      (module: { handler?: Handler }) => module.handler,
-      (error: unknown) => {
-        process.stderr.write(`cannot load ${route.id}: ${String(error)}\n`);
-        return undefined;
-      },
-    );
+    loaded = loadFunction<Handler>(route.id).catch((error: unknown) => {
+      process.stderr.write(`cannot load ${route.id}: ${String(error)}\n`);
+      return undefined;
+    });
     handlers.set(route.id, loaded);
   }
   return loaded;
@@ -206,9 +201,8 @@ export async function handleGatewayRequest(
     return send(response, gatewayError(Code.ActionNotMapped), requestId);
   }
   try {
-    const result = await handler(
-      toEvent(request, url, route, body, requestId),
-      lambdaContext(route.id, requestId),
+    const result = await asFunction(route.id, () =>
+      handler(toEvent(request, url, route, body, requestId), lambdaContext(route.id, requestId)),
     );
     send(response, result, requestId);
   } catch (error) {

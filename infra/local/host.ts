@@ -2,10 +2,12 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
+import { recordAwsCalls } from './aws-call-recorder.ts';
 import { consoleSignIn } from './console-identity.ts';
 import { type ConsoleSite, consoleUrls } from './console-site.ts';
 import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts';
 import { StartupError } from './free-port.ts';
+import { type FunctionCode, removeFunctionBundles, useFunctionCode } from './function-code.ts';
 import { startGateway } from './gateway.ts';
 import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
@@ -27,6 +29,10 @@ export interface LocalHostOptions {
   seedDomains?: string;
   /** Start the background workers (event-source loop, schedules, SMTP server). */
   workers?: boolean;
+  /** Run the functions' TypeScript sources (default) or the bundles `cdk synth` builds (function-code.ts). */
+  code?: FunctionCode;
+  /** Test runs only: record every AWS call of every function to this file (aws-call-recorder.ts). */
+  awsCallLog?: string;
   log?: (line: string) => void;
 }
 
@@ -91,6 +97,9 @@ async function startParts(
   started: { name: string; stop: () => Promise<void> }[],
 ): Promise<LocalHost> {
   const state = options.state ?? 'memory';
+  useFunctionCode(options.code ?? 'source');
+  if (options.code === 'bundles') log('running the functions from their bundles (as cdk synth builds them)');
+  if (options.awsCallLog !== undefined) recordAwsCalls(options.awsCallLog);
   const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
 
   log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
@@ -191,6 +200,7 @@ async function startParts(
       for (const worker of workers.reverse()) await worker.stop().catch(() => undefined);
       await idp.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop().catch(() => undefined)]);
+      removeFunctionBundles();
     },
   };
 }

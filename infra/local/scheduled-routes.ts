@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { scheduledRoutes, workers } from '../../shared/workers.ts';
+import { loadFunction } from './function-code.ts';
 import type { LocalWorker } from './workers.ts';
 
 type ScheduledHandler = (event: unknown, context: Context) => Promise<unknown>;
-
-const projectRoot = join(import.meta.dirname, '..', '..');
 
 /** Every function that runs on a schedule on AWS: the scheduled routes and the scheduled workers. */
 export const schedules: ReadonlyArray<{ functionId: string; everyMinutes: number }> = [
@@ -89,12 +86,14 @@ export function schedulesWorker(): LocalWorker {
 async function invoke(routeId: string): Promise<void> {
   const requestId = randomUUID();
   try {
-    const file = pathToFileURL(join(projectRoot, 'functions', routeId, 'handler.ts')).href;
     // Loaded on first use, like the gateway loads handlers: importing them at start would fix the
     // logger's destination before the host's caller has configured it.
     const { lambdaContext } = await import('./lambda-context.ts');
-    const { handler } = (await import(file)) as { handler: ScheduledHandler };
-    await handler(scheduledEvent(routeId), lambdaContext(routeId, requestId, 60_000));
+    const { asFunction } = await import('./invocations.ts');
+    const handler = await loadFunction<ScheduledHandler>(routeId);
+    await asFunction(routeId, () =>
+      handler(scheduledEvent(routeId), lambdaContext(routeId, requestId, 60_000)),
+    );
   } catch (error) {
     process.stderr.write(
       `scheduled ${routeId} failed (${requestId}): ${error instanceof Error ? error.message : String(error)}\n`,

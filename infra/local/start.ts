@@ -9,7 +9,8 @@ import { startMetricsSummary } from './metrics-summary.ts';
 /**
  * `npm start`: the whole service on this machine, with a printed token and a curl to try. State
  * persists in DATA_DIR across restarts; `npm start -- --reset` starts clean; `LOCAL_STATE=memory`
- * keeps nothing (the tests' secondary hosts use it).
+ * keeps nothing (the tests' secondary hosts use it). `npm start -- --bundles` (or `LOCAL_CODE=bundles`)
+ * runs the functions from the bundles `cdk synth` deploys instead of their TypeScript sources.
  */
 const started = Date.now();
 const dataDir = resolve(envString('DATA_DIR', '.data') as string);
@@ -39,6 +40,8 @@ try {
     idpPort,
     dataDir,
     state,
+    code: process.argv.includes('--bundles') || envString('LOCAL_CODE') === 'bundles' ? 'bundles' : 'source',
+    ...(envString('AWS_CALL_LOG') === undefined ? {} : { awsCallLog: envString('AWS_CALL_LOG') as string }),
     log: (line) => process.stdout.write(`  ${line}\n`),
   });
 } catch (error) {

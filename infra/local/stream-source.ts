@@ -8,7 +8,7 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { loadFunction } from './event-source.ts';
+import { loadFunction } from './function-code.ts';
 import { timedInvocation } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
 

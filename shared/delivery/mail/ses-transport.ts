@@ -1,5 +1,6 @@
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { messageUuidTag } from '../../messages/index.ts';
+import { observeClient } from '../../platform/aws/client-observer.ts';
 import { envString } from '../../platform/config/env.ts';
 import type { MailTransport, OutgoingMail, TransportResult } from './transport.ts';
 import { rewrittenHeadersOf, TransportError } from './transport.ts';
@@ -17,7 +18,7 @@ const permanentErrors = new Set([
 ]);
 
 export function createSesTransport(): MailTransport {
-  const client = new SESv2Client({ maxAttempts: 3 });
+  const client = observeClient(new SESv2Client({ maxAttempts: 3 }));
   const configurationSet = envString('SES_CONFIGURATION_SET');
   return {
     name: 'ses',

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { observeClient } from './client-observer.ts';
 import { sdkTimeouts } from './client-options.ts';
 
 /**
@@ -11,7 +12,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
 
 export function dynamo(): DynamoDBDocumentClient {
   documentClient ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient({ maxAttempts: 3, requestHandler: sdkTimeouts }),
+    observeClient(new DynamoDBClient({ maxAttempts: 3, requestHandler: sdkTimeouts })),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   return documentClient;

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { envString } from '../config/env.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
+import { observeClient } from './client-observer.ts';
 import { sdkTimeouts } from './client-options.ts';
 
 /**
@@ -81,9 +82,10 @@ async function createEnvelope(): Promise<Envelope> {
       ? new esdk.KmsKeyringNode({
           generatorKeyId: kmsKeyArn,
           // Short socket timeouts and three attempts, as for the other AWS clients.
-          clientProvider: esdk.cacheClients(
-            esdk.getClient(esdk.KMS, { maxAttempts: 3, requestHandler: sdkTimeouts }),
-          ),
+          clientProvider: esdk.cacheClients((region: string) => {
+            const client = esdk.getClient(esdk.KMS, { maxAttempts: 3, requestHandler: sdkTimeouts })(region);
+            return client === false ? client : observeClient(client);
+          }),
         })
       : new esdk.RawAesKeyringNode({
           keyName,

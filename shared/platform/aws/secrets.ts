@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { observeClient } from './client-observer.ts';
 import { sdkTimeouts } from './client-options.ts';
 
 let client: SecretsManagerClient | undefined;
@@ -11,7 +12,7 @@ const cache = new Map<string, Promise<string>>();
 export function secretString(secretId: string): Promise<string> {
   let value = cache.get(secretId);
   if (value === undefined) {
-    client ??= new SecretsManagerClient({ maxAttempts: 3, requestHandler: sdkTimeouts });
+    client ??= observeClient(new SecretsManagerClient({ maxAttempts: 3, requestHandler: sdkTimeouts }));
     value = client.send(new GetSecretValueCommand({ SecretId: secretId })).then((result) => {
       if (result.SecretString === undefined) throw new Error(`Secret ${secretId} has no string value`);
       return result.SecretString;

@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { observeClient } from './client-observer.ts';
 import { sdkTimeouts } from './client-options.ts';
 
 let sqsClient: SQSClient | undefined;
@@ -8,10 +9,12 @@ let sqsClient: SQSClient | undefined;
  * does not resolve, so the SDK must not use the queue URL as the endpoint there.
  */
 export function sqs(): SQSClient {
-  sqsClient ??= new SQSClient({
-    maxAttempts: 3,
-    requestHandler: sdkTimeouts,
-    useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL_SQS === undefined,
-  });
+  sqsClient ??= observeClient(
+    new SQSClient({
+      maxAttempts: 3,
+      requestHandler: sdkTimeouts,
+      useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL_SQS === undefined,
+    }),
+  );
   return sqsClient;
 }
