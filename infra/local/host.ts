@@ -7,6 +7,7 @@ import { type Emulator, startDynamoDbLocal, startSqsAndS3 } from './emulators.ts
 import { StartupError } from './free-port.ts';
 import { startGateway } from './gateway.ts';
 import { consoleClientId, type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { claimDataDir, recordHost, releaseDataDir } from './pid-file.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 import { type LocalWorker, localWorkers } from './workers.ts';
 
@@ -89,6 +90,8 @@ async function startParts(
 ): Promise<LocalHost> {
   const state = options.state ?? 'memory';
   const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
+  // One host, and so one DynamoDB Local, per data folder.
+  await claimDataDir(dataDir, log);
 
   log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
   const emulators = await Promise.allSettled([
@@ -103,6 +106,9 @@ async function startParts(
     Emulator,
     Emulator,
   ];
+  recordHost(dataDir, dynamo.pid);
+  // First in the list, so released last: after the emulators have stopped.
+  started.unshift({ name: 'pid file', stop: async () => releaseDataDir(dataDir) });
   const resources = await provision({
     dynamoEndpoint: dynamo.endpoint,
     sqsS3Endpoint: sqsS3.endpoint,
@@ -188,6 +194,7 @@ async function startParts(
       for (const worker of workers.reverse()) await worker.stop().catch(() => undefined);
       await idp.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop().catch(() => undefined)]);
+      releaseDataDir(dataDir);
     },
   };
 }
