@@ -583,13 +583,14 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_114: {
+        Error_107_114: {
             error: {
                 /**
-                 * @description 114: Dry-run option not allowed
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
                  * @enum {integer}
                  */
-                code: 114;
+                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -659,18 +660,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 113;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_107_114: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     114: Dry-run option not allowed
-                 * @enum {integer}
-                 */
-                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1140,7 +1129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1151,12 +1140,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1275,7 +1264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1286,12 +1275,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1610,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1621,12 +1610,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1896,10 +1885,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: {
                 /**
@@ -2264,10 +2253,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: {
                 /**
@@ -3050,10 +3039,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -3988,10 +3977,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -4525,10 +4514,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -4729,10 +4718,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -6236,10 +6225,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -6510,10 +6499,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -6784,10 +6773,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -7325,10 +7314,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;

@@ -7,6 +7,7 @@ import { scopes } from '../../shared/platform/auth/scopes.ts';
 import { Code, catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { requestLimits } from '../../shared/platform/http/limits.ts';
 import type { Example, Route, RouteDetails } from '../../shared/platform/http/route.ts';
+import { dryRunValues } from '../../shared/platform/middleware/dry-run.ts';
 import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import {
   webhookEvent,
@@ -77,6 +78,8 @@ export function codesOf(route: Route, entry: RouteDetails, request: Schema | und
       codes.add(code);
   }
   if (!route.dryRun) codes.add(Code.DryRunNotAllowed);
+  // Any route refuses a `?dry_run=` value other than true, false, 1 or 0.
+  codes.add(Code.InvalidInput);
   if (entry.requestIn === 'body') codes.add(Code.InvalidJson);
   if (entry.request !== undefined) {
     codes.add(Code.InvalidInput);
@@ -209,9 +212,10 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       name: 'dry_run',
       in: 'query',
       required: false,
-      description: 'Run every check and report what would happen, changing nothing',
-      schema: { type: 'boolean', default: false },
-      example: true,
+      description:
+        'Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107',
+      schema: { type: 'string', enum: [...dryRunValues], default: 'false' },
+      example: 'true',
     });
   }
 
