@@ -1888,7 +1888,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: {
                 /**
@@ -1911,31 +1911,46 @@ export interface operations {
                         email: string;
                         name?: string;
                     };
-                    /** @description from: a list of addresses */
+                    /** @description from: a list of addresses, or one address (a list of one) */
                     from?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description to: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description to: a list of addresses, or one address (a list of one) */
                     to?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description cc: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description cc: a list of addresses, or one address (a list of one) */
                     cc?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description bcc: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description bcc: a list of addresses, or one address (a list of one) */
                     bcc?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description reply_to: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description reply_to: a list of addresses, or one address (a list of one) */
                     reply_to?: (string | {
                         email: string;
                         name?: string;
-                    })[];
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
                     /** @description Subject line (no CR/LF) */
                     subject?: string;
                     /** @description The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message} */
@@ -1995,6 +2010,10 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         mode: "scheduled";
+                        /**
+                         * @description When to send: ISO 8601 with an offset (Z or ±hh:mm)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
                         send_at: string;
                     } | {
                         /** @enum {string} */
@@ -2256,7 +2275,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: {
                 /**
@@ -2280,31 +2299,46 @@ export interface operations {
                             email: string;
                             name?: string;
                         };
-                        /** @description from: a list of addresses */
+                        /** @description from: a list of addresses, or one address (a list of one) */
                         from?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description to: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description to: a list of addresses, or one address (a list of one) */
                         to?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description cc: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description cc: a list of addresses, or one address (a list of one) */
                         cc?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description bcc: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description bcc: a list of addresses, or one address (a list of one) */
                         bcc?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description reply_to: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description reply_to: a list of addresses, or one address (a list of one) */
                         reply_to?: (string | {
                             email: string;
                             name?: string;
-                        })[];
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
                         /** @description Subject line (no CR/LF) */
                         subject?: string;
                         /** @description The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message} */
@@ -2364,6 +2398,10 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             mode: "scheduled";
+                            /**
+                             * @description When to send: ISO 8601 with an offset (Z or ±hh:mm)
+                             * @example 2026-11-22T09:15:00+01:00
+                             */
                             send_at: string;
                         } | {
                             /** @enum {string} */
@@ -3042,7 +3080,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -3980,7 +4018,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -4517,7 +4555,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -4721,7 +4759,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -6228,7 +6266,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -6502,7 +6540,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -6776,7 +6814,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -7317,7 +7355,7 @@ export interface operations {
                  * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: "true" | "false" | "1" | "0";
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;

@@ -214,8 +214,15 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       required: false,
       description:
         'Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107',
-      schema: { type: 'string', enum: [...dryRunValues], default: 'false' },
-      example: 'true',
+      // `true`/`false` as a boolean (what clients send), and `1`/`0`: dryRunValues, nothing else.
+      schema: {
+        anyOf: [
+          { type: 'boolean' },
+          { type: 'string', enum: dryRunValues.filter((value) => /^\d$/.test(value)) },
+        ],
+        default: false,
+      },
+      example: true,
     });
   }
 

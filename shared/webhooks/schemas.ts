@@ -24,7 +24,13 @@ const eventId = describe(
   'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0',
 );
 
-const eventType = describe(z.enum(webhookEventTypes), 'An event type');
+const eventType = describe(
+  z.enum(webhookEventTypes, {
+    error: (issue) =>
+      `${typeof issue.input === 'string' ? `"${issue.input.slice(0, 100)}" is not an event type` : 'An event type is a string'}; the types are ${webhookEventTypes.join(', ')}`,
+  }),
+  'An event type',
+);
 
 /** Unknown fields are refused (107 naming them), except `tenant_id`, which is accepted and ignored. */
 const tenantId = z.optional(describe(z.unknown(), 'Accepted and ignored, as on every route'));
