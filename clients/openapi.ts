@@ -2059,6 +2059,11 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                } | unknown | unknown | {
+                    scheduling: {
+                        /** @enum {unknown} */
+                        mode?: "manual-send" | "manual-cancel";
+                    };
                 };
             };
         };
@@ -2290,7 +2295,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    messages: {
+                    messages: ({
                         /**
                          * @description Sender address; its domain is the tenant and must belong to your account
                          * @example Ada Lovelace <ada@example.test>
@@ -2447,7 +2452,12 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
-                    }[];
+                    } | unknown | unknown | {
+                        scheduling: {
+                            /** @enum {unknown} */
+                            mode?: "manual-send" | "manual-cancel";
+                        };
+                    })[];
                     /**
                      * @description strict (default): one invalid message rejects the whole batch and nothing is stored; permissive: the valid messages are accepted and the invalid ones reported
                      * @enum {string}
@@ -4967,6 +4977,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description Where events are POSTed: https on AWS; its address must be public (not loopback, private, link-local or metadata)
                      * @example https://hooks.example.com/svc-mail
                      */
@@ -6305,7 +6316,7 @@ export interface operations {
                      * @example base-layout
                      */
                     layout_alias?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {

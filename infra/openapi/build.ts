@@ -14,6 +14,7 @@ import {
   webhookEventExamples,
   webhookEventSchemas,
 } from '../../shared/webhooks/event-schemas.ts';
+import { operationLinks } from './links.ts';
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
@@ -242,6 +243,7 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     responses['200'] = {
       description: entry.summary,
       headers: requestIdHeader,
+      ...(operationLinks[route.id] === undefined ? {} : { links: operationLinks[route.id] }),
       content: {
         'application/json': {
           schema: {

@@ -10,9 +10,9 @@ import {
 } from '../platform/mail/headers.ts';
 import { base64 } from '../platform/schemas/base64.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
+import { describe, documented, requiredTogether } from '../platform/schemas/describe.ts';
 import { registerUnknownFieldHint } from '../platform/schemas/field-hints.ts';
-import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
+import { lookupOrPage, lookupOrPageKeywords, pageLimit } from '../platform/schemas/lookup-or-page.ts';
 import { uuid } from '../platform/schemas/uuid.ts';
 import { messageTemplate, messageTemplateRecord } from '../templates/index.ts';
 import { foreignFieldHint } from './model/foreign-fields.ts';
@@ -386,6 +386,19 @@ export const messageAddRequest = describe(
   'A new message, or (scheduling.mode manual-send / manual-cancel) an action on a held one',
 );
 registerUnknownFieldHint(messageAddRequest, foreignFieldHint);
+// What the refinement above enforces, as far as JSON Schema can say it: a new message has content
+// or a template (not both); manual-send and manual-cancel carry neither.
+documented(messageAddRequest, {
+  anyOf: [
+    { required: ['content'] },
+    { required: ['template'] },
+    {
+      required: ['scheduling'],
+      properties: { scheduling: { properties: { mode: { enum: ['manual-send', 'manual-cancel'] } } } },
+    },
+  ],
+  not: requiredTogether('content', 'template'),
+});
 
 export type MessageAddRequest = z.infer<typeof messageAddRequest>;
 
@@ -489,15 +502,18 @@ export const messageFilters = z.strictObject({
   limit: z.optional(pageLimit(maxQueryLimit)),
   tag: z.optional(describe(tag, 'Only messages carrying this tag (exact name and value)')),
   metadata: z.optional(
-    describe(
-      metadata.check(
-        z.refine(
-          (value) => Object.keys(value).length === 1,
-          'Filter by exactly one metadata pair: {"<key>": "<value>"}',
+    documented(
+      describe(
+        metadata.check(
+          z.refine(
+            (value) => Object.keys(value).length === 1,
+            'Filter by exactly one metadata pair: {"<key>": "<value>"}',
+          ),
         ),
+        'Only messages whose metadata has this one pair (exact key and value)',
+        { order_id: '4711' },
       ),
-      'Only messages whose metadata has this one pair (exact key and value)',
-      { order_id: '4711' },
+      { minProperties: 1, maxProperties: 1 },
     ),
   ),
   recipient: z.optional(
@@ -517,6 +533,8 @@ export const messageQueryRequest = describe(
     .check(lookupOrPage('message_uuid')),
   'Either {message_uuid} for one message in full, or {filters, cursor} for a page of messages, newest first',
 );
+
+documented(messageQueryRequest, lookupOrPageKeywords('message_uuid'));
 
 export type MessageQueryRequest = z.infer<typeof messageQueryRequest>;
 

@@ -22,10 +22,17 @@ const withoutOffset = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$/;
 export function dateShapeProblem(what: string, value: unknown): string {
   if (typeof value === 'string' && withoutOffset.test(value))
     return `${what} has no time-zone offset: add one, e.g. "${value}Z" (UTC) or "${value}+01:00"`;
+  if (typeof value === 'string' && dateLike.test(value))
+    return `${what} is not a real calendar date and time (e.g. 2026-02-30 does not exist)`;
   return `${what} must be ISO 8601 with an offset, e.g. "2026-11-22T09:15:00+01:00"`;
 }
 
-const incomingDateShape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+// Month, day, hour, minute, second and offset within their ranges, so the document's pattern
+// already refuses most impossible dates (2026-13-01, 25:00); the calendar check below does the rest.
+const incomingDateShape =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+/** Looks like a date and time with an offset, whatever the numbers: then it is impossible, not malformed. */
+const dateLike = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
  * A date a caller sends: ISO 8601 with an offset (`Z` included), and a day that exists on the
