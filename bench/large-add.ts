@@ -80,5 +80,6 @@ export async function largeAddBench(who: Caller, sender: string, rounds: number)
     '|---|---|---|',
     `| 4.4 MB add / 1 KB add | ${fmtFigure(ratio, 1)} | (published) |`,
     `| ms per MB at 4.4 MB / ms per MB at 1.1 MB | ${fmtFigure(linear, 2)} | ≤ 1.5: ${checkTarget('large-add-linear', fmtFigure(linear, 2), linear.median <= 1.5)} |`,
+    '',
   ];
 }
