@@ -19,6 +19,7 @@ import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { consoleBench } from './console.ts';
 import { benchHost } from './host.ts';
 import { inboundSection } from './inbound.ts';
+import { largeAddBench } from './large-add.ts';
 import { excludeClient } from './meter.ts';
 import { scaleAndCost } from './scale-cost.ts';
 import {
@@ -46,7 +47,7 @@ import { templatesBench } from './templates.ts';
  */
 const quick = process.argv.includes('--quick');
 /**
- * `--only=memory,delivery`: run only these sections (warm, templates, throughput, scaling, delivery,
+ * `--only=memory,delivery`: run only these sections (warm, templates, large, throughput, scaling, delivery,
  * memory, inbound, batch, stats, console);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
@@ -58,6 +59,7 @@ const runs = (
   section:
     | 'warm'
     | 'templates'
+    | 'large'
     | 'throughput'
     | 'scaling'
     | 'delivery'
@@ -328,6 +330,7 @@ for (const op of runs('warm') ? warmOps : []) {
 }
 
 const templatesSection = runs('templates') ? await templatesBench(who, sender, plan.warmRounds) : [];
+const largeAddSection = runs('large') ? await largeAddBench(who, sender, Math.min(plan.warmRounds, 10)) : [];
 
 // ---------------------------------------------------------------------------------------------
 // 3. Throughput
@@ -717,6 +720,7 @@ const warmOver = warm
   .map((row) => row.name);
 checkTarget('warm-overhead', `over for: ${warmOver.join(', ') || 'none'}`, warmOver.length === 0);
 lines.push('', ...templatesSection);
+lines.push('', ...largeAddSection);
 lines.push('### 3. Throughput (add, manual-wait)', '');
 lines.push(
   '| clients | requests/s | p50 ms | p99 ms | non-2xx | errors |',

@@ -34,6 +34,12 @@ const targets = {
     whenMissed:
       'The emulators answer in a few milliseconds, so a fixed cost (token check, validation, log line) is a large ratio here; the added milliseconds are what carries over to AWS, where each call takes 5–20 ms.',
   },
+  'large-add-linear': {
+    statement:
+      'the add of a 4.4 MB attachment takes time linear in its size (ms per MB at 4.4 MB ≤ 1.5 × at 1.1 MB)',
+    whenMissed:
+      'Something on the add path is worse than linear in the body: a backtracking regular expression, a copy per field, a string built by concatenation. Time the stages (JSON parse, schema, content store) with the 4.4 MB body.',
+  },
   'template-add': {
     statement: 'add with a template ≤ 1.15 × add of the same rendered message',
     whenMissed: 'The template read and the render are on the accept path; look at the stage table.',

@@ -583,13 +583,14 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
-        Error_114: {
+        Error_107_114: {
             error: {
                 /**
-                 * @description 114: Dry-run option not allowed
+                 * @description 107: Input parameter errors
+                 *     114: Dry-run option not allowed
                  * @enum {integer}
                  */
-                code: 114;
+                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -659,18 +660,6 @@ export interface components {
                  * @enum {integer}
                  */
                 code: 113;
-                message: string;
-                details?: components["schemas"]["ErrorDetail"][];
-            };
-        };
-        Error_107_114: {
-            error: {
-                /**
-                 * @description 107: Input parameter errors
-                 *     114: Dry-run option not allowed
-                 * @enum {integer}
-                 */
-                code: 107 | 114;
                 message: string;
                 details?: components["schemas"]["ErrorDetail"][];
             };
@@ -1140,7 +1129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1151,12 +1140,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1275,7 +1264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1286,12 +1275,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1610,7 +1599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
-            /** @description 114: Dry-run option not allowed */
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -1621,12 +1610,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": 114,
-                     *         "message": "Dry-run option not allowed"
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_114"];
+                    "application/json": components["schemas"]["Error_107_114"];
                 };
             };
             /** @description 115: Too many requests */
@@ -1896,10 +1885,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: {
                 /**
@@ -1922,31 +1911,46 @@ export interface operations {
                         email: string;
                         name?: string;
                     };
-                    /** @description from: a list of addresses */
+                    /** @description from: a list of addresses, or one address (a list of one) */
                     from?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description to: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description to: a list of addresses, or one address (a list of one) */
                     to?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description cc: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description cc: a list of addresses, or one address (a list of one) */
                     cc?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description bcc: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description bcc: a list of addresses, or one address (a list of one) */
                     bcc?: (string | {
                         email: string;
                         name?: string;
-                    })[];
-                    /** @description reply_to: a list of addresses */
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
+                    /** @description reply_to: a list of addresses, or one address (a list of one) */
                     reply_to?: (string | {
                         email: string;
                         name?: string;
-                    })[];
+                    })[] | (string | {
+                        email: string;
+                        name?: string;
+                    });
                     /** @description Subject line (no CR/LF) */
                     subject?: string;
                     /** @description The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message} */
@@ -2006,6 +2010,10 @@ export interface operations {
                     } | {
                         /** @enum {string} */
                         mode: "scheduled";
+                        /**
+                         * @description When to send: ISO 8601 with an offset (Z or ±hh:mm)
+                         * @example 2026-11-22T09:15:00+01:00
+                         */
                         send_at: string;
                     } | {
                         /** @enum {string} */
@@ -2050,6 +2058,11 @@ export interface operations {
                         model?: {
                             [key: string]: unknown;
                         };
+                    };
+                } | unknown | unknown | {
+                    scheduling: {
+                        /** @enum {unknown} */
+                        mode?: "manual-send" | "manual-cancel";
                     };
                 };
             };
@@ -2264,10 +2277,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: {
                 /**
@@ -2282,7 +2295,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    messages: {
+                    messages: ({
                         /**
                          * @description Sender address; its domain is the tenant and must belong to your account
                          * @example Ada Lovelace <ada@example.test>
@@ -2291,31 +2304,46 @@ export interface operations {
                             email: string;
                             name?: string;
                         };
-                        /** @description from: a list of addresses */
+                        /** @description from: a list of addresses, or one address (a list of one) */
                         from?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description to: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description to: a list of addresses, or one address (a list of one) */
                         to?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description cc: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description cc: a list of addresses, or one address (a list of one) */
                         cc?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description bcc: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description bcc: a list of addresses, or one address (a list of one) */
                         bcc?: (string | {
                             email: string;
                             name?: string;
-                        })[];
-                        /** @description reply_to: a list of addresses */
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
+                        /** @description reply_to: a list of addresses, or one address (a list of one) */
                         reply_to?: (string | {
                             email: string;
                             name?: string;
-                        })[];
+                        })[] | (string | {
+                            email: string;
+                            name?: string;
+                        });
                         /** @description Subject line (no CR/LF) */
                         subject?: string;
                         /** @description The body: text_only {text}, html_only {html}, mixed {text, html}, or eml {eml: base64 RFC 5322 message} */
@@ -2375,6 +2403,10 @@ export interface operations {
                         } | {
                             /** @enum {string} */
                             mode: "scheduled";
+                            /**
+                             * @description When to send: ISO 8601 with an offset (Z or ±hh:mm)
+                             * @example 2026-11-22T09:15:00+01:00
+                             */
                             send_at: string;
                         } | {
                             /** @enum {string} */
@@ -2420,7 +2452,12 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
-                    }[];
+                    } | unknown | unknown | {
+                        scheduling: {
+                            /** @enum {unknown} */
+                            mode?: "manual-send" | "manual-cancel";
+                        };
+                    })[];
                     /**
                      * @description strict (default): one invalid message rejects the whole batch and nothing is stored; permissive: the valid messages are accepted and the invalid ones reported
                      * @enum {string}
@@ -3050,10 +3087,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -3988,10 +4025,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -4525,10 +4562,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -4729,10 +4766,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -4940,6 +4977,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * Format: uri
                      * @description Where events are POSTed: https on AWS; its address must be public (not loopback, private, link-local or metadata)
                      * @example https://hooks.example.com/svc-mail
                      */
@@ -6236,10 +6274,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -6278,7 +6316,7 @@ export interface operations {
                      * @example base-layout
                      */
                     layout_alias?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -6510,10 +6548,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -6784,10 +6822,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;
@@ -7325,10 +7363,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Run every check and report what would happen, changing nothing
+                 * @description Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107
                  * @example true
                  */
-                dry_run?: boolean;
+                dry_run?: boolean | ("1" | "0");
             };
             header?: never;
             path?: never;

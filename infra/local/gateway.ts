@@ -10,6 +10,7 @@ import { routes } from '../../shared/routes.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
 import { loadFunction } from './function-code.ts';
 import { asFunction } from './invocations.ts';
+import { requestedFault, withFault } from './fault-injection.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
@@ -196,18 +197,21 @@ export async function handleGatewayRequest(
       requestId,
     );
   }
-  const handler = await loadHandler(route);
-  if (handler === undefined) {
+  const loaded = await loadHandler(route);
+  if (loaded === undefined) {
     return send(response, gatewayError(Code.ActionNotMapped), requestId);
   }
+  const handler = withFault(requestedFault(request), loaded);
   try {
     const result = await asFunction(route.id, () =>
       handler(toEvent(request, url, route, body, requestId), lambdaContext(route.id, requestId)),
     );
     send(response, result, requestId);
   } catch (error) {
+    // Whatever a function throws (a RangeError from a runaway recursion included) is its own
+    // failure: code 2 for this request, the request id in the log line, and the host keeps serving.
     process.stderr.write(
-      `function ${route.id} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      `function ${route.id} failed (request ${requestId}): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`,
     );
     send(response, gatewayError(Code.Internal), requestId);
   }

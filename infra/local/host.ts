@@ -10,6 +10,7 @@ import { StartupError } from './free-port.ts';
 import { type FunctionCode, removeFunctionBundles, useFunctionCode } from './function-code.ts';
 import { startGateway } from './gateway.ts';
 import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
+import { claimDataDir, recordHost, releaseDataDir } from './pid-file.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
 import { type LocalWorker, localWorkers } from './workers.ts';
 
@@ -101,6 +102,8 @@ async function startParts(
   if (options.code === 'bundles') log('running the functions from their bundles (as cdk synth builds them)');
   if (options.awsCallLog !== undefined) recordAwsCalls(options.awsCallLog);
   const dirs = state === 'persistent' ? stateDirs(dataDir) : undefined;
+  // One host, and so one DynamoDB Local, per data folder.
+  await claimDataDir(dataDir, log);
 
   log(`starting DynamoDB Local and fauxqs (state: ${state}) …`);
   const emulators = await Promise.allSettled([
@@ -115,6 +118,9 @@ async function startParts(
     Emulator,
     Emulator,
   ];
+  recordHost(dataDir, dynamo.pid);
+  // First in the list, so released last: after the emulators have stopped.
+  started.unshift({ name: 'pid file', stop: async () => releaseDataDir(dataDir) });
   const resources = await provision({
     dynamoEndpoint: dynamo.endpoint,
     sqsS3Endpoint: sqsS3.endpoint,
@@ -201,6 +207,7 @@ async function startParts(
       await idp.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop().catch(() => undefined)]);
       removeFunctionBundles();
+      releaseDataDir(dataDir);
     },
   };
 }

@@ -5,6 +5,7 @@ import { envNumber, envString } from '../../shared/platform/config/env.ts';
 import { requireFreePorts } from './free-port.ts';
 import { type LocalHost, type LocalState, startLocalHost, stateDirs } from './host.ts';
 import { startMetricsSummary } from './metrics-summary.ts';
+import { killRecordedDynamo } from './pid-file.ts';
 
 /**
  * `npm start`: the whole service on this machine, with a printed token and a curl to try. State
@@ -112,14 +113,33 @@ Press Ctrl+C to stop.
 startMetricsSummary((line) => process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`));
 
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write('stopping …\n');
-    host.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
+function stopAndExit(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('stopping …\n');
+  // A stop that hangs must not keep the process (and its Java child) alive.
+  setTimeout(() => process.exit(code), 15_000).unref();
+  host.stop().then(
+    () => process.exit(code),
+    () => process.exit(1),
+  );
 }
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stopAndExit(0));
+
+// A promise a handler or worker left behind and that rejected later is that request's failure,
+// not the host's: logged, and the host keeps serving (Node's default would end the process).
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(
+    `[${new Date().toISOString()}] unhandled rejection (the host keeps running): ${
+      reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)
+    }\n`,
+  );
+});
+// An exception outside any request leaves the process in an unknown state: stop everything it
+// started, DynamoDB Local included, and end with an error.
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`\nthe local host failed and stops: ${error.stack ?? error.message}\n`);
+  stopAndExit(1);
+});
+// Whatever way the process ends, its DynamoDB Local does not outlive it.
+process.on('exit', () => killRecordedDynamo(host.dataDir));

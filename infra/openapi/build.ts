@@ -7,12 +7,14 @@ import { scopes } from '../../shared/platform/auth/scopes.ts';
 import { Code, catalogue, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { requestLimits } from '../../shared/platform/http/limits.ts';
 import type { Example, Route, RouteDetails } from '../../shared/platform/http/route.ts';
+import { dryRunValues } from '../../shared/platform/middleware/dry-run.ts';
 import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import {
   webhookEvent,
   webhookEventExamples,
   webhookEventSchemas,
 } from '../../shared/webhooks/event-schemas.ts';
+import { operationLinks } from './links.ts';
 
 /**
  * Generates the OpenAPI 3.0.3 document from the route table (paths, methods, scopes, dry run) and
@@ -77,6 +79,8 @@ export function codesOf(route: Route, entry: RouteDetails, request: Schema | und
       codes.add(code);
   }
   if (!route.dryRun) codes.add(Code.DryRunNotAllowed);
+  // Any route refuses a `?dry_run=` value other than true, false, 1 or 0.
+  codes.add(Code.InvalidInput);
   if (entry.requestIn === 'body') codes.add(Code.InvalidJson);
   if (entry.request !== undefined) {
     codes.add(Code.InvalidInput);
@@ -209,8 +213,16 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       name: 'dry_run',
       in: 'query',
       required: false,
-      description: 'Run every check and report what would happen, changing nothing',
-      schema: { type: 'boolean', default: false },
+      description:
+        'Run every check and report what would happen, changing nothing: `true` or `1`; `false` or `0` (the default) runs for real; any other value is 107',
+      // `true`/`false` as a boolean (what clients send), and `1`/`0`: dryRunValues, nothing else.
+      schema: {
+        anyOf: [
+          { type: 'boolean' },
+          { type: 'string', enum: dryRunValues.filter((value) => /^\d$/.test(value)) },
+        ],
+        default: false,
+      },
       example: true,
     });
   }
@@ -231,6 +243,7 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     responses['200'] = {
       description: entry.summary,
       headers: requestIdHeader,
+      ...(operationLinks[route.id] === undefined ? {} : { links: operationLinks[route.id] }),
       content: {
         'application/json': {
           schema: {

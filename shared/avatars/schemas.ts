@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { Code } from '../platform/errors/catalogue.ts';
 import { serverDate } from '../platform/schemas/dates.ts';
-import { avatarSizes, parseSize } from './model/avatars.ts';
+import { avatarSizes, parseSize, sizePattern } from './model/avatars.ts';
 
 /**
  * Schemas of the avatar and keepalive routes: validation of the input, and the success bodies for the
@@ -40,6 +40,8 @@ const sizeParameter = z
   .register(z.globalRegistry, {
     description: `Edge of the square image in pixels, ${avatarSizes.min}–${avatarSizes.max} (default ${avatarSizes.default})`,
     example: '128',
+    // The bounds as digits (a query value is a string): what parseSize accepts, for the document.
+    pattern: sizePattern,
   });
 
 /** Query string of GET /avatar/get-1.0. */

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { Code } from '../platform/errors/catalogue.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
-import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
+import { describe, documented } from '../platform/schemas/describe.ts';
+import { lookupOrPage, lookupOrPageKeywords, pageLimit } from '../platform/schemas/lookup-or-page.ts';
 import { parseSuppressedAddress } from '../suppressions/index.ts';
 import { authVerdicts, spamVerdicts } from './model/receipt.ts';
 
@@ -77,6 +77,8 @@ export const inboundQueryRequest = describe(
     .check(lookupOrPage('inbound_uuid')),
   'Either {inbound_uuid} for one received message in full, or {filters, cursor} for a page of received mail, newest first',
 );
+documented(inboundQueryRequest, lookupOrPageKeywords('inbound_uuid'));
+
 export type InboundQueryRequest = z.infer<typeof inboundQueryRequest>;
 
 export const inboundDeleteRequest = describe(

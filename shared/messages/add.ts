@@ -11,6 +11,7 @@ import { getTemplateHeadAndDomain, type RenderedMessage, type TemplateHead } fro
 import { deliverySettings } from './config.ts';
 import { readEml } from './eml.ts';
 import { idempotencyClaim, replayOf } from './idempotency.ts';
+import { notYourDomainMessage } from './model/domain-ownership.ts';
 import type { Metadata, Tag } from './model/labels.ts';
 import {
   type ContentKind,
@@ -88,7 +89,7 @@ export class SendingDomains {
         this.#owners.set(domain, owner);
       }
       if ((await owner) !== this.account) {
-        const message = `${domain} is not one of your sending domains`;
+        const message = notYourDomainMessage(domain, this.account);
         throw new ServiceError(Code.AccessDenied, message, { details: [{ field, message }] });
       }
     }

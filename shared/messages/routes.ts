@@ -1,6 +1,7 @@
 import { Code } from '../platform/errors/catalogue.ts';
 import { type RouteDetailsOf, route } from '../platform/http/route.ts';
 import { at, otherUuid, uuid } from '../platform/schemas/examples.ts';
+import { notYourDomainMessage } from './model/domain-ownership.ts';
 import {
   messageAddRequest,
   messageAddResponse,
@@ -176,9 +177,9 @@ export const messagesRouteDetails = {
                 index: 1,
                 error: {
                   code: 113,
-                  message: 'shop.example is not one of your sending domains',
+                  message: notYourDomainMessage('shop.example', 'acme'),
                   details: [
-                    { field: 'message_sender', message: 'shop.example is not one of your sending domains' },
+                    { field: 'message_sender', message: notYourDomainMessage('shop.example', 'acme') },
                   ],
                 },
               },

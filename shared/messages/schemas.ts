@@ -10,10 +10,12 @@ import {
 } from '../platform/mail/headers.ts';
 import { base64 } from '../platform/schemas/base64.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
-import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
+import { describe, documented, requiredTogether } from '../platform/schemas/describe.ts';
+import { registerUnknownFieldHint } from '../platform/schemas/field-hints.ts';
+import { lookupOrPage, lookupOrPageKeywords, pageLimit } from '../platform/schemas/lookup-or-page.ts';
 import { uuid } from '../platform/schemas/uuid.ts';
 import { messageTemplate, messageTemplateRecord } from '../templates/index.ts';
+import { foreignFieldHint } from './model/foreign-fields.ts';
 import { metadataLimits, tagLimits, tagListProblems } from './model/labels.ts';
 import { messageStatuses, schedulingModes } from './model/statuses.ts';
 
@@ -72,12 +74,25 @@ export const address = addressSchema(
   'An e-mail address: "a@b.example", "Name <a@b.example>" or {"email", "name"}. IDN domains are accepted.',
 );
 
+/**
+ * A list of addresses, or one address on its own (a list of one), as other send APIs accept. The
+ * choice is made on the input's shape, so an invalid single address is reported as an address.
+ */
 const addressList = (what: string) =>
   describe(
-    z
-      .array(address, { error: `${what} must be a list of addresses` })
-      .check(z.maxLength(maxRecipients, `${what} holds at most ${maxRecipients} addresses`)),
-    `${what}: a list of addresses`,
+    z.pipe(
+      z.xor(
+        [
+          z
+            .array(address, { error: `${what} must be a list of addresses` })
+            .check(z.maxLength(maxRecipients, `${what} holds at most ${maxRecipients} addresses`)),
+          address,
+        ],
+        { error: `${what} must be an address or a list of addresses` },
+      ),
+      z.transform((value): Address[] => (Array.isArray(value) ? value : [value])),
+    ),
+    `${what}: a list of addresses, or one address (a list of one)`,
   );
 
 export const content = describe(
@@ -150,7 +165,7 @@ export const scheduling = describe(
       z.strictObject({ mode: z.literal('immediate') }),
       z.strictObject({
         mode: z.literal('scheduled'),
-        send_at: z.string({ error: 'send_at is required: ISO 8601 with an offset' }),
+        send_at: incomingDate('send_at', 'When to send: ISO 8601 with an offset (Z or ±hh:mm)'),
       }),
       z.strictObject({ mode: z.literal('manual-wait') }),
       z.strictObject({ mode: z.literal('manual-send'), message_uuid: uuid('message_uuid') }),
@@ -330,7 +345,8 @@ export const messageAddRequest = describe(
       } else if (value.content === undefined) {
         context.addIssue({
           code: 'custom',
-          message: 'content (or template) is required',
+          message:
+            'content (or template) is required: {"kind":"text_only","text":…}, {"kind":"html_only","html":…}, {"kind":"mixed","text":…,"html":…} or {"kind":"eml","eml":<base64>}',
           path: ['content'],
           input: undefined,
         });
@@ -369,6 +385,20 @@ export const messageAddRequest = describe(
   ),
   'A new message, or (scheduling.mode manual-send / manual-cancel) an action on a held one',
 );
+registerUnknownFieldHint(messageAddRequest, foreignFieldHint);
+// What the refinement above enforces, as far as JSON Schema can say it: a new message has content
+// or a template (not both); manual-send and manual-cancel carry neither.
+documented(messageAddRequest, {
+  anyOf: [
+    { required: ['content'] },
+    { required: ['template'] },
+    {
+      required: ['scheduling'],
+      properties: { scheduling: { properties: { mode: { enum: ['manual-send', 'manual-cancel'] } } } },
+    },
+  ],
+  not: requiredTogether('content', 'template'),
+});
 
 export type MessageAddRequest = z.infer<typeof messageAddRequest>;
 
@@ -472,15 +502,18 @@ export const messageFilters = z.strictObject({
   limit: z.optional(pageLimit(maxQueryLimit)),
   tag: z.optional(describe(tag, 'Only messages carrying this tag (exact name and value)')),
   metadata: z.optional(
-    describe(
-      metadata.check(
-        z.refine(
-          (value) => Object.keys(value).length === 1,
-          'Filter by exactly one metadata pair: {"<key>": "<value>"}',
+    documented(
+      describe(
+        metadata.check(
+          z.refine(
+            (value) => Object.keys(value).length === 1,
+            'Filter by exactly one metadata pair: {"<key>": "<value>"}',
+          ),
         ),
+        'Only messages whose metadata has this one pair (exact key and value)',
+        { order_id: '4711' },
       ),
-      'Only messages whose metadata has this one pair (exact key and value)',
-      { order_id: '4711' },
+      { minProperties: 1, maxProperties: 1 },
     ),
   ),
   recipient: z.optional(
@@ -500,6 +533,8 @@ export const messageQueryRequest = describe(
     .check(lookupOrPage('message_uuid')),
   'Either {message_uuid} for one message in full, or {filters, cursor} for a page of messages, newest first',
 );
+
+documented(messageQueryRequest, lookupOrPageKeywords('message_uuid'));
 
 export type MessageQueryRequest = z.infer<typeof messageQueryRequest>;
 

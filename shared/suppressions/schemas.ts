@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { Code } from '../platform/errors/catalogue.ts';
 import { parseAddress } from '../platform/mail/addresses.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
-import { lookupOrPage, pageLimit } from '../platform/schemas/lookup-or-page.ts';
+import { describe, documented } from '../platform/schemas/describe.ts';
+import { lookupOrPage, lookupOrPageKeywords, pageLimit } from '../platform/schemas/lookup-or-page.ts';
 import { normaliseEmail, suppressionReasons } from './model/suppressions.ts';
 
 /**
@@ -88,6 +88,8 @@ export const suppressionQueryRequest = describe(
     .check(lookupOrPage('email')),
   'Either {email} for one address, or {filters, cursor} for a page of your suppression list, newest first',
 );
+
+documented(suppressionQueryRequest, lookupOrPageKeywords('email'));
 
 export type SuppressionQueryRequest = z.infer<typeof suppressionQueryRequest>;
 

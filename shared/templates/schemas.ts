@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { $RefinementCtx } from 'zod/v4/core';
 import { hasLineBreak } from '../platform/mail/addresses.ts';
 import { serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
+import { describe, documented } from '../platform/schemas/describe.ts';
 import { pageLimit } from '../platform/schemas/lookup-or-page.ts';
 import { templateAlias, templateModel, versionNumber } from './message-template-schema.ts';
 import { aliasPattern, maxNameLength, maxTemplatesPerAccount, maxVersionBytes } from './model/template.ts';
@@ -116,6 +116,7 @@ export const templateAddRequest = describe(
     ),
   `A new template and its first version (a draft). At most ${maxTemplatesPerAccount} templates per account.`,
 );
+documented(templateAddRequest, { anyOf: [{ required: ['html'] }, { required: ['text'] }] });
 export type TemplateAddRequest = z.infer<typeof templateAddRequest>;
 
 export const templateUpdateRequest = describe(
@@ -144,6 +145,7 @@ export const templateUpdateRequest = describe(
     ),
   'Changes to a template. subject, html, text or layout_alias make a new draft version from the latest one (null removes html, text or the layout); name alone renames and makes no version.',
 );
+documented(templateUpdateRequest, { minProperties: 2 });
 export type TemplateUpdateRequest = z.infer<typeof templateUpdateRequest>;
 
 export const templatePublishRequest = describe(

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { serverDate } from '../platform/schemas/dates.ts';
-import { describe } from '../platform/schemas/describe.ts';
+import { describe, documented } from '../platform/schemas/describe.ts';
 import { webhookEventTypes } from './model/events.ts';
 import { maxUrlLength } from './model/targets.ts';
 
@@ -24,30 +24,42 @@ const eventId = describe(
   'evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0',
 );
 
-const eventType = describe(z.enum(webhookEventTypes), 'An event type');
+const eventType = describe(
+  z.enum(webhookEventTypes, {
+    error: (issue) =>
+      `${typeof issue.input === 'string' ? `"${issue.input.slice(0, 100)}" is not an event type` : 'An event type is a string'}; the types are ${webhookEventTypes.join(', ')}`,
+  }),
+  'An event type',
+);
 
 /** Unknown fields are refused (107 naming them), except `tenant_id`, which is accepted and ignored. */
 const tenantId = z.optional(describe(z.unknown(), 'Accepted and ignored, as on every route'));
 
 export const webhookAddRequest = z.strictObject({
-  url: describe(
-    z
-      .string()
-      .check(
-        z.trim(),
-        z.minLength(1, 'url is required'),
-        z.maxLength(maxUrlLength, `url is at most ${maxUrlLength} characters`),
-      ),
-    'Where events are POSTed: https on AWS; its address must be public (not loopback, private, link-local or metadata)',
-    'https://hooks.example.com/svc-mail',
+  url: documented(
+    describe(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.minLength(1, 'url is required'),
+          z.maxLength(maxUrlLength, `url is at most ${maxUrlLength} characters`),
+        ),
+      'Where events are POSTed: https on AWS; its address must be public (not loopback, private, link-local or metadata)',
+      'https://hooks.example.com/svc-mail',
+    ),
+    { format: 'uri', pattern: '^\\s*[hH][tT][tT][pP][sS]?://' },
   ),
   events: z.optional(
-    describe(
-      z.array(eventType).check(
-        z.minLength(1, 'events lists at least one type (leave it out for all)'),
-        z.refine((list) => new Set(list).size === list.length, 'events lists each type once'),
+    documented(
+      describe(
+        z.array(eventType).check(
+          z.minLength(1, 'events lists at least one type (leave it out for all)'),
+          z.refine((list) => new Set(list).size === list.length, 'events lists each type once'),
+        ),
+        'The event types to receive; all when left out',
       ),
-      'The event types to receive; all when left out',
+      { uniqueItems: true },
     ),
   ),
   description: z.optional(

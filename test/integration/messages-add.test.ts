@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { registerDomain } from '../../shared/domains/registry.ts';
+import { notYourDomainMessage } from '../../shared/messages/model/domain-ownership.ts';
 import { call, mintToken, uniqueDomain } from '../support/host.ts';
 import {
   add,
@@ -75,7 +76,7 @@ describe('POST /message/add-1.0', () => {
       });
       assert.equal(foreign.body.error?.code, 113, foreign.text);
       assert.deepEqual(foreign.body.error.details, [
-        { field: 'message_sender', message: `${other.domain} is not one of your sending domains` },
+        { field: 'message_sender', message: notYourDomainMessage(other.domain, who.account) },
       ]);
     }
     const own = await add(who, {

@@ -9,6 +9,7 @@ import {
   storeParts,
 } from '../../shared/messages/add.ts';
 import { bodyHash, idempotencyLifetimeSeconds } from '../../shared/messages/idempotency.ts';
+import { notYourDomainMessage } from '../../shared/messages/model/domain-ownership.ts';
 import { messageAddRequest } from '../../shared/messages/schemas.ts';
 import { claimBatchKey, getBatchRecord } from '../../shared/messages/store/batch-records.ts';
 import { putNewMessages } from '../../shared/messages/store/messages.ts';
@@ -173,7 +174,7 @@ describe('POST /message/batch-1.0', () => {
     assert.equal(foreign.status, 403, foreign.text);
     assert.equal(foreign.body.error.code, 113);
     assert.deepEqual(foreign.body.error.details, [
-      { field: 'messages[1].message_sender', message: `${other.domain} is not one of your sending domains` },
+      { field: 'messages[1].message_sender', message: notYourDomainMessage(other.domain, who.account) },
     ]);
     assert.equal(await countOf(who), 0, 'nothing was stored');
   });

@@ -12,6 +12,7 @@ import {
   isFresh,
   parseExpiry,
   parseSize,
+  sizePattern,
   urlLifetimeSeconds,
 } from '../../shared/avatars/model/avatars.ts';
 import { renderInitials } from '../../shared/avatars/model/initials-image.ts';
@@ -131,5 +132,17 @@ describe('avatar query validation', () => {
       email: 'jane@example.com',
       size: 80,
     });
+  });
+});
+
+describe('the documented size pattern', () => {
+  it('accepts exactly what parseSize accepts, for every value of up to four digits and more', () => {
+    const pattern = new RegExp(sizePattern);
+    const values = ['', '-1', '1e2', ' 80', '80 ', '00016', '016', '0016', '0512', '0513', '12345'];
+    for (let size = 0; size <= 9999; size++) {
+      values.push(String(size), String(size).padStart(3, '0'), String(size).padStart(4, '0'));
+    }
+    for (const value of values)
+      assert.equal(pattern.test(value), parseSize(value) !== undefined && value !== '', value);
   });
 });

@@ -124,10 +124,22 @@ describe('a public handler called with an event (functions/health)', () => {
 
   it('answers 114 to ?dry_run=true where the route has no dry run; false and 0 are no dry run', async () => {
     expectError(await invoke(health, 'health', { query: { dry_run: 'true' } }), 406, 114);
-    expectError(await invoke(health, 'health', { query: { dry_run: 'yes' } }), 406, 114);
-    for (const value of ['false', 'FALSE', '0']) {
+    expectError(await invoke(health, 'health', { query: { dry_run: '1' } }), 406, 114);
+    for (const value of ['false', '0']) {
       const answer = await invoke(health, 'health', { query: { dry_run: value } });
       assert.equal(answer.status, 200, `${value}: ${answer.text}`);
+    }
+  });
+
+  it('refuses a ?dry_run= value other than true, false, 1 or 0 with 107 naming the values', async () => {
+    for (const value of ['no', 'yes', 'FALSE', '', 'truee']) {
+      const answer = await invoke(health, 'health', { query: { dry_run: value } });
+      expectError(answer, 406, 107);
+      const details = (
+        JSON.parse(answer.text) as { error: { details: { field: string; message: string }[] } }
+      ).error.details;
+      assert.equal(details[0]?.field, '?dry_run');
+      assert.match(details[0]?.message ?? '', /true, false, 1, 0/);
     }
   });
 

@@ -22,6 +22,13 @@ export function cacheKey(hash: string, size: number): string {
 }
 
 /** Parses the `size` query value: an integer within 16–512, written in plain decimal digits. */
+/**
+ * What parseSize accepts, as a regular expression for the OpenAPI document (a query value is a
+ * string): up to four digits, leading zeros included, from avatarSizes.min to avatarSizes.max.
+ * test/unit/avatars.test.ts checks that the two agree.
+ */
+export const sizePattern = '^(0{0,2}(1[6-9]|[2-9][0-9])|0?([1-4][0-9]{2}|50[0-9]|51[0-2]))$';
+
 export function parseSize(raw: string | undefined): number | undefined {
   if (raw === undefined) return avatarSizes.default;
   if (!/^\d{1,4}$/.test(raw)) return undefined;

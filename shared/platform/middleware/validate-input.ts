@@ -3,6 +3,7 @@ import { type $ZodIssue, type $ZodType, safeParse } from 'zod/v4/core';
 import { Code, catalogue, type ErrorCode } from '../errors/catalogue.ts';
 import { type ErrorDetail, ServiceError } from '../errors/service-error.ts';
 import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
+import { type UnknownFieldHint, unknownFieldHint } from '../schemas/field-hints.ts';
 
 export type InputSource = 'body' | 'query';
 
@@ -35,15 +36,28 @@ function requestedCode(issue: $ZodIssue): ErrorCode | undefined {
  * Turns schema issues into one catalogue error: 10000001 when any address is invalid, else the code
  * a custom issue asks for (e.g. 10010001 for an avatar size), else 107. Details list every issue.
  */
-export function validationError(issues: readonly $ZodIssue[], input?: unknown): ServiceError {
-  const details: ErrorDetail[] = issues.flatMap((issue): ErrorDetail[] => {
+export function validationError(
+  issues: readonly $ZodIssue[],
+  input?: unknown,
+  hint?: UnknownFieldHint,
+): ServiceError {
+  const reported = issues.flatMap(shapeMatchedBranch);
+  const details: ErrorDetail[] = reported.flatMap((issue): ErrorDetail[] => {
     // Strict input: one detail per unknown field, named with its full path (a typo such as
-    // `schedule` for `scheduling` must be refused, never silently dropped).
+    // `schedule` for `scheduling` must be refused, never silently dropped). A top-level field the
+    // schema has a hint for says where it goes instead.
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        field: fieldName([...issue.path, key]),
-        message: `Unknown field "${key.slice(0, 100)}"`,
-      }));
+      return issue.keys.map((key) => {
+        const advice =
+          hint !== undefined && issue.path.length === 0 && isObject(input)
+            ? hint(key, input as Record<string, unknown>)
+            : undefined;
+        const unknown = `Unknown field "${key.slice(0, 100)}"`;
+        return {
+          field: fieldName([...issue.path, key]),
+          message: advice === undefined ? unknown : `${unknown}: ${advice}`,
+        };
+      });
     }
     if (
       (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') &&
@@ -54,10 +68,37 @@ export function validationError(issues: readonly $ZodIssue[], input?: unknown): 
     }
     return [{ field: fieldName(issue.path), message: issue.message }];
   });
-  const code = issues.some(isEmailIssue)
+  const code = reported.some(isEmailIssue)
     ? Code.InvalidEmail
-    : (issues.map(requestedCode).find((candidate) => candidate !== undefined) ?? Code.InvalidInput);
+    : (reported.map(requestedCode).find((candidate) => candidate !== undefined) ?? Code.InvalidInput);
   return new ServiceError(code, undefined, { details });
+}
+
+/**
+ * A failed union whose input had the shape of exactly one branch (e.g. one address where a list or
+ * an address is accepted) is reported by that branch's own issues, which say what is wrong with it
+ * (and carry its catalogue code), instead of "none of the alternatives".
+ */
+function shapeMatchedBranch(issue: $ZodIssue): $ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length < 2) return [issue];
+  const shaped = issue.errors.filter((branch) => !branch.every(isShapeMismatch));
+  if (shaped.length !== 1) return [issue];
+  return (shaped[0] as $ZodIssue[]).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
+}
+
+/** An issue that only says the input has another type (also: none of a union's types). */
+function isShapeMismatch(issue: $ZodIssue): boolean {
+  if (issue.path.length > 0) return false;
+  if (issue.code === 'invalid_type') return true;
+  return (
+    issue.code === 'invalid_union' &&
+    issue.errors.length > 0 &&
+    issue.errors.every((branch) => branch.every(isShapeMismatch))
+  );
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** True when the field at `path` is absent from an object that exists (a missing required field). */
@@ -107,7 +148,9 @@ export function checkInput<T>(schema: $ZodType<T>, raw: unknown): { value: T } |
   } catch (error) {
     return { error: new ServiceError(Code.ValidatorFailed, undefined, { cause: error }) };
   }
-  return result.success ? { value: result.data } : { error: validationError(result.error.issues, raw) };
+  return result.success
+    ? { value: result.data }
+    : { error: validationError(result.error.issues, raw, unknownFieldHint(schema)) };
 }
 
 /** Validates the JSON body or the query string against the route's schema; the result is `event.input`. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { requiredTogether } from './describe.ts';
 
 /**
  * The one refinement of every "one item or a page" query body (`{<key>}` or `{filters, cursor}`):
@@ -46,3 +47,8 @@ export const pageLimit = (max: number) =>
       z.minimum(1, 'limit must be at least 1'),
       z.maximum(max, `limit must be at most ${max}`),
     );
+
+/** `lookupOrPage`'s exclusive forms as JSON Schema keywords, for the document (`documented`). */
+export function lookupOrPageKeywords(key: string): Record<string, unknown> {
+  return { not: { anyOf: [requiredTogether(key, 'filters'), requiredTogether(key, 'cursor')] } };
+}
