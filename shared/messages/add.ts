@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getDomain } from '../domains/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
+import { requestLimits } from '../platform/http/limits.ts';
 import { type Address, domainOf } from '../platform/mail/addresses.ts';
 import { deleteObjects, putObjects, type StoredObject } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
@@ -124,8 +125,11 @@ async function enqueue(uuid: string, account: string): Promise<void> {
 export class MessageTemplates {
   readonly account: string;
   readonly #heads = new Map<string, Promise<TemplateHead | undefined>>();
-  constructor(account: string) {
+  /** A batch's messages render against one shared limit (docs/security.md, "Limits"). */
+  readonly #batch: { remaining: number } | undefined;
+  constructor(account: string, options: { batch?: boolean } = {}) {
     this.account = account;
+    this.#batch = options.batch === true ? { remaining: requestLimits.maxBodyBytes } : undefined;
   }
 
   /**
@@ -137,6 +141,7 @@ export class MessageTemplates {
     template: NonNullable<MessageAddRequest['template']>,
     sender: string,
     domains: SendingDomains,
+    attachmentBytes = 0,
   ): Promise<RenderedMessage> {
     const domain = domainOf(sender);
     if (!this.#heads.has(template.alias) && !domains.knows(domain)) {
@@ -151,7 +156,10 @@ export class MessageTemplates {
       );
     }
     const rendering = import('../templates/render/index.ts').then((templates) =>
-      templates.renderForMessage(this.account, template, 'template', this.#heads),
+      templates.renderForMessage(this.account, template, 'template', this.#heads, {
+        reserved: attachmentBytes,
+        ...(this.#batch === undefined ? {} : { batch: this.#batch }),
+      }),
     );
     rendering.catch(() => undefined);
     return rendering;
@@ -283,7 +291,14 @@ export async function prepareNewMessage(
 ): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
   const rendering =
-    input.template === undefined ? undefined : templates.render(input.template, sender.email, domains);
+    input.template === undefined
+      ? undefined
+      : templates.render(
+          input.template,
+          sender.email,
+          domains,
+          (input.attachments ?? []).reduce((sum, attachment) => sum + attachment.content.length, 0),
+        );
   await domains.require([sender.email], 'message_sender');
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   const mode = scheduling.mode as CreationMode;
