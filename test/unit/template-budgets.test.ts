@@ -124,7 +124,7 @@ describe('parse errors in words (one test per message)', () => {
   it('triple braces closed with two, and two closed with three', () => {
     assert.equal(
       problemOf('{{{a}}')?.message,
-      'A tag opened with `{{{` must end with `}}}`; found `}}` at column 5',
+      'The tag `{{{a}}` opened here is never closed with `}}}`',
     );
     assert.equal(
       problemOf('{{a}}}')?.message,
