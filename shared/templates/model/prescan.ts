@@ -89,6 +89,7 @@ export function prescanPart(part: string, source: string): TemplateProblem | und
         part,
         line: tagLine,
         message: `More than ${maxStatementsPerPart.toLocaleString('en-US')} tags in one part; split the template or move repeated content into a list with {{#each}}`,
+        limit: true,
       };
     }
     const body = source.slice(bodyStart, end);
@@ -103,6 +104,7 @@ export function prescanPart(part: string, source: string): TemplateProblem | und
           part,
           line: tagLine,
           message: `${opening(name)} on line ${tagLine} is the ${open.length}th block open at once; blocks nest at most ${maxBlockDepth} deep`,
+          limit: true,
         };
       }
       if (name === 'each' && eachDepth > maxEachDepth) {
@@ -110,6 +112,7 @@ export function prescanPart(part: string, source: string): TemplateProblem | und
           part,
           line: tagLine,
           message: `${opening('each')} on line ${tagLine} is the ${eachDepth}th {{#each}} inside {{#each}}; at most ${maxEachDepth} loops nest`,
+          limit: true,
         };
       }
     } else if (kind === '/') {

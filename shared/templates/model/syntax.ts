@@ -21,6 +21,8 @@ export interface TemplateProblem {
   part: string;
   line: number;
   message: string;
+  /** A limit of docs/security.md ("Limits") rather than a mistake: a preview answers it 107. */
+  limit?: true;
 }
 
 export const blockHelpers = ['if', 'unless', 'each', 'with'] as const;
@@ -128,6 +130,7 @@ function validate(part: string, program: Ast, problems: TemplateProblem[], inLoo
       part,
       line: program.loc?.start.line ?? 1,
       message: `Blocks and {{else if}} branches nest more than ${maxNesting} deep; split a long {{else if}} chain`,
+      limit: true,
     });
     return;
   }
@@ -268,6 +271,7 @@ const exhausted = (part: string): TemplateProblem => ({
   part,
   line: 1,
   message: 'The part is too complex to parse (too deep or too long); simplify it',
+  limit: true,
 });
 
 /** Runtime options of every render: no prototype property or method is ever reachable. */

@@ -97,6 +97,10 @@ export async function runPreview(
       const cached = previewTemplates.get(key);
       const compiled =
         cached === undefined ? compileParts(job.template.parts) : { template: cached, problems: [] };
+      const overLimit = compiled.problems.find((problem) => problem.limit === true);
+      if (overLimit !== undefined) {
+        return { ok: false, part: overLimit.part, message: `line ${overLimit.line}: ${overLimit.message}` };
+      }
       if (cached === undefined && compiled.problems.length === 0)
         previewTemplates.set(key, compiled.template);
       template = compiled.template;
