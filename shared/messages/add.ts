@@ -155,16 +155,22 @@ export class MessageTemplates {
         both.then((read) => read.domain?.accountId),
       );
     }
-    const rendering = import('../templates/render/index.ts').then((templates) =>
-      templates.renderForMessage(this.account, template, 'template', this.#heads, {
-        reserved: attachmentBytes,
-        ...(this.#batch === undefined ? {} : { batch: this.#batch }),
-      }),
-    );
+    // Each render starts on a turn of the event loop of its own: a batch's renders would otherwise
+    // run back to back in one turn (their awaits are already settled) and hold every other request.
+    const rendering = nextTurn()
+      .then(() => import('../templates/render/index.ts'))
+      .then((templates) =>
+        templates.renderForMessage(this.account, template, 'template', this.#heads, {
+          reserved: attachmentBytes,
+          ...(this.#batch === undefined ? {} : { batch: this.#batch }),
+        }),
+      );
     rendering.catch(() => undefined);
     return rendering;
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {

@@ -122,10 +122,7 @@ describe('parse errors in words (one test per message)', () => {
   });
 
   it('triple braces closed with two, and two closed with three', () => {
-    assert.equal(
-      problemOf('{{{a}}')?.message,
-      'The tag `{{{a}}` opened here is never closed with `}}}`',
-    );
+    assert.equal(problemOf('{{{a}}')?.message, 'The tag `{{{a}}` opened here is never closed with `}}}`');
     assert.equal(
       problemOf('{{a}}}')?.message,
       '`}}}` at column 4 ends a tag opened with `{{`: write `{{x}}` or `{{{x}}}`',
