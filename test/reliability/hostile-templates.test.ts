@@ -60,8 +60,11 @@ const twenty = Array.from({ length: 20 }, () => 0);
 
 describe('hostile templates (issue 38)', () => {
   let who: TestAccount;
+  /** A second account for the batch that fits message by message (batches are rate-limited per account). */
+  let other: TestAccount;
   beforeAll(async () => {
     who = await newAccount('hostile-tpl');
+    other = await newAccount('hostile-tpl');
     // 20³ × 1,600 bytes: the 307-byte request that rendered 12.6 MB.
     await templateData(who, 'add', {
       alias: 'cube',
@@ -71,13 +74,13 @@ describe('hostile templates (issue 38)', () => {
     });
     await templateData(who, 'publish', { alias: 'cube' });
     // 20³ × 10 bytes = 80 KB a message: within a message's limit, past a batch's at 75 messages.
-    await templateData(who, 'add', {
+    await templateData(other, 'add', {
       alias: 'slab',
       name: 'Slab',
       subject: 'Slab',
       text: cube('0123456789'),
     });
-    await templateData(who, 'publish', { alias: 'slab' });
+    await templateData(other, 'publish', { alias: 'slab' });
     await templateData(who, 'add', {
       alias: 'hello',
       name: 'Hello',
@@ -160,13 +163,13 @@ describe('hostile templates (issue 38)', () => {
       // A batch whose messages fit one by one but not together.
       (async () => {
         const item = {
-          message_sender: who.sender,
+          message_sender: other.sender,
           to: ['a@recipient.test'],
           template: { alias: 'slab', model: { a: twenty } },
         };
         const count = Math.ceil(maxRenderedBytes / 80_000) + 5;
         const response = await call('POST', '/message/batch-1.0', {
-          token: who.token,
+          token: other.token,
           body: { validation: 'permissive', messages: Array.from({ length: count }, () => item) },
           query: { dry_run: 'true' },
         });

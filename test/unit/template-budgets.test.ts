@@ -44,6 +44,7 @@ describe('pre-scan before parsing', () => {
       part: 'html',
       line: 1,
       message: '`{{#if}}` on line 1 is the 17th block open at once; blocks nest at most 16 deep',
+      limit: true,
     });
   });
 
