@@ -142,7 +142,7 @@ export function esbuildCommandFor(esbuild: string, entry: string, outDir: string
     `--target=${o.target}`,
     `--outdir=${shellQuote(outDir)}`,
     '--splitting',
-    `--entry-names=${o.entryNames}`,
+    `--entry-names=${shellQuote(String(o.entryNames))}`,
     `--chunk-names=${o.chunkNames}`,
     '--out-extension:.js=.mjs',
     ...(o.minify ? ['--minify'] : []),
