@@ -38,7 +38,7 @@ import {
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 import { statsSection } from './stats-query.ts';
 import { checkTarget, targetsTable } from './targets.ts';
-import { templatesBench } from './templates.ts';
+import { templateLinearity, templatesBench } from './templates.ts';
 
 /**
  * `npm run bench [-- --quick]`: cold starts, warm overhead, throughput, scaling, delivery and memory
@@ -329,7 +329,9 @@ for (const op of runs('warm') ? warmOps : []) {
   progress(`  ${op.name}: ${fmt(figure(serviceTimes).median)} ms vs raw ${fmt(figure(rawTimes).median)} ms`);
 }
 
-const templatesSection = runs('templates') ? await templatesBench(who, sender, plan.warmRounds) : [];
+const templatesSection = runs('templates')
+  ? [...(await templatesBench(who, sender, plan.warmRounds)), ...(await templateLinearity(quick ? 3 : 7))]
+  : [];
 const largeAddSection = runs('large') ? await largeAddBench(who, sender, Math.min(plan.warmRounds, 10)) : [];
 
 // ---------------------------------------------------------------------------------------------

@@ -299,3 +299,73 @@ export async function templatesBench(who: Caller, sender: string, rounds: number
     '',
   ];
 }
+
+/**
+ * A newsletter of `sections` sections of 250 bytes and 5 tags each (the largest allowed template is
+ * 2,000 of them: 500,000 bytes and 10,000 tags in its HTML); `run` makes its text unique, so that
+ * no cache serves it.
+ */
+function sectionsTemplate(sections: number, run: number) {
+  const section = (index: number) =>
+    `<p>${index === 0 ? String(run).padStart(8, '0') : 'Weekly  '} {{user.name}}: {{#each items}}<a href="{{url}}">{{name}}</a>{{/each}} ${'lorem ipsum dolor sit amet '.repeat(7)}</p>\n`;
+  let html = '';
+  for (let index = 0; index < sections; index++) html += section(index).padEnd(250, '.').slice(0, 250);
+  return { subject: 'News', html, text: null };
+}
+
+/**
+ * Linearity of a preview of the largest allowed template: the whole preview work of inline parts
+ * with nothing cached (pre-scan, parse, Handlebars' compile, the budget walk, the missing-variable
+ * check, the render and the suggested model; not the text derived from HTML, which is measured
+ * with the HTML-to-text section), in this process, at half the largest template and at the largest.
+ */
+export async function templateLinearity(rounds: number): Promise<string[]> {
+  progress('templates: preview of the largest allowed template against half of it');
+  const { runPreview } = await import('../shared/templates/preview/work.ts');
+  const model = {
+    user: { name: 'Ada' },
+    items: Array.from({ length: 3 }, (_, index) => ({
+      url: `https://example.test/${index}`,
+      name: `Item ${index}`,
+    })),
+  };
+  let run = 0;
+  const once = async (sections: number) => {
+    const parts = sectionsTemplate(sections, run++);
+    const started = performance.now();
+    // A text part is given (the HTML itself), so no text is derived from the HTML.
+    const outcome = await runPreview({ template: { parts: { ...parts, text: 'x' } }, model });
+    const elapsed = performance.now() - started;
+    if (!outcome.ok || outcome.preview.errors.length > 0)
+      throw new Error(`bench template: ${JSON.stringify(outcome).slice(0, 300)}`);
+    return { elapsed, bytes: Buffer.byteLength(parts.html) };
+  };
+  await once(200);
+  const half: number[] = [];
+  const full: number[] = [];
+  const ratios: number[] = [];
+  let bytes = { half: 0, full: 0 };
+  for (let round = 0; round < rounds; round++) {
+    const a = await once(1000);
+    const b = await once(2000);
+    bytes = { half: a.bytes, full: b.bytes };
+    half.push(a.elapsed);
+    full.push(b.elapsed);
+    ratios.push(b.elapsed / a.elapsed);
+  }
+  const ratio = figure(ratios);
+  progress(
+    `  largest template ${fmt(figure(full).median)} ms, half ${fmt(figure(half).median)} ms, ratio ${fmt(ratio.median, 2)}`,
+  );
+  return [
+    '### Templates: linear work for the largest allowed template',
+    '',
+    `The preview's whole work on inline parts with nothing cached (pre-scan, parse, Handlebars' compile, the render budget, the missing-variable check, the render, the suggested model), in this process, ${rounds} rounds; each round times half the template, then all of it, and the ratio is taken per round.`,
+    '',
+    '| input | ms | ratio to half | target |',
+    '|---|---:|---:|---|',
+    `| half: ${fmt(bytes.half / 1000, 0)} KB, 5,000 tags | ${fmtFigure(figure(half))} | 1 | |`,
+    `| the largest allowed: ${fmt(bytes.full / 1000, 0)} KB, 10,000 tags | ${fmtFigure(figure(full))} | ${fmtFigure(ratio, 2)} | ≤ 2.3: ${checkTarget('template-linear', fmtFigure(ratio, 2), ratio.median <= 2.3)} |`,
+    '',
+  ];
+}

@@ -42,6 +42,19 @@ export const bundleAliases: Readonly<Record<string, string>> = {
  */
 export const decodesMail: ReadonlySet<string> = new Set(['inbound']);
 
+/**
+ * Worker threads a function starts, bundled as entries of their own beside `index.mjs` (the code
+ * that starts one finds it there, from `index.mjs` or from `chunks/`): the template preview runs on
+ * one (shared/templates/preview/pool.ts).
+ */
+export const workerEntries: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'template-render': {
+    'template-preview-worker': join(import.meta.dirname, '..', 'shared', 'templates', 'preview', 'worker.ts'),
+  },
+};
+
+const functionIdOf = (entry: string) => basename(dirname(entry));
+
 /** The aliases of one function's bundle (`functions/<id>/handler.ts`). */
 export function aliasesFor(entry: string): Record<string, string> {
   return decodesMail.has(basename(dirname(entry))) ? {} : { ...bundleAliases };
@@ -78,15 +91,19 @@ export const functionBundling = {
  */
 export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
   const b = functionBundling;
+  const workersOf = workerEntries[functionIdOf(entry)] ?? {};
   return {
-    entryPoints: [entry],
+    entryPoints: [
+      { in: entry, out: 'index' },
+      ...Object.entries(workersOf).map(([name, path]) => ({ in: workerPathBeside(entry, path), out: name })),
+    ],
     bundle: true,
     platform: 'node',
     format: b.format,
     target: b.target,
     outdir: outDir,
     splitting: true,
-    entryNames: 'index',
+    entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
     minify: b.minify,
@@ -100,20 +117,32 @@ export function esbuildOptionsFor(entry: string, outDir: string): BuildOptions {
   };
 }
 
+/**
+ * A worker's module in the same tree as `entry`: the after-bundling hook builds from a copy of the
+ * project (`inputDir`), so the worker is taken from that copy too.
+ */
+function workerPathBeside(entry: string, path: string): string {
+  const projectRoot = join(import.meta.dirname, '..');
+  const entryRoot = join(dirname(entry), '..', '..');
+  return join(entryRoot, relative(projectRoot, path));
+}
+
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /** The esbuild command line for `esbuildOptionsFor` (what the after-bundling hook runs). */
 export function esbuildCommandFor(esbuild: string, entry: string, outDir: string): string {
   const o = esbuildOptionsFor(entry, outDir);
   const args = [
-    shellQuote(entry),
+    ...(o.entryPoints as Array<{ in: string; out: string }>).map((point) =>
+      shellQuote(`${point.out}=${point.in}`),
+    ),
     '--bundle',
     `--platform=${o.platform}`,
     `--format=${o.format}`,
     `--target=${o.target}`,
     `--outdir=${shellQuote(outDir)}`,
     '--splitting',
-    `--entry-names=${o.entryNames}`,
+    `--entry-names=${shellQuote(String(o.entryNames))}`,
     `--chunk-names=${o.chunkNames}`,
     '--out-extension:.js=.mjs',
     ...(o.minify ? ['--minify'] : []),

@@ -8,9 +8,9 @@ import type { Route } from '../../shared/platform/http/route.ts';
 import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
 import { routes } from '../../shared/routes.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
+import { requestedFault, withFault } from './fault-injection.ts';
 import { loadFunction } from './function-code.ts';
 import { asFunction } from './invocations.ts';
-import { requestedFault, withFault } from './fault-injection.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */

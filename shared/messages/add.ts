@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getDomain } from '../domains/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
+import { requestLimits } from '../platform/http/limits.ts';
 import { type Address, domainOf } from '../platform/mail/addresses.ts';
 import { deleteObjects, putObjects, type StoredObject } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
@@ -125,8 +126,11 @@ async function enqueue(uuid: string, account: string): Promise<void> {
 export class MessageTemplates {
   readonly account: string;
   readonly #heads = new Map<string, Promise<TemplateHead | undefined>>();
-  constructor(account: string) {
+  /** A batch's messages render against one shared limit (docs/security.md, "Limits"). */
+  readonly #batch: { remaining: number } | undefined;
+  constructor(account: string, options: { batch?: boolean } = {}) {
     this.account = account;
+    this.#batch = options.batch === true ? { remaining: requestLimits.maxBodyBytes } : undefined;
   }
 
   /**
@@ -138,6 +142,7 @@ export class MessageTemplates {
     template: NonNullable<MessageAddRequest['template']>,
     sender: string,
     domains: SendingDomains,
+    attachmentBytes = 0,
   ): Promise<RenderedMessage> {
     const domain = domainOf(sender);
     if (!this.#heads.has(template.alias) && !domains.knows(domain)) {
@@ -151,13 +156,22 @@ export class MessageTemplates {
         both.then((read) => read.domain?.accountId),
       );
     }
-    const rendering = import('../templates/render/index.ts').then((templates) =>
-      templates.renderForMessage(this.account, template, 'template', this.#heads),
-    );
+    // Each render starts on a turn of the event loop of its own: a batch's renders would otherwise
+    // run back to back in one turn (their awaits are already settled) and hold every other request.
+    const rendering = nextTurn()
+      .then(() => import('../templates/render/index.ts'))
+      .then((templates) =>
+        templates.renderForMessage(this.account, template, 'template', this.#heads, {
+          reserved: attachmentBytes,
+          ...(this.#batch === undefined ? {} : { batch: this.#batch }),
+        }),
+      );
     rendering.catch(() => undefined);
     return rendering;
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
@@ -284,7 +298,14 @@ export async function prepareNewMessage(
 ): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
   const rendering =
-    input.template === undefined ? undefined : templates.render(input.template, sender.email, domains);
+    input.template === undefined
+      ? undefined
+      : templates.render(
+          input.template,
+          sender.email,
+          domains,
+          (input.attachments ?? []).reduce((sum, attachment) => sum + attachment.content.length, 0),
+        );
   await domains.require([sender.email], 'message_sender');
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   const mode = scheduling.mode as CreationMode;

@@ -220,7 +220,7 @@ export async function sendBatch(input: MessageBatchEnvelope, options: BatchOptio
  */
 function checkAll(input: MessageBatchEnvelope, account: string, now: Date): Promise<Checked[]> {
   const domains = new SendingDomains(account);
-  const templates = new MessageTemplates(account);
+  const templates = new MessageTemplates(account, { batch: true });
   return mapLimit(input.messages, checkConcurrency, (item, index) =>
     checkItem(item, index, domains, templates, now),
   );
@@ -363,7 +363,7 @@ async function completeBatch(
 ): Promise<void> {
   const createdAt = new Date(record.createdAt);
   const domains = new SendingDomains(account);
-  const templates = new MessageTemplates(account);
+  const templates = new MessageTemplates(account, { batch: true });
   const accepted = results.filter(
     (result): result is Extract<BatchItemResult, { status: string }> =>
       'status' in result && result.message_uuid !== null,

@@ -1,4 +1,4 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
 import { textFromHtml } from '../platform/mail/text-from-html.ts';
@@ -6,16 +6,14 @@ import { describeError, log } from '../platform/observability/log.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { compiledTemplates } from './model/cache.ts';
 import {
-  astsOf,
   type CompiledTemplate,
-  compileParts,
   compileTemplate,
   describeMissing,
   partsBytes,
   renderTemplate,
   type TemplateParts,
 } from './model/render.ts';
-import { suggestedModel } from './model/suggested-model.ts';
+import { maxRenderedBytes, RenderBudgetError } from './model/render-budget.ts';
 import type { TemplateProblem } from './model/syntax.ts';
 import {
   maxTemplatesPerAccount,
@@ -27,6 +25,8 @@ import {
   versionStatus,
   versionToPrune,
 } from './model/template.ts';
+import { previewPool } from './preview/pool.ts';
+import type { PreviewJob } from './preview/work.ts';
 import type {
   TemplateAddRequest,
   TemplateDeleteRequest,
@@ -447,14 +447,14 @@ export async function queryTemplates(input: TemplateQueryRequest, account: strin
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-/** The layout a version names, as it renders: its published version, else (previews only) its latest. */
-async function layoutFor(
+/** The layout version a version names, as it renders: its published version, else (previews only) its latest. */
+async function layoutVersion(
   account: string,
   layoutAlias: string,
   mode: 'send' | 'preview',
   field: string,
   heads: Map<string, Promise<TemplateHead | undefined>> = new Map(),
-): Promise<{ head: TemplateHead; version: number; compiled: CompiledTemplate }> {
+): Promise<{ head: TemplateHead; version: number }> {
   const head = await readHead(account, layoutAlias, heads);
   if (head === undefined) {
     if (mode === 'preview') throw notFound(layoutAlias, field);
@@ -468,30 +468,74 @@ async function layoutFor(
       details: [{ field, message: `Publish the layout ${layoutAlias} first` }],
     });
   }
-  return {
-    head,
-    version: number,
-    compiled: await compiledVersion(head, number, { prefix: 'layout.', field }),
-  };
+  return { head, version: number };
 }
 
-/** The suggested model depends on the template (and layout) only: computed once per pair. */
-const suggestions = new WeakMap<
-  CompiledTemplate,
-  Map<CompiledTemplate | undefined, ReturnType<typeof suggestedModel>>
->();
-function suggestedFor(template: CompiledTemplate, layout: CompiledTemplate | undefined) {
-  let byLayout = suggestions.get(template);
-  if (byLayout === undefined) {
-    byLayout = new Map();
-    suggestions.set(template, byLayout);
+/** The layout of a message being sent, compiled (from the cache). */
+async function layoutFor(
+  account: string,
+  layoutAlias: string,
+  field: string,
+  heads: Map<string, Promise<TemplateHead | undefined>>,
+): Promise<{ head: TemplateHead; version: number; compiled: CompiledTemplate }> {
+  const { head, version } = await layoutVersion(account, layoutAlias, 'send', field, heads);
+  return { head, version, compiled: await compiledVersion(head, version, { prefix: 'layout.', field }) };
+}
+
+/**
+ * A stored version's text for a preview, without compiling it in this thread: from the compiled
+ * cache when the version is there, else its record and parts.
+ */
+async function versionParts(
+  head: TemplateHead,
+  number: number,
+  prefix: string,
+  field?: string,
+): Promise<{ key: string; parts: TemplateParts; layoutAlias: string | null }> {
+  const key = cacheKey(head, number, prefix);
+  const cached = compiledTemplates.get(key);
+  if (cached !== undefined) return { key, parts: cached.parts, layoutAlias: cached.layoutAlias ?? null };
+  const record = await requireVersion(head, number, field);
+  return { key, parts: await getParts(record.objectKey), layoutAlias: record.layoutAlias };
+}
+
+/**
+ * POST /template/render-1.0: the editor's preview. Problems with the template or the model are
+ * answered in `errors` with their part and line; an unknown alias is 112, and a part past its
+ * budget (docs/security.md, "Limits") 107 naming it. The parts are compiled and rendered on a
+ * preview worker (preview/pool.ts): this thread only reads them.
+ */
+export async function renderPreview(input: TemplateRenderRequest, account: string) {
+  const model = input.model ?? {};
+  let job: PreviewJob;
+  let layoutAlias: string | null;
+  if (input.alias !== undefined) {
+    const head = await requireHead(account, input.alias);
+    const version = await versionParts(
+      head,
+      input.version ?? head.publishedVersion ?? head.latestVersion,
+      '',
+    );
+    job = { template: { key: version.key, parts: version.parts }, model };
+    layoutAlias = version.layoutAlias;
+  } else {
+    const parts: TemplateParts = {
+      subject: input.subject ?? '',
+      html: input.html ?? null,
+      text: input.text ?? null,
+    };
+    job = { template: { parts }, model };
+    layoutAlias = input.layout_alias ?? null;
   }
-  let model = byLayout.get(layout);
-  if (model === undefined) {
-    model = suggestedModel(astsOf(template, layout));
-    byLayout.set(layout, model);
+  if (layoutAlias !== null) {
+    const layout = await layoutVersion(account, layoutAlias, 'preview', 'layout_alias');
+    const parts = await versionParts(layout.head, layout.version, 'layout.', 'layout_alias');
+    job.layout = { key: parts.key, parts: parts.parts };
   }
-  return model;
+  return rendered(
+    () => previewPool().run(job),
+    (part) => part,
+  );
 }
 
 /** The HTML's text alternative when the template has no text part. */
@@ -500,65 +544,33 @@ async function withText(html: string | null, text: string | null): Promise<strin
   return textFromHtml(html);
 }
 
-/**
- * The cache key of inline parts: a SHA-256 of their text, each part's length first so that no two
- * sets of parts hash the same input (and a crafted collision cannot fetch another caller's parts).
- * Hashed as one string, not as JSON: escaping a large HTML part for JSON costs more than the hash.
- */
-function inlineKey(parts: TemplateParts): string {
-  const length = (part: string | null) => (part === null ? '-' : String(part.length));
-  const input = `${parts.subject.length}:${length(parts.html)}:${length(parts.text)}:${parts.subject}${parts.html ?? ''}${parts.text ?? ''}`;
-  return `inline:${hash('sha256', input, 'base64url')}`;
+/** A render past its budget (or out of stack) is 107 naming the part, never a 500. */
+function rendered<T>(render: () => T, fieldOf: (part: string) => string): T {
+  const refusal = (error: unknown): never => {
+    if (error instanceof RenderBudgetError) {
+      throw new ServiceError(Code.InvalidInput, error.message, {
+        details: [{ field: fieldOf(error.part), message: error.message }],
+      });
+    }
+    throw error;
+  };
+  try {
+    const result = render();
+    return (result instanceof Promise ? result.catch(refusal) : result) as T;
+  } catch (error) {
+    return refusal(error);
+  }
 }
 
 /**
- * POST /template/render-1.0: the editor's preview. Problems with the template or the model are
- * answered in `errors` with their part and line; only an unknown alias (112) is an error.
+ * How many bytes a message's rendering may take: the message's limit less its attachments, and
+ * within a batch what is left of the batch's (its messages count together against the same limit).
  */
-export async function renderPreview(input: TemplateRenderRequest, account: string) {
-  const model = input.model ?? {};
-  let template: CompiledTemplate;
-  let layoutAlias: string | null;
-  const errors: TemplateProblem[] = [];
-  if (input.alias !== undefined) {
-    const head = await requireHead(account, input.alias);
-    const version = await compiledVersion(head, input.version ?? head.publishedVersion ?? head.latestVersion);
-    template = version;
-    layoutAlias = version.layoutAlias;
-  } else {
-    const parts: TemplateParts = {
-      subject: input.subject ?? '',
-      html: input.html ?? null,
-      text: input.text ?? null,
-    };
-    const key = inlineKey(parts);
-    const cached = compiledTemplates.get(key);
-    const compiled = cached === undefined ? compileParts(parts) : { template: cached, problems: [] };
-    if (cached === undefined && compiled.problems.length === 0) compiledTemplates.set(key, compiled.template);
-    template = compiled.template;
-    errors.push(...compiled.problems);
-    layoutAlias = input.layout_alias ?? null;
-  }
-  const layout =
-    layoutAlias === null
-      ? undefined
-      : (await layoutFor(account, layoutAlias, 'preview', 'layout_alias')).compiled;
-  const rendering = renderTemplate(template, model, layout);
-  errors.push(
-    ...rendering.missing.map((entry) => ({
-      part: entry.part,
-      line: entry.line,
-      message: `${entry.variable} is not in the model`,
-    })),
-    ...rendering.problems,
-  );
-  return {
-    subject: rendering.subject,
-    html: rendering.html,
-    text: await withText(rendering.html, rendering.text),
-    errors,
-    suggested_model: suggestedFor(template, layout),
-  };
+export interface RenderAllowance {
+  /** Bytes the message's attachments already take of its limit. */
+  reserved: number;
+  /** What is left of a batch's rendered bytes, shared by its messages. */
+  batch?: { remaining: number };
 }
 
 /** What a message records of the template it was rendered from. */
@@ -591,14 +603,16 @@ function readHead(
 /**
  * Renders the template of a message being accepted (message add and batch items): the published
  * version, or the one named; `heads` shares the template (and layout) records read by one
- * request's messages. A variable the model lacks is 107 naming it, its part and its line; an
- * unknown alias or version is 112; a template with nothing published is 111.
+ * request's messages. A variable the model lacks is 107 naming it, its part and its line; so is a
+ * rendering past its budget (statements, or bytes within `allowance`: docs/security.md, "Limits");
+ * an unknown alias or version is 112; a template with nothing published is 111.
  */
 export async function renderForMessage(
   account: string,
   request: { alias: string; version?: number | undefined; model?: Record<string, unknown> | undefined },
   field = 'template',
   heads: Map<string, Promise<TemplateHead | undefined>> = new Map(),
+  allowance: RenderAllowance = { reserved: 0 },
 ): Promise<RenderedMessage> {
   const head = await readHead(account, request.alias, heads);
   if (head === undefined) throw notFound(request.alias, `${field}.alias`);
@@ -612,8 +626,26 @@ export async function renderForMessage(
   const layout =
     template.layoutAlias === null
       ? undefined
-      : await layoutFor(account, template.layoutAlias, 'send', `${field}.alias`, heads);
-  const rendering = renderTemplate(template, request.model ?? {}, layout?.compiled);
+      : await layoutFor(account, template.layoutAlias, `${field}.alias`, heads);
+  const own = maxRenderedBytes - allowance.reserved;
+  const shared = allowance.batch?.remaining ?? Number.POSITIVE_INFINITY;
+  const maxBytes = Math.max(0, Math.min(own, shared));
+  const bytesReason =
+    shared < own
+      ? `what is left of the ${maxRenderedBytes.toLocaleString('en-US')} bytes the messages of one batch may render to together`
+      : allowance.reserved > 0
+        ? "a message's subject, HTML, text and attachments together"
+        : undefined;
+  const rendering = rendered(
+    () =>
+      renderTemplate(template, request.model ?? {}, layout?.compiled, {
+        maxBytes,
+        ...(bytesReason === undefined ? {} : { bytesReason }),
+      }),
+    () => field,
+  );
+  // Taken from the batch's share now, before anything awaits, so concurrent items see it.
+  if (allowance.batch !== undefined) allowance.batch.remaining -= rendering.bytes;
   if (rendering.missing.length > 0 || rendering.problems.length > 0) {
     throw invalid([
       ...rendering.missing.map((entry) => ({
@@ -624,6 +656,14 @@ export async function renderForMessage(
     ]);
   }
   const text = await withText(rendering.html, rendering.text);
+  if (rendering.text === null && text !== null) {
+    const derived = Buffer.byteLength(text);
+    if (allowance.batch !== undefined) allowance.batch.remaining -= derived;
+    if (rendering.bytes + derived > maxBytes) {
+      const message = `The text part derived from the html part takes the rendered message past ${maxBytes.toLocaleString('en-US')} bytes (${bytesReason ?? 'the subject, HTML and text of a message together'})`;
+      throw new ServiceError(Code.InvalidInput, message, { details: [{ field, message }] });
+    }
+  }
   const recorded: TemplateRecord = { alias: head.alias, version: number };
   if (layout !== undefined) recorded.layout = { alias: layout.head.alias, version: layout.version };
   return {

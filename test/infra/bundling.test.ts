@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 import { describe, it } from 'vitest';
@@ -55,6 +56,37 @@ describe('function bundles (local esbuild, no Docker)', () => {
     assert.ok(!code.includes('cp936'), 'iconv-lite tables are bundled');
     const module = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as { handler: unknown };
     assert.equal(typeof module.handler, 'function');
+  });
+
+  it('template-render: the preview worker is an entry beside index.mjs, found from the bundle, and renders', async () => {
+    const dir = bundleDir('template-render');
+    const worker = join(dir, 'template-preview-worker.mjs');
+    assert.ok(existsSync(worker), 'no template-preview-worker.mjs beside index.mjs');
+    assert.ok(readFileSync(join(dir, 'index.mjs'), 'utf8').includes('template-preview-worker'));
+    const thread = new Worker(worker);
+    const outcome = await new Promise<unknown>((resolve, reject) => {
+      thread.on('message', (message: { outcome?: unknown }) => {
+        if (message.outcome !== undefined) resolve(message.outcome);
+      });
+      thread.on('error', reject);
+      thread.postMessage({
+        id: 1,
+        job: {
+          template: { parts: { subject: 'Hi {{a}}', html: '<p>{{a}}</p>', text: null } },
+          model: { a: 'Ada' },
+        },
+      });
+    }).finally(() => thread.terminate());
+    assert.deepEqual(outcome, {
+      ok: true,
+      preview: {
+        subject: 'Hi Ada',
+        html: '<p>Ada</p>',
+        text: 'Ada',
+        errors: [],
+        suggested_model: { a: 'a_Value' },
+      },
+    });
   });
 
   // One metafile per function, shared by the two tests below.

@@ -149,8 +149,11 @@ describe('templates push and pull (npm run templates)', () => {
     writeFileSync(join(folder, 'oops', 'body.html.hbs'), '<p>ok</p>\n{{#each items}}\n');
     const result = await run(who, ['push', folder, '--dry-run']);
     assert.equal(result.code, 1);
-    // The unclosed block is found where the part ends.
-    assert.match(result.stderr, /^add oops: 107 .*html: line 3: Parse error: Expecting .*got 'EOF'/);
+    // The unclosed block is named where it opens, in words.
+    assert.match(
+      result.stderr,
+      /^add oops: 107 .*html: line 2: `\{\{#each\}\}` opened on line 2 is never closed; add `\{\{\/each\}\}`/,
+    );
     const usage = await run(who, ['push']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /usage: npm run templates/);

@@ -198,7 +198,10 @@ describe('template routes: validation and limits', () => {
     );
     assert.match(details[0]?.message ?? '', /^line 1: .*helpers are not available/);
     assert.match(details[1]?.message ?? '', /^line 2: Partials/);
-    assert.match(details[2]?.message ?? '', /^line 2: if doesn't match each/);
+    assert.equal(
+      details[2]?.message,
+      'line 3: `{{/each}}` on line 3 does not close `{{#if}}` opened on line 2; close that first with `{{/if}}`',
+    );
   });
 
   it('refuses a version over 500 KB, a bad alias, unknown fields and a template that is its own layout', async () => {
@@ -350,7 +353,7 @@ describe('render: the editor’s preview', () => {
     assert.match(data.text, /Hi <Ada>/);
     assert.deepEqual(
       data.errors.map((error: { part: string; line: number }) => `${error.part}:${error.line}`),
-      ['text:2', 'html:2', 'html:3'],
+      ['text:1', 'html:2', 'html:3'],
     );
     assert.match(data.errors[1].message, /items\[1\]\.title is not in the model/);
     assert.deepEqual(data.suggested_model, {

@@ -247,8 +247,11 @@ describe('template syntax: only what cannot run code', () => {
     assert.equal(parsed.ok, false);
     if (!parsed.ok) {
       assert.equal(parsed.problems[0]?.part, 'text');
-      assert.equal(parsed.problems[0]?.line, 2);
-      assert.match(parsed.problems[0]?.message ?? '', /if doesn't match each/);
+      assert.equal(parsed.problems[0]?.line, 4);
+      assert.match(
+        parsed.problems[0]?.message ?? '',
+        /`\{\{\/each\}\}` on line 4 does not close `\{\{#if\}\}` opened on line 2/,
+      );
     }
     const unclosed = parsePart('html', 'a\nb\n{{ name');
     assert.equal(unclosed.ok, false);

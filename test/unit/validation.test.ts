@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { $ZodIssue } from 'zod/v4/core';
 import { Code } from '../../shared/platform/errors/catalogue.ts';
-import { fieldName, validationError } from '../../shared/platform/middleware/validate-input.ts';
+import { checkInput, fieldName, validationError } from '../../shared/platform/middleware/validate-input.ts';
 
 function issuesOf(schema: z.ZodMiniType, value: unknown): $ZodIssue[] {
   const result = schema.safeParse(value);
@@ -71,5 +71,19 @@ describe('validation errors', () => {
     const error = validationError(issuesOf(schema, 'not an object'));
     assert.equal(error.code, Code.InvalidInput);
     assert.equal(error.details?.[0]?.field, '(body)');
+  });
+});
+
+describe('a check that runs out of stack', () => {
+  it('is 107 on the body, never 9 or a 500', () => {
+    const exhausting = z.custom<string>(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    const checked = checkInput(exhausting, 'x');
+    assert.ok('error' in checked);
+    assert.equal(checked.error.code, Code.InvalidInput);
+    assert.deepEqual(checked.error.details, [
+      { field: '(body)', message: 'Too deeply nested or too large to check; send a smaller input' },
+    ]);
   });
 });

@@ -138,7 +138,7 @@ function queryInput(event: ApiEvent): Record<string, string> {
 
 /**
  * Checks `raw` against `schema` synchronously: its value, or the catalogue error (107, 10000001, or 9
- * when a check itself throws). Never zod's Standard Schema `validate`, which retries a throwing
+ * when a check itself throws; 107 when it runs out of stack or memory). Never zod's Standard Schema `validate`, which retries a throwing
  * check asynchronously and so rejects outside the caller's try.
  */
 export function checkInput<T>(schema: $ZodType<T>, raw: unknown): { value: T } | { error: ServiceError } {
@@ -146,6 +146,16 @@ export function checkInput<T>(schema: $ZodType<T>, raw: unknown): { value: T } |
   try {
     result = safeParse(schema, raw);
   } catch (error) {
+    // Input that exhausts the stack or memory of a check is too large or too deep: the caller's to fix.
+    if (error instanceof RangeError) {
+      return {
+        error: new ServiceError(Code.InvalidInput, undefined, {
+          details: [
+            { field: '(body)', message: 'Too deeply nested or too large to check; send a smaller input' },
+          ],
+        }),
+      };
+    }
     return { error: new ServiceError(Code.ValidatorFailed, undefined, { cause: error }) };
   }
   return result.success

@@ -63,31 +63,55 @@ const isScoped = (path: hbs.AST.PathExpression): boolean =>
 /** What decides a path's lookup (`original` does not: `{{[a.b]}}` and `{{a.b}}` differ in parts). */
 const lookupOf = (path: hbs.AST.PathExpression) => [path.data, path.depth, isScoped(path), path.parts];
 
-/** Signatures of parsed statements, kept as long as the parsed (and cached) template is. */
-const signatures = new WeakMap<hbs.AST.Node, string>();
+/**
+ * Signatures of parsed statements, kept as long as the parsed (and cached) template is. A
+ * signature is a small number: equal statements get the same number, and a block's is made of its
+ * children's numbers, so a signature's text never contains another's and the work stays linear in
+ * the template however deep it nests.
+ */
+const signatures = new WeakMap<hbs.AST.Node, number>();
+/** The numbers given out, by the text they stand for (shared by every template of the instance). */
+const interned = new Map<string, number>();
+const maxInterned = 200_000;
+/** Never reused, also after the map is cleared, so a forgotten number cannot match a new one. */
+let lastId = 0;
+
+function intern(key: string): number {
+  let id = interned.get(key);
+  if (id === undefined) {
+    // A long-lived instance forgets old numbers rather than grow: a statement still holds its own.
+    if (interned.size >= maxInterned) interned.clear();
+    lastId++;
+    id = lastId;
+    interned.set(key, id);
+  }
+  return id;
+}
 
 /**
- * What the walk reads of a statement, as text: its lookups and block structure, without its text,
- * comments or lines; undefined for a statement the walk does nothing with. Two statements with the
- * same signature, met in the same context, resolve the same paths to the same values.
+ * What the walk reads of a statement, as a number: its lookups and block structure, without its
+ * text, comments or lines; undefined for a statement the walk does nothing with. Two statements with
+ * the same signature, met in the same context, resolve the same paths to the same values.
  */
-function signatureOf(node: hbs.AST.Statement): string | undefined {
+function signatureOf(node: hbs.AST.Statement): number | undefined {
   let signature = signatures.get(node);
   if (signature !== undefined) return signature;
   if (node.type === 'MustacheStatement') {
     const path = (node as hbs.AST.MustacheStatement).path;
     if (!isPath(path)) return undefined;
-    signature = JSON.stringify(['m', lookupOf(path)]);
+    signature = intern(JSON.stringify(['m', lookupOf(path)]));
   } else if (node.type === 'BlockStatement') {
     const block = node as hbs.AST.BlockStatement;
-    signature = JSON.stringify([
-      'b',
-      block.path.original,
-      block.params.map((param) => (isPath(param) ? lookupOf(param) : param.type)),
-      block.program.blockParams ?? [],
-      programSignature(block.program),
-      programSignature(block.inverse),
-    ]);
+    signature = intern(
+      JSON.stringify([
+        'b',
+        block.path.original,
+        block.params.map((param) => (isPath(param) ? lookupOf(param) : param.type)),
+        block.program.blockParams ?? [],
+        programSignature(block.program),
+        programSignature(block.inverse),
+      ]),
+    );
   } else {
     return undefined;
   }
@@ -95,9 +119,9 @@ function signatureOf(node: hbs.AST.Statement): string | undefined {
   return signature;
 }
 
-function programSignature(program: Ast | undefined | null): string[] | null {
+function programSignature(program: Ast | undefined | null): number[] | null {
   if (program === undefined || program === null) return null;
-  const body: string[] = [];
+  const body: number[] = [];
   for (const statement of program.body) {
     const signature = signatureOf(statement);
     if (signature !== undefined) body.push(signature);
@@ -193,7 +217,7 @@ export class ModelChecker {
 
   private program(program: Ast | undefined, stack: Frame[]): void {
     if (program === undefined || program === null) return;
-    const walked = new Set<string>();
+    const walked = new Set<number>();
     for (const statement of program.body) {
       const signature = signatureOf(statement);
       if (signature === undefined || walked.has(signature)) continue;

@@ -1,11 +1,13 @@
 import { maxSubjectLength } from '../../platform/mail/headers.ts';
 import { missingVariables } from './model-check.ts';
+import { maxRenderedBytes, measureRender, RenderBudgetError } from './render-budget.ts';
 import { type Ast, compilePart, parsePart, type TemplateProblem } from './syntax.ts';
 
 /**
  * A template version compiled for rendering, and its rendering over a model with an optional
  * layout (docs/templates.md). Compiling is done once per version and kept (cache.ts); a render is
- * the three compiled functions plus a walk of the model for missing variables: microseconds.
+ * the three compiled functions plus a walk of the model for missing variables, each part measured
+ * against its budget first (render-budget.ts).
  */
 
 export const partNames = ['subject', 'html', 'text'] as const;
@@ -48,6 +50,8 @@ export interface Rendering {
   missing: MissingInPart[];
   /** Problems of the rendered output itself (a subject that became two lines …). */
   problems: TemplateProblem[];
+  /** UTF-8 bytes of the rendered subject, HTML and text (as measured before rendering). */
+  bytes: number;
 }
 
 export function partsBytes(parts: TemplateParts): number {
@@ -117,33 +121,99 @@ export function astsOf(template: CompiledTemplate, layout?: CompiledTemplate): A
   return asts.filter((ast): ast is Ast => ast !== undefined);
 }
 
-/** Renders a template over `model`; a layout wraps the HTML and text bodies at `{{{@content}}}`. */
+export interface RenderOptions {
+  /** UTF-8 bytes the subject, HTML and text may render to together (`maxRenderedBytes`). */
+  maxBytes?: number;
+  /** Why that is the budget, for the refusal ("the messages of a batch together" …). */
+  bytesReason?: string;
+  /** Told each part's name as its work starts (the preview thread reports it to its pool). */
+  onPart?: (part: string) => void;
+}
+
+/** Runs `work` for `part`; the call stack or memory running out is the part's budget, not a fault. */
+function within<T>(part: string, work: () => T, onPart?: (part: string) => void): T {
+  onPart?.(part);
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new RenderBudgetError(
+        part,
+        `The ${part} part is too large or too deep to render over this model`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Renders a template over `model`; a layout wraps the HTML and text bodies at `{{{@content}}}`.
+ * Every part is measured first (render-budget.ts) and rendered only when it fits: a part over its
+ * budget throws RenderBudgetError naming it, before Handlebars runs.
+ */
 export function renderTemplate(
   template: CompiledTemplate,
   model: unknown,
   layout?: CompiledTemplate,
+  options: RenderOptions = {},
 ): Rendering {
+  const maxBytes = options.maxBytes ?? maxRenderedBytes;
+  const bytesReason = options.bytesReason;
+  let used = 0;
+  const measure = (part: CompiledPart | undefined, name: string, escapes: boolean, content?: string) => {
+    if (part === undefined) return 0;
+    options.onPart?.(name);
+    const cost = measureRender(part.ast, model, {
+      part: name,
+      escape: escapes,
+      maxBytes: maxBytes - used,
+      limit: maxBytes,
+      ...(content === undefined ? {} : { content }),
+      ...(bytesReason === undefined ? {} : { bytesReason }),
+    });
+    return cost.bytes;
+  };
+  const subjectBytes = measure(template.subject, 'subject', false);
+  used += subjectBytes;
+  const htmlBytes = measure(template.html, 'html', true);
+  used += htmlBytes;
+  const textBytes = measure(template.text, 'text', false);
+  used += textBytes;
+
   const missing: MissingInPart[] = [];
   const check = (part: CompiledPart | undefined, name: string) => {
     if (part === undefined) return;
-    for (const entry of missingVariables(part.ast, model)) missing.push({ ...entry, part: name });
+    const found = within(name, () => missingVariables(part.ast, model), options.onPart);
+    for (const entry of found) missing.push({ ...entry, part: name });
   };
   check(template.subject, 'subject');
   check(template.html, 'html');
   check(template.text, 'text');
-  let html = template.html?.render(model) ?? null;
-  let text = template.text?.render(model) ?? null;
+  let html =
+    template.html === undefined
+      ? null
+      : within('html', () => template.html?.render(model) ?? '', options.onPart);
+  let text =
+    template.text === undefined
+      ? null
+      : within('text', () => template.text?.render(model) ?? '', options.onPart);
   if (layout !== undefined) {
     if (html !== null && layout.html !== undefined) {
+      const inner = html;
       check(layout.html, 'layout.html');
-      html = layout.html.render(model, html);
+      used -= htmlBytes;
+      used += measure(layout.html, 'layout.html', true, inner);
+      html = within('layout.html', () => layout.html?.render(model, inner) ?? '', options.onPart);
     }
     if (text !== null && layout.text !== undefined) {
+      const inner = text;
       check(layout.text, 'layout.text');
-      text = layout.text.render(model, text);
+      used -= textBytes;
+      used += measure(layout.text, 'layout.text', false, inner);
+      text = within('layout.text', () => layout.text?.render(model, inner) ?? '', options.onPart);
     }
   }
-  const subject = template.subject.render(model);
+  const subject = within('subject', () => template.subject.render(model), options.onPart);
   const problems: TemplateProblem[] = [];
   if (/[\r\n]/.test(subject)) {
     problems.push({ part: 'subject', line: 1, message: 'The rendered subject contains a line break' });
@@ -155,7 +225,7 @@ export function renderTemplate(
       message: `The rendered subject has ${subject.length} characters; at most ${maxSubjectLength}`,
     });
   }
-  return { subject, html, text, missing: dedupe(missing), problems };
+  return { subject, html, text, missing: dedupe(missing), problems, bytes: used };
 }
 
 /** One entry per variable (the first part and line that uses it). */

@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { prescanPart } from './prescan.ts';
 
 /**
  * The template language (docs/templates.md): Handlebars, parsed by the `handlebars` package, limited
@@ -20,6 +21,8 @@ export interface TemplateProblem {
   part: string;
   line: number;
   message: string;
+  /** A limit of docs/security.md ("Limits") rather than a mistake: a preview answers it 107. */
+  limit?: true;
 }
 
 export const blockHelpers = ['if', 'unless', 'each', 'with'] as const;
@@ -29,7 +32,10 @@ export type BlockHelper = (typeof blockHelpers)[number];
 const loopData = new Set(['index', 'key', 'first', 'last']);
 const dataNames = new Set([...loopData, 'root', 'content']);
 
-/** Blocks nest at most this deep (a deeper template is refused rather than risk the call stack). */
+/**
+ * Programs nest at most this deep in the parsed tree. Blocks are held to `maxBlockDepth` before
+ * parsing (prescan.ts); each `{{else if}}` nests one program more, so a long chain is bounded here.
+ */
 export const maxNesting = 64;
 
 /** One isolated Handlebars environment: no helper beyond the four block helpers. */
@@ -42,18 +48,73 @@ const isBlockHelper = (name: string): name is BlockHelper =>
 
 export const isPath = (node: Node | undefined): node is Path => node?.type === 'PathExpression';
 
-/** The line of a Handlebars parse error ("Parse error on line 3: …"), or 1. */
+/** The parser's token names, in the words of the template (what a reader can find in the text). */
+const tokenWords: Record<string, string> = {
+  EOF: 'the end of the part',
+  CLOSE: '`}}`',
+  CLOSE_UNESCAPED: '`}}}`',
+  CLOSE_RAW_BLOCK: '`}}}}`',
+  INVERSE: '`{{else}}`',
+  OPEN_INVERSE_CHAIN: '`{{else …}}`',
+  OPEN_ENDBLOCK: 'a closing tag `{{/…}}`',
+  OPEN_BLOCK: 'a block `{{#…}}`',
+  OPEN: '`{{`',
+  OPEN_UNESCAPED: '`{{{`',
+  OPEN_SEXPR: '`(`',
+  CLOSE_SEXPR: '`)`',
+  EQUALS: '`=`',
+  ID: 'a variable name',
+  SEP: '`.` or `/`',
+  INVALID: 'a character that cannot stand in a tag',
+  CONTENT: 'text',
+};
+const wordsFor = (token: string) => tokenWords[token] ?? `\`${token.toLowerCase()}\``;
+
+/** What the parser expected and found, said as the template's text (`got 'CLOSE'` → "found `}}`"). */
+function parseMessage(text: string): string | undefined {
+  const match = /Expecting (.*), got '([A-Z_]+)'/.exec(text);
+  if (match === null) return undefined;
+  const expected = new Set([...(match[1] ?? '').matchAll(/'([A-Z_]+)'/g)].map((entry) => entry[1]));
+  const got = match[2] ?? '';
+  const caret = /\n(-*)\^/.exec(text);
+  const column = caret === null ? '' : ` at column ${(caret[1]?.length ?? 0) + 1}`;
+  if (got === 'INVERSE' || got === 'OPEN_INVERSE_CHAIN') {
+    return `\`{{else}}\`${column} stands outside a block, or is the second \`{{else}}\` of the same block`;
+  }
+  if (got === 'OPEN_ENDBLOCK') return `A closing tag \`{{/…}}\`${column} closes no open block`;
+  if (expected.has('CLOSE_UNESCAPED') && got === 'CLOSE') {
+    return `A tag opened with \`{{{\` must end with \`}}}\`; found \`}}\`${column}`;
+  }
+  if (got === 'CLOSE_UNESCAPED') {
+    return `\`}}}\`${column} ends a tag opened with \`{{\`: write \`{{x}}\` or \`{{{x}}}\``;
+  }
+  if (expected.has('ID') && (got === 'CLOSE' || got === 'CLOSE_UNESCAPED')) {
+    return `A tag${column} has no variable name: write one between the braces, e.g. \`{{name}}\``;
+  }
+  const wanted = expected.has('ID')
+    ? 'a variable name'
+    : [...expected]
+        .filter((token) => token !== undefined)
+        .slice(0, 3)
+        .map((token) => wordsFor(token as string))
+        .join(' or ');
+  return `Found ${wordsFor(got)}${column} where ${wanted} should be`;
+}
+
+/** A Handlebars parse error as a problem: its line, and what went wrong in the template's words. */
 function problemFromError(part: string, error: unknown): TemplateProblem {
   const text = error instanceof Error ? error.message : String(error);
   const located = error as { lineNumber?: unknown };
-  const fromMessage = /on line (\d+)/.exec(text);
+  const fromMessage = /on line (\d+)/.exec(text) ?? / - (\d+):\d+$/.exec(text);
   const line =
     typeof located.lineNumber === 'number'
       ? located.lineNumber
       : fromMessage !== null
         ? Number(fromMessage[1])
         : 1;
-  // Jison's message repeats the source line with a caret; keep its first and last lines.
+  const worded = parseMessage(text);
+  if (worded !== undefined) return { part, line, message: worded.slice(0, 300) };
+  // Other messages of the parser are already words ("if doesn't match each"); drop the source echo.
   const lines = text.split('\n').filter((entry) => entry.trim() !== '');
   const summary = lines.length > 2 ? `${lines[0]} ${lines[lines.length - 1]}` : lines.join(' ');
   const message = summary
@@ -68,7 +129,8 @@ function validate(part: string, program: Ast, problems: TemplateProblem[], inLoo
     problems.push({
       part,
       line: program.loc?.start.line ?? 1,
-      message: `Blocks nest more than ${maxNesting} deep`,
+      message: `Blocks and {{else if}} branches nest more than ${maxNesting} deep; split a long {{else if}} chain`,
+      limit: true,
     });
     return;
   }
@@ -185,16 +247,32 @@ export type ParsedPart = { ok: true; ast: Ast } | { ok: false; problems: Templat
 
 /** Parses one part (`part` names it in problems) and checks that it uses only the allowed language. */
 export function parsePart(part: string, source: string): ParsedPart {
+  const scanned = prescanPart(part, source);
+  if (scanned !== undefined) return { ok: false, problems: [scanned] };
   let ast: Ast;
   try {
     ast = handlebars.parse(source);
   } catch (error) {
+    if (error instanceof RangeError) return { ok: false, problems: [exhausted(part)] };
     return { ok: false, problems: [problemFromError(part, error)] };
   }
   const problems: TemplateProblem[] = [];
-  validate(part, ast, problems, false, 0);
+  try {
+    validate(part, ast, problems, false, 0);
+  } catch (error) {
+    if (error instanceof RangeError) return { ok: false, problems: [exhausted(part)] };
+    throw error;
+  }
   return problems.length === 0 ? { ok: true, ast } : { ok: false, problems };
 }
+
+/** The parser ran out of stack or memory: the part is refused as too complex, never a 500. */
+const exhausted = (part: string): TemplateProblem => ({
+  part,
+  line: 1,
+  message: 'The part is too complex to parse (too deep or too long); simplify it',
+  limit: true,
+});
 
 /** Runtime options of every render: no prototype property or method is ever reachable. */
 const runtimeOptions = {
