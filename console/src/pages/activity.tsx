@@ -14,6 +14,7 @@ import { download } from '../download.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
 import { href, navigate, type Route } from '../router.ts';
+import { SendingDomainHint } from '../sending-domain-hint.tsx';
 import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
 import { messageStatuses } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
@@ -384,6 +385,7 @@ function NoMessages({ filtered }: { filtered: boolean }) {
         Messages appear here as soon as the API accepts them: send one with <code>POST /message/add-1.0</code>
         .
       </p>
+      <SendingDomainHint />
     </Empty>
   );
 }
