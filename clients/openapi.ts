@@ -2878,6 +2878,14 @@ export interface operations {
                                 /** @enum {string} */
                                 content_kind: "text_only" | "html_only" | "mixed" | "eml";
                                 recipients_count: number;
+                                /**
+                                 * @description The first two recipients (to, then cc, then bcc), for a list to show; recipients_count says how many there are
+                                 * @example [
+                                 *       "ada@example.org",
+                                 *       "grace@example.org"
+                                 *     ]
+                                 */
+                                recipients: string[];
                                 scheduling: {
                                     mode: string;
                                     /**

@@ -361,7 +361,12 @@ function MessageList({
                 <a href={href('message', message.message_uuid)}>{message.subject || '(no subject)'}</a>
               </td>
               <td>{message.message_sender}</td>
-              <td class="number">{message.recipients_count}</td>
+              <td>
+                {message.recipients.join(', ')}
+                {message.recipients_count > message.recipients.length ? (
+                  <span class="muted"> +{message.recipients_count - message.recipients.length}</span>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
