@@ -86,6 +86,7 @@ describe('console: Message', () => {
     assert.match(adaEvents[0] as string, /sent/, 'accepted by the relay');
     assert.match(adaEvents.at(-1) as string, /delivered\s*250 /, 'the recipient server’s reply');
     assert.equal(await page.getByRole('button', { name: 'Release now' }).count(), 0, 'nothing to release');
+    await page.getByRole('link', { name: 'Download the message (.eml)' }).waitFor();
     await screenshot(page, 'message');
     await expectAccessible(page, 'Message');
   });
