@@ -65,7 +65,7 @@ export function TimeChart({
           })),
         ],
         axes: [
-          { values: (_: uPlot, ticks: number[]) => ticks.map((tick, index) => chartTick(tick, index === 0)) },
+          { values: (_: uPlot, ticks: number[]) => ticks.map(chartTick) },
           { values: (_: uPlot, ticks: number[]) => ticks.map(format), size: 64 },
         ],
         scales: { y: { range: (_: uPlot, min: number, max: number) => [0, Math.max(max, min, 1e-9) * 1.1] } },

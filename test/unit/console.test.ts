@@ -81,9 +81,8 @@ describe('console dates', () => {
     const nine = new Date(2026, 10, 28, 9, 0).getTime() / 1000;
     const midnight = new Date(2026, 10, 28, 0, 0).getTime() / 1000;
     assert.equal(chartInstant(nine), '2026-11-28 09:00');
-    assert.equal(chartTick(midnight, false), '2026-11-28');
-    assert.equal(chartTick(nine, false), '09:00');
-    assert.equal(chartTick(nine, true), '2026-11-28 09:00', 'the first tick names its day');
+    assert.equal(chartTick(midnight), '2026-11-28');
+    assert.equal(chartTick(nine), '09:00');
   });
 });
 
