@@ -81,6 +81,8 @@ describe('console: Message', () => {
     const order = await page.locator('h2').allTextContents();
     assert.ok(order.indexOf('Content') < order.indexOf('Recipients'), order.join(' | '));
     await page.getByRole('cell', { name: 'X-Campaign', exact: true }).waitFor();
+    // Sent, then delivered: wait for both (the row is drawn again when the page refreshes).
+    await ada.locator('ol.events li').nth(1).waitFor();
     const adaEvents = await ada.locator('ol.events li').allTextContents();
     assert.ok(adaEvents.length >= 2, `sent, then delivered: ${adaEvents.join(' | ')}`);
     assert.match(adaEvents[0] as string, /sent/, 'accepted by the relay');
