@@ -408,6 +408,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/update-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the URL or the events of a webhook endpoint; its secret stays
+         * @description Needs a Bearer token with the scope `webhooks:write`.
+         */
+        post: operations["webhookUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/test-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed sample event to a webhook endpoint
+         * @description Needs a Bearer token with the scope `webhooks:write`.
+         */
+        post: operations["webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/template/add-1.0": {
         parameters: {
             query?: never;
@@ -2875,6 +2915,14 @@ export interface operations {
                                 /** @enum {string} */
                                 content_kind: "text_only" | "html_only" | "mixed" | "eml";
                                 recipients_count: number;
+                                /**
+                                 * @description The first two recipients (to, then cc, then bcc), for a list to show; recipients_count says how many there are
+                                 * @example [
+                                 *       "ada@example.org",
+                                 *       "grace@example.org"
+                                 *     ]
+                                 */
+                                recipients: string[];
                                 scheduling: {
                                     mode: string;
                                     /**
@@ -6083,6 +6131,510 @@ export interface operations {
                              * @example evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0
                              */
                             event_id: string;
+                            /** @enum {boolean} */
+                            queued: true;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    webhookUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies an endpoint
+                     * @example wh_5f0c6a1e2b3d4c5e6f708192
+                     */
+                    webhook_id: string;
+                    /**
+                     * @description The new target URL, checked as on add; left out, it stays
+                     * @example https://hooks.example.com/svc-mail/v2
+                     */
+                    url?: string;
+                    /** @description The event types to receive from now on; left out, they stay */
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                    /** @description Accepted and ignored, as on every route */
+                    tenant_id?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Change the URL or the events of a webhook endpoint; its secret stays */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            webhook: {
+                                /**
+                                 * @description Identifies an endpoint
+                                 * @example wh_5f0c6a1e2b3d4c5e6f708192
+                                 */
+                                webhook_id: string;
+                                /** @description The target URL */
+                                url: string;
+                                /** @description The event types it receives */
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                /** @description Your note, or null */
+                                description: string | null;
+                                /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
+                                enabled: boolean;
+                                /**
+                                 * @description When the endpoint was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /** @description How the endpoint is doing (docs/webhooks.md, "Failing endpoints") */
+                                health: {
+                                    /**
+                                     * @description healthy; failing (its last attempts failed); paused (its deliveries wait until paused_until, then one trial attempt decides); disabled
+                                     * @enum {string}
+                                     */
+                                    state: "healthy" | "failing" | "paused" | "disabled";
+                                    /** @description Attempts without a 2xx since the last one with a 2xx */
+                                    consecutive_failures: number;
+                                    /**
+                                     * @description When the first of those failures happened, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    failing_since: string | null;
+                                    /**
+                                     * @description Until when deliveries wait, or null
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    paused_until: string | null;
+                                };
+                                /** @description Why deliveries are paused or the endpoint is disabled, and what happens next; null when all is well */
+                                note: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Identifies an endpoint
+                     * @example wh_5f0c6a1e2b3d4c5e6f708192
+                     */
+                    webhook_id: string;
+                    /**
+                     * @description The type of the sample event to send
+                     * @example message.delivered
+                     * @enum {string}
+                     */
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                    /** @description Accepted and ignored, as on every route */
+                    tenant_id?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Send a signed sample event to a webhook endpoint */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description Identifies an endpoint
+                             * @example wh_5f0c6a1e2b3d4c5e6f708192
+                             */
+                            webhook_id: string;
+                            /**
+                             * @description Identifies an event; sent as the webhook-id header, the same on every retry and replay
+                             * @example evt_0f1e2d3c4b5a69788796a5b4c3d2e1f0
+                             */
+                            event_id: string;
+                            /**
+                             * @description An event type
+                             * @enum {string}
+                             */
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
                             /** @enum {boolean} */
                             queued: true;
                         };

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { chartInstant, chartTick } from './format.ts';
 
 /**
  * A time-series chart drawn by uPlot (a canvas: the page puts the same figures in a table beside
@@ -47,7 +48,7 @@ export function TimeChart({
         width: Math.max(element.clientWidth, 320),
         height: 220,
         series: [
-          {},
+          { value: (_: uPlot, value: number | null) => (value === null ? '—' : chartInstant(value)) },
           ...lines.map((line, index) => ({
             label: line.label,
             stroke: palette[index % palette.length],
@@ -63,7 +64,10 @@ export function TimeChart({
             value: () => format(guard.value),
           })),
         ],
-        axes: [{}, { values: (_: uPlot, ticks: number[]) => ticks.map(format), size: 64 }],
+        axes: [
+          { values: (_: uPlot, ticks: number[]) => ticks.map(chartTick) },
+          { values: (_: uPlot, ticks: number[]) => ticks.map(format), size: 64 },
+        ],
         scales: { y: { range: (_: uPlot, min: number, max: number) => [0, Math.max(max, min, 1e-9) * 1.1] } },
       },
       data,

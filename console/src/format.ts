@@ -30,3 +30,19 @@ export function toLocalInput(iso: string | undefined): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/**
+ * An instant (seconds) in the browser's time zone as the charts show it, in the ISO style of the
+ * rest of the console: `2026-11-28 09:00` in a legend, and on an axis the day at midnight
+ * (`2026-11-28`) and the time otherwise (`09:00`, short enough not to overlap), never a locale's
+ * month/day order.
+ */
+export function chartInstant(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+export function chartTick(seconds: number): string {
+  const [day, time] = chartInstant(seconds).split(' ') as [string, string];
+  return time === '00:00' ? day : time;
+}

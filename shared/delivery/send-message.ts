@@ -20,6 +20,7 @@ import {
   claimDecision,
   type HistoryEntry,
   messageStatusFromRecipients,
+  needsMessageEntry,
   type Recipient,
   type RecipientUpdate,
 } from './model/status.ts';
@@ -303,7 +304,7 @@ export function outcomeFromRelay(
     history.push(recipientEntry(update.status, at, update.email, update.detail ?? update.status));
   }
   const status = messageStatusFromRecipients(recipients);
-  if (status !== 'sent') history.push({ status, at });
+  if (status !== 'sent' && needsMessageEntry(status, history)) history.push({ status, at });
   return { status, recipients, history };
 }
 

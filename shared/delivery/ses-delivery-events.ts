@@ -8,6 +8,7 @@ import {
   type HistoryEntry,
   type MessageStatus,
   messageStatusFromRecipients,
+  needsMessageEntry,
 } from './model/status.ts';
 import { updateWithRetry } from './store/message-delivery.ts';
 
@@ -69,7 +70,8 @@ export async function recordSesEvent(event: unknown): Promise<'recorded' | 'igno
     }
     if (history.length === 0) return undefined;
     const status = message.status === 'failed' ? 'failed' : messageStatusFromRecipients(recipients);
-    if (status !== message.status) history.push({ status, at: effect.at });
+    if (status !== message.status && needsMessageEntry(status, history))
+      history.push({ status, at: effect.at });
     return { status, recipients, history, at: effect.at };
   });
   // Hard bounces and complaints join the sending account's suppression list, whether or not the

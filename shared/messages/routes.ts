@@ -244,6 +244,7 @@ export const messagesRouteDetails = {
                 subject: 'Your order has shipped',
                 content_kind: 'mixed',
                 recipients_count: 2,
+                recipients: ['ada@example.org', 'grace@example.org'],
                 scheduling: { mode: 'immediate' },
                 created_at: at,
                 updated_at: at,

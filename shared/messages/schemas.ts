@@ -549,6 +549,11 @@ export const messageSummary = z.object({
   subject: z.string(),
   content_kind: z.enum(['text_only', 'html_only', 'mixed', 'eml']),
   recipients_count: z.number(),
+  recipients: describe(
+    z.array(z.string()),
+    'The first two recipients (to, then cc, then bcc), for a list to show; recipients_count says how many there are',
+    ['ada@example.org', 'grace@example.org'],
+  ),
   scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
   created_at: isoDate,
   updated_at: isoDate,

@@ -3,11 +3,17 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { log } from '../platform/observability/log.ts';
 import { formatDate } from '../platform/time/format.ts';
-import { maxWebhooksPerAccount, previousSecretSeconds, targetPolicy } from './config.ts';
+import {
+  eventRetentionSeconds,
+  maxWebhooksPerAccount,
+  previousSecretSeconds,
+  targetPolicy,
+} from './config.ts';
 import { resolveTarget, TargetRefused } from './http-target.ts';
 import { healthNote, healthy, stateOf } from './model/endpoint-health.ts';
 import { webhookEventTypes } from './model/events.ts';
-import type { WebhookAddRequest } from './schemas.ts';
+import { sampleEventBody } from './model/sample-event.ts';
+import type { WebhookAddRequest, WebhookTestRequest, WebhookUpdateRequest } from './schemas.ts';
 import { newWebhookSecret, sealWebhookSecret } from './secrets.ts';
 import {
   createEndpoint,
@@ -18,12 +24,15 @@ import {
   getEvent,
   latestAttempts,
   listEndpoints,
+  putEvent,
   rotateEndpointSecret,
   type StoredEndpoint,
+  updateEndpointSettings,
 } from './store/webhooks.ts';
 
 /**
- * Endpoint management (docs/webhooks.md): add, query, delete, rotate the secret, replay an event.
+ * Endpoint management (docs/webhooks.md): add, query, update, delete, rotate the secret, replay an
+ * event, send a test event.
  * Every operation is scoped to the caller's account; an unknown or foreign webhook_id is 112.
  */
 const notFound = () => new ServiceError(Code.NotFound, 'No such webhook');
@@ -174,4 +183,62 @@ export async function replayWebhookEvent(
   ]);
   log('info', 'webhook event replayed', { webhook_id: webhookId, event_id: eventId, account: accountId });
   return { webhook_id: webhookId, event_id: eventId, queued: true as const };
+}
+
+export async function updateWebhook(input: WebhookUpdateRequest, accountId: string, now = new Date()) {
+  if (input.url === undefined && input.events === undefined) {
+    throw new ServiceError(Code.InvalidInput, undefined, {
+      details: [{ field: 'url', message: 'Give url, events or both: the fields to change' }],
+    });
+  }
+  const endpoint = await getEndpoint(accountId, input.webhook_id);
+  if (endpoint === undefined) throw notFound();
+  if (input.url !== undefined) await checkUrl(input.url);
+  const settings = { url: input.url ?? endpoint.url, events: input.events ?? endpoint.events };
+  const updated = await updateEndpointSettings(accountId, input.webhook_id, settings, now.toISOString());
+  if (updated === undefined) throw notFound();
+  log('info', 'webhook updated', {
+    webhook_id: input.webhook_id,
+    account: accountId,
+    url_changed: settings.url !== endpoint.url,
+    events: settings.events.length,
+  });
+  return { webhook: view(updated) };
+}
+
+/**
+ * A sample event of the asked type (./model/sample-event.ts), stored like a real one and queued to
+ * this endpoint alone: the delivery worker signs, posts and records it as it does every event, so
+ * the endpoint's attempts show it and a failure is retried on the same schedule.
+ */
+export async function sendTestEvent(input: WebhookTestRequest, accountId: string, now = Date.now()) {
+  const endpoint = await getEndpoint(accountId, input.webhook_id);
+  if (endpoint === undefined) throw notFound();
+  if (!endpoint.enabled) {
+    throw new ServiceError(
+      Code.MethodValidation,
+      'The webhook is disabled (its receiver answered 410); add it again',
+    );
+  }
+  const eventId = `evt_${randomBytes(16).toString('hex')}`;
+  const at = new Date(now).toISOString();
+  await putEvent(
+    {
+      eventId,
+      accountId,
+      type: input.type,
+      body: sampleEventBody(input.type, endpoint.webhookId, endpoint.url, formatDate(at)),
+      createdAt: at,
+    },
+    Math.floor(now / 1000) + eventRetentionSeconds,
+  );
+  await enqueueDeliveries([
+    { account_id: accountId, webhook_id: endpoint.webhookId, event_id: eventId, attempt: 1, due_at: now },
+  ]);
+  log('info', 'webhook test event queued', {
+    webhook_id: endpoint.webhookId,
+    event_id: eventId,
+    type: input.type,
+  });
+  return { webhook_id: endpoint.webhookId, event_id: eventId, type: input.type, queued: true as const };
 }

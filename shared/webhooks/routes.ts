@@ -11,6 +11,10 @@ import {
   webhookReplayRequest,
   webhookReplayResponse,
   webhookRotateSecretResponse,
+  webhookTestRequest,
+  webhookTestResponse,
+  webhookUpdateRequest,
+  webhookUpdateResponse,
 } from './schemas.ts';
 
 export const webhookAdd = route('webhook-add', 'POST /webhook/add-1.0', ['webhooks:write']);
@@ -20,6 +24,8 @@ export const webhookRotateSecret = route('webhook-rotate-secret', 'POST /webhook
   'webhooks:write',
 ]);
 export const webhookReplay = route('webhook-replay', 'POST /webhook/replay-1.0', ['webhooks:write']);
+export const webhookUpdate = route('webhook-update', 'POST /webhook/update-1.0', ['webhooks:write']);
+export const webhookTest = route('webhook-test', 'POST /webhook/test-1.0', ['webhooks:write']);
 
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const webhooksRoutes = [
@@ -28,6 +34,8 @@ export const webhooksRoutes = [
   webhookDelete,
   webhookRotateSecret,
   webhookReplay,
+  webhookUpdate,
+  webhookTest,
 ] as const;
 
 /**
@@ -192,6 +200,75 @@ export const webhooksRouteDetails = {
         queued: {
           summary: 'Queued',
           value: { webhook_id: webhookExampleId, event_id: eventExampleId, queued: true },
+        },
+      },
+    },
+  },
+  'webhook-update': {
+    summary: 'Change the URL or the events of a webhook endpoint; its secret stays',
+    tag: 'webhooks',
+    access: { table: 'write' },
+    request: webhookUpdateRequest,
+    requestIn: 'body',
+    response: webhookUpdateResponse,
+    // 112: unknown webhook; 107 also for a URL the target rule refuses, or neither url nor events.
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        url: {
+          summary: 'Move the endpoint',
+          value: { webhook_id: webhookExampleId, url: 'https://hooks.example.com/svc-mail/v2' },
+        },
+        events: {
+          summary: 'Receive bounces only',
+          value: { webhook_id: webhookExampleId, events: ['message.bounced'] },
+        },
+      },
+      response: {
+        updated: {
+          summary: 'Updated (the secret is not shown: it did not change)',
+          value: {
+            webhook: {
+              webhook_id: webhookExampleId,
+              url: 'https://hooks.example.com/svc-mail/v2',
+              events: ['message.delivered', 'message.bounced'],
+              description: null,
+              enabled: true,
+              created_at: at,
+              health: { state: 'healthy', consecutive_failures: 0, failing_since: null, paused_until: null },
+              note: null,
+            },
+          },
+        },
+      },
+    },
+  },
+  'webhook-test': {
+    summary: 'Send a signed sample event to a webhook endpoint',
+    tag: 'webhooks',
+    // The sample is stored like a real event, then queued to this endpoint alone.
+    access: { table: 'write', webhookQueue: 'send' },
+    request: webhookTestRequest,
+    requestIn: 'body',
+    response: webhookTestResponse,
+    // 112: unknown webhook; 111: the endpoint is disabled.
+    errors: [Code.MethodValidation, Code.NotFound],
+    examples: {
+      request: {
+        delivered: {
+          summary: 'A sample message.delivered',
+          value: { webhook_id: webhookExampleId, type: 'message.delivered' },
+        },
+      },
+      response: {
+        queued: {
+          summary: "Queued: the attempt shows in the endpoint's deliveries",
+          value: {
+            webhook_id: webhookExampleId,
+            event_id: eventExampleId,
+            type: 'message.delivered',
+            queued: true,
+          },
         },
       },
     },

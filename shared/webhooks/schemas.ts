@@ -82,6 +82,39 @@ export const webhookReplayRequest = z.strictObject({
   tenant_id: tenantId,
 });
 
+export const webhookUpdateRequest = z.strictObject({
+  webhook_id: webhookId,
+  url: z.optional(
+    describe(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.minLength(1, 'url cannot be empty (leave it out to keep it)'),
+          z.maxLength(maxUrlLength, `url is at most ${maxUrlLength} characters`),
+        ),
+      'The new target URL, checked as on add; left out, it stays',
+      'https://hooks.example.com/svc-mail/v2',
+    ),
+  ),
+  events: z.optional(
+    describe(
+      z.array(eventType).check(
+        z.minLength(1, 'events lists at least one type'),
+        z.refine((list) => new Set(list).size === list.length, 'events lists each type once'),
+      ),
+      'The event types to receive from now on; left out, they stay',
+    ),
+  ),
+  tenant_id: tenantId,
+});
+
+export const webhookTestRequest = z.strictObject({
+  webhook_id: webhookId,
+  type: describe(z.enum(webhookEventTypes), 'The type of the sample event to send', 'message.delivered'),
+  tenant_id: tenantId,
+});
+
 const endpointFields = {
   webhook_id: webhookId,
   url: describe(z.string(), 'The target URL'),
@@ -158,7 +191,18 @@ export const webhookReplayResponse = z.object({
   queued: z.literal(true),
 });
 
+export const webhookUpdateResponse = z.object({ webhook: webhookView });
+
+export const webhookTestResponse = z.object({
+  webhook_id: webhookId,
+  event_id: eventId,
+  type: eventType,
+  queued: z.literal(true),
+});
+
 export type WebhookAddRequest = z.infer<typeof webhookAddRequest>;
 export type WebhookIdRequest = z.infer<typeof webhookIdRequest>;
 export type WebhookQueryRequest = z.infer<typeof webhookQueryRequest>;
 export type WebhookReplayRequest = z.infer<typeof webhookReplayRequest>;
+export type WebhookUpdateRequest = z.infer<typeof webhookUpdateRequest>;
+export type WebhookTestRequest = z.infer<typeof webhookTestRequest>;

@@ -60,6 +60,9 @@ describe('console: Dashboard', () => {
     const { page } = browser;
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.getByText('No messages in this period').waitFor();
+    // An account without mail is told it needs a sending domain, and how one is added.
+    await page.getByText('No sending domain yet?').waitFor();
+    await page.getByText('npm run admin -- domains add example.com').waitFor();
     await screenshot(page, 'dashboard-empty');
     await expectAccessible(page, 'Dashboard (empty)');
   });

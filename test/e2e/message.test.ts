@@ -52,6 +52,9 @@ describe('console: Message', () => {
     await waitForStatus(who.token, uuid, ['delivered']);
     await page.goto(`${browser.consoleUrl}#/activity`);
     await page.getByRole('button', { name: 'Refresh' }).click();
+    // The list names the recipients, not only their count.
+    const listed = page.getByRole('row', { name: /Your receipt/ });
+    assert.match((await listed.textContent()) ?? '', /ada@recipient\.test, grace@recipient\.test/);
     await page.getByRole('link', { name: 'Your receipt' }).click();
     await page.waitForURL(new RegExp(`#/message/${uuid}$`));
     await page.getByRole('heading', { name: /Your receipt/ }).waitFor();
@@ -61,22 +64,31 @@ describe('console: Message', () => {
     assert.equal(await recipients.count(), 2);
     const ada = recipients.filter({ hasText: 'ada@recipient.test' });
     assert.match((await ada.textContent()) ?? '', /Ada <ada@recipient\.test>\s*to\s*delivered/);
-    assert.match(
-      (await ada.locator('td.detail').textContent()) ?? '',
-      /^250 /,
-      'the receiving server’s answer',
-    );
+    const adaDetail = (await ada.locator('td.detail').textContent()) ?? '';
+    assert.match(adaDetail, /delivered\s*250 /, 'the receiving server’s answer');
+    const recipientAnswer = adaDetail.match(/delivered\s*(250 .*)$/)?.[1];
+    // A final-hop relay answers once for sent and delivered: shown once.
+    assert.ok(recipientAnswer !== undefined);
+    assert.equal(adaDetail.split(recipientAnswer).length - 1, 1, `the SMTP answer once: ${adaDetail}`);
     const timeline = page.locator('ol.timeline li');
     const steps = await timeline.allTextContents();
     assert.ok(steps.length >= 3, steps.join(' | '));
     assert.match(steps[0] as string, /queued/);
     assert.match(steps.at(-1) as string, /delivered/);
+    // Delivered once per recipient, and no entry of its own for the message.
+    assert.equal(steps.filter((step) => /delivered/.test(step)).length, 2, steps.join(' | '));
+    // The preview comes before the recipients and the history.
+    const order = await page.locator('h2').allTextContents();
+    assert.ok(order.indexOf('Content') < order.indexOf('Recipients'), order.join(' | '));
     await page.getByRole('cell', { name: 'X-Campaign', exact: true }).waitFor();
+    // Sent, then delivered: wait for both (the row is drawn again when the page refreshes).
+    await ada.locator('ol.events li').nth(1).waitFor();
     const adaEvents = await ada.locator('ol.events li').allTextContents();
     assert.ok(adaEvents.length >= 2, `sent, then delivered: ${adaEvents.join(' | ')}`);
-    assert.match(adaEvents[0] as string, /sent\s*250 /, 'the relay’s reply');
+    assert.match(adaEvents[0] as string, /sent/, 'accepted by the relay');
     assert.match(adaEvents.at(-1) as string, /delivered\s*250 /, 'the recipient server’s reply');
     assert.equal(await page.getByRole('button', { name: 'Release now' }).count(), 0, 'nothing to release');
+    await page.getByRole('link', { name: 'Download the message (.eml)' }).waitFor();
     await screenshot(page, 'message');
     await expectAccessible(page, 'Message');
   });
@@ -112,7 +124,10 @@ describe('console: Message', () => {
     const frame = page.frameLocator('iframe[title="Message HTML"]');
     await page.getByText('Remote images are blocked.').waitFor();
     await frame.locator('#greeting', { hasText: 'Hello Ada,' }).waitFor();
+    // The text part is folded under the preview; each attachment is listed once.
+    await page.getByText('Text part').click();
     await page.locator('pre.rendered-text', { hasText: 'Invoice 4711 is attached.' }).waitFor();
+    assert.equal(await page.getByText('invoice.txt', { exact: true }).count(), 1, 'the attachment once');
     assert.equal(await frame.locator('#greeting').textContent(), 'Hello Ada,', 'the script did not run');
     assert.equal(
       remote.seen.length,
@@ -175,7 +190,7 @@ describe('console: Message', () => {
     assert.equal(await page.getByRole('button', { name: 'Release now' }).count(), 0);
   });
 
-  it("answers an unknown or another account's message with the API's 112", async () => {
+  it("says in words that an unknown or another account's message does not exist, with a way back", async () => {
     const { page } = browser;
     const other = await newAccount('e2e-other');
     const foreign = await created(other, { scheduling: { mode: 'manual-wait' } });
@@ -184,10 +199,13 @@ describe('console: Message', () => {
       const asked = apiRequested(page, '/message/query-1.0', (body) => body.message_uuid === uuid);
       await page.goto(`${browser.consoleUrl}#/message/${uuid}`);
       await asked;
-      const alert = page.getByRole('alert');
-      await alert.waitFor();
-      assert.match((await alert.textContent()) ?? '', /Error 112/);
+      await page.getByText(`This account has no message ${uuid}`).waitFor();
+      assert.equal(await page.getByRole('heading', { name: 'No such message' }).count(), 1);
     }
+    await page.getByRole('link', { name: 'Back to Activity' }).click();
+    await page.waitForURL(/#\/activity/);
+    await page.goto(`${browser.consoleUrl}#/message/${foreign}`);
+    await page.getByRole('heading', { name: 'No such message' }).waitFor();
     await screenshot(page, 'message-not-found');
   });
 });

@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 describe('console: Templates', () => {
-  it('creates a template and previews it live, with the errors and the suggested model', async () => {
+  it('creates a template that opens with the suggested model filled in, and previews it live with its errors', async () => {
     const { page } = browser;
     await page.getByText('No templates yet').waitFor();
     await screenshot(page, 'templates-empty');
@@ -52,7 +52,13 @@ describe('console: Templates', () => {
     await page.waitForURL(/#\/templates\/welcome$/);
     await page.getByRole('heading', { name: /Welcome mail/ }).waitFor();
 
-    // The empty model lacks `name`: the API's render answers it as an error, with the part and line.
+    // The editor opens with the suggested model filled in: no error, never a red first view.
+    await page.getByText('No errors.').waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Template errors' }).count(), 0);
+    assert.ok(JSON.parse(await page.getByLabel('Model (JSON)').inputValue()).name !== undefined);
+    await screenshot(page, 'template-new');
+    // A model without `name`: the API's render answers it as an error, with the part and line.
+    await page.getByLabel('Model (JSON)').fill('{}');
     const errors = page.getByRole('list', { name: 'Template errors' });
     await errors.waitFor();
     assert.match((await errors.textContent()) ?? '', /subject line 1 name is not in the model/);

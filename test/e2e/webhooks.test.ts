@@ -106,4 +106,40 @@ describe('console: Webhooks', () => {
     assert.ok(verifiesByHand(firstSecret, replayed as never), 'and, for 24 hours, with the old one');
     assert.equal(String(replayed?.headers['webhook-signature']).split(' ').length, 2);
   });
+
+  it('sends a test event of a chosen type; its attempt is listed', async () => {
+    const { page } = browser;
+    const before = receiver.received.length;
+    await page.getByLabel('Event type').selectOption('message.bounced');
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText(/A test message.bounced event \(evt_[0-9a-f]{32}\) is queued/).waitFor();
+    const [test] = (
+      await receiver.waitFor((list) => list.slice(before).some((r) => r.body.includes('"message.bounced"')))
+    ).slice(before);
+    assert.ok(test !== undefined);
+    const body = JSON.parse(test.body);
+    assert.equal(body.data.message_uuid, '00000000-0000-0000-0000-000000000000');
+    const eventId = String(test.headers['webhook-id']);
+    const row = page.locator('table.list tbody tr').filter({ hasText: eventId });
+    const deadline = Date.now() + 60_000;
+    while ((await row.count()) === 0) {
+      assert.ok(Date.now() < deadline, 'the test attempt appears');
+      const answered = apiRequested(page, '/webhook/query-1.0');
+      await page.getByRole('button', { name: 'Refresh attempts' }).click();
+      await (await answered).response();
+    }
+    assert.match((await row.textContent()) ?? '', /message\.bounced.*HTTP 200/s);
+    await screenshot(page, 'webhook-test-event');
+    await expectAccessible(page, 'Webhook endpoint with a test event');
+  });
+
+  it('changes the URL and events; the secret stays', async () => {
+    const { page } = browser;
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/moved`);
+    await page.getByRole('group', { name: 'Events it receives' }).getByLabel('message.sent').uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Endpoint changed; its secret stays the same.').waitFor();
+    await page.getByRole('heading', { name: `${receiver.url}/moved` }).waitFor();
+    assert.doesNotMatch((await page.locator('dl.facts').textContent()) ?? '', /message\.sent/);
+  });
 });

@@ -242,13 +242,14 @@ describe('IAM least privilege: named negative checks', () => {
     );
   });
 
-  it('webhook queues: fan-out and replay queue jobs, only the delivery function dead-letters them', () => {
+  it('webhook queues: fan-out, replay and test events queue jobs, only the delivery function dead-letters them', () => {
     const webhookQueueId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookQueue/);
     const webhookDlqId = logicalIdOf('AWS::SQS::Queue', /^StorageWebhookDeadLetterQueue/);
     assert.deepEqual(holders('sqs:SendMessage', webhookQueueId), [
       'webhook-delivery',
       'webhook-fanout',
       'webhook-replay',
+      'webhook-test',
     ]);
     assert.deepEqual(holders('sqs:SendMessage', webhookDlqId), ['webhook-delivery']);
     assert.deepEqual(holders('sqs:DeleteMessage', webhookQueueId), ['webhook-delivery']);

@@ -69,7 +69,6 @@ describe('SES delivery events (EventBridge) recorded in the message history', ()
         'recipient@example.com: TransientCommunicationFailure: smtp; 421 4.4.1 Unable to connect to remote host',
       ],
       ['bounced', 'bounce@example.com: Permanent/General: smtp; 550 5.1.1 user unknown'],
-      ['bounced', undefined],
       ['complaint', 'recipient@example.com: abuse'],
     ]);
   });

@@ -128,6 +128,7 @@ describe('POST /message/query-1.0', () => {
         'created_at',
         'message_sender',
         'message_uuid',
+        'recipients',
         'recipients_count',
         'scheduling',
         'status',

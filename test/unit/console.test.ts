@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { consoleContentSecurityPolicy } from '../../console/src/config-contract.ts';
 import { parseCsv, toCsv } from '../../console/src/csv.ts';
-import { displayDate, fromLocalInput, toLocalInput } from '../../console/src/format.ts';
+import {
+  chartInstant,
+  chartTick,
+  displayDate,
+  fromLocalInput,
+  toLocalInput,
+} from '../../console/src/format.ts';
 import { href, parseHash } from '../../console/src/hash-route.ts';
 import { hasRemoteImages, previewDocument, previewPolicy } from '../../console/src/preview-document.ts';
 import {
@@ -69,6 +75,14 @@ describe('console dates', () => {
     assert.equal(displayDate('2026-11-22T09:15:00Z'), '2026-11-22 09:15:00 +00:00');
     assert.equal(displayDate(null), '—');
     assert.equal(displayDate('yesterday'), 'yesterday');
+  });
+
+  it('dates the charts in the same ISO style (the browser’s time zone), never month/day', () => {
+    const nine = new Date(2026, 10, 28, 9, 0).getTime() / 1000;
+    const midnight = new Date(2026, 10, 28, 0, 0).getTime() / 1000;
+    assert.equal(chartInstant(nine), '2026-11-28 09:00');
+    assert.equal(chartTick(midnight), '2026-11-28');
+    assert.equal(chartTick(nine), '09:00');
   });
 });
 

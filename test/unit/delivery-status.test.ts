@@ -5,8 +5,10 @@ import {
   applyRecipientUpdates,
   claimDecision,
   messageStatusFromRecipients,
+  needsMessageEntry,
   type Recipient,
 } from '../../shared/delivery/model/status.ts';
+import { outcomeFromRelay } from '../../shared/delivery/send-message.ts';
 
 const recipient = (email: string, status: Recipient['status']): Recipient => ({
   email,
@@ -197,5 +199,50 @@ describe('re-arming a watch entry', () => {
   test('never at or before the run: the next window holds it', () => {
     assert.equal(watchAgainAt({ status: 'queued', dueAtMs: now - 10 }, now, lease), now + 1);
     assert.equal(watchAgainAt({ status: 'processing', dueAtMs: now, leaseUntil: now }, now, lease), now + 1);
+  });
+});
+
+describe('the history of a relay answer', () => {
+  const message = {
+    recipients: [recipient('ada@example.org', 'pending')],
+    to: [{ email: 'ada@example.org' }],
+    cc: [],
+    bcc: [],
+    created_at: '2026-01-01T00:00:00.000Z',
+  } as Parameters<typeof outcomeFromRelay>[0];
+  const at = '2026-01-01T00:00:01.000Z';
+
+  test('a delivered recipient: delivered once, about the recipient with the SMTP answer', () => {
+    const outcome = outcomeFromRelay(
+      message,
+      {
+        response: '250 2.0.0 Ok: queued as 7F',
+        recipients: [
+          { email: 'ada@example.org', outcome: 'accepted', permanent: false, response: '250 2.1.5 Ok' },
+        ],
+        finalHop: true,
+      },
+      at,
+    );
+    assert.equal(outcome.status, 'delivered');
+    assert.deepEqual(
+      outcome.history.map((entry) => [entry.status, entry.recipient]),
+      [
+        ['sent', undefined],
+        ['delivered', 'ada@example.org'],
+      ],
+    );
+  });
+
+  test('a status no recipient entry says (partly delivered) still gets its own entry', () => {
+    assert.equal(
+      needsMessageEntry('delivered', [{ status: 'bounced', at, recipient: 'b@example.org' }]),
+      true,
+    );
+    assert.equal(
+      needsMessageEntry('bounced', [{ status: 'bounced', at, recipient: 'b@example.org' }]),
+      false,
+    );
+    assert.equal(needsMessageEntry('failed', [{ status: 'failed', at }]), true);
   });
 });

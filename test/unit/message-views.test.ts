@@ -95,11 +95,14 @@ describe('the views of a stored message', () => {
     assert.deepEqual(view.template, template);
   });
 
-  it('a list entry counts the recipients and carries no addresses', () => {
+  it('a list entry counts the recipients and names the first two', () => {
     const view = summaryView(item());
     assert.equal(view.recipients_count, 2);
     assert.equal(view.subject, 'Your order');
-    assert.equal('recipients' in view, false);
+    assert.equal(view.recipients.length, 2);
+    const many = item();
+    many.recipients = [...(many.recipients ?? []), ...(many.recipients ?? [])];
+    assert.equal(summaryView(many).recipients.length, 2, 'never more than two');
     assert.equal(view.updated_at, formatDate(later));
   });
 

@@ -14,6 +14,7 @@ import { download } from '../download.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { actOnHeld, canCancel, canRelease, type HeldAction } from '../held.ts';
 import { href, navigate, type Route } from '../router.ts';
+import { SendingDomainHint } from '../sending-domain-hint.tsx';
 import type { MessageFilters, MessagePage, MessageStatus, MessageSummary } from '../types.ts';
 import { messageStatuses } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
@@ -360,7 +361,12 @@ function MessageList({
                 <a href={href('message', message.message_uuid)}>{message.subject || '(no subject)'}</a>
               </td>
               <td>{message.message_sender}</td>
-              <td class="number">{message.recipients_count}</td>
+              <td>
+                {message.recipients.join(', ')}
+                {message.recipients_count > message.recipients.length ? (
+                  <span class="muted"> +{message.recipients_count - message.recipients.length}</span>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -384,6 +390,7 @@ function NoMessages({ filtered }: { filtered: boolean }) {
         Messages appear here as soon as the API accepts them: send one with <code>POST /message/add-1.0</code>
         .
       </p>
+      <SendingDomainHint />
     </Empty>
   );
 }

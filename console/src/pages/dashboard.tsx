@@ -3,6 +3,7 @@ import { api, dataOf } from '../api.ts';
 import { type ChartLine, type GuardLine, TimeChart } from '../chart.tsx';
 import { AsyncView, Empty } from '../components.tsx';
 import { href, navigate, type Route } from '../router.ts';
+import { SendingDomainHint } from '../sending-domain-hint.tsx';
 import {
   bounceRate,
   complaintRate,
@@ -101,6 +102,7 @@ export function DashboardPage({ route }: { route: Route }) {
                 The figures appear as messages are accepted, sent, delivered or refused (they are counted
                 within seconds). Choose a longer period, or send one with <code>POST /message/add-1.0</code>.
               </p>
+              <SendingDomainHint />
             </Empty>
           ) : (
             <StatsView data={data} group={group} />

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, dataOf } from '../api.ts';
+import { ApiError, api, dataOf } from '../api.ts';
 import {
   AsyncView,
   ConfirmButton,
@@ -17,10 +17,11 @@ import type { MessageContent, MessageDetails, RecipientEvent } from '../types.ts
 import { useAction, useAsync } from '../use-async.ts';
 
 /**
- * One message: who sent it to whom, each recipient's status and events with the receiving side's
- * answers, its tags and metadata, the status history, headers and attachments, its content as the
- * recipients got it (POST /message/content-1.0: the HTML in the sandboxed preview, the text, every
- * header, attachment and raw downloads), and release or cancel while it is held.
+ * One message: its content as the recipients got it first (POST /message/content-1.0: the HTML in
+ * the sandboxed preview, the text, every header and the raw download), each attachment once, then
+ * who sent it to whom, each recipient's status with the receiving side's answers, its tags and
+ * metadata, the status history and headers, and release or cancel while it is held. An unknown
+ * message (112) is said in words, with the way back.
  */
 async function messageDetails(uuid: string): Promise<MessageDetails> {
   const data = await dataOf(api().POST('/message/query-1.0', { body: { message_uuid: uuid } }));
@@ -35,9 +36,21 @@ export function MessagePage({ uuid }: { uuid: string }) {
       <p class="breadcrumb">
         <a href={href('activity')}>Activity</a> / message
       </p>
-      <AsyncView value={message} loading="Loading the message" onRetry={reload}>
-        {(details) => <MessageView details={details} onChange={reload} />}
-      </AsyncView>
+      {message.state === 'error' && message.error instanceof ApiError && message.error.code === 112 ? (
+        <div class="empty">
+          <h1>No such message</h1>
+          <p>
+            This account has no message {uuid}: it may belong to another account, or the link is mistyped.
+          </p>
+          <p>
+            <a href={href('activity')}>Back to Activity</a>
+          </p>
+        </div>
+      ) : (
+        <AsyncView value={message} loading="Loading the message" onRetry={reload}>
+          {(details) => <MessageView details={details} onChange={reload} />}
+        </AsyncView>
+      )}
     </>
   );
 }
@@ -59,6 +72,8 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
         <CopyButton text={details.message_uuid} label="Copy the message id" />
       </p>
       <HeldActions details={details} onChange={onChange} />
+      <ContentSection uuid={details.message_uuid} attachments={details.attachments} />
+      <h2>Details</h2>
       <dl class="facts">
         <dt>From</dt>
         <dd>{addresses(details.from)}</dd>
@@ -142,8 +157,11 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
                 <StatusBadge status={recipient.status} />
               </td>
               <td class="detail">
-                {recipient.detail ?? <span class="muted">—</span>}
-                <RecipientEvents events={recipient.events} />
+                {recipient.events.length > 0 ? (
+                  <RecipientEvents events={recipient.events} />
+                ) : (
+                  (recipient.detail ?? <span class="muted">—</span>)
+                )}
               </td>
               <td>
                 <Time value={recipient.updated_at} />
@@ -169,24 +187,6 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
       ) : (
         <HeaderTable headers={Object.entries(details.headers).map(([name, value]) => ({ name, value }))} />
       )}
-
-      <h2>Attachments</h2>
-      {details.attachments.length === 0 ? (
-        <Empty title="No attachments" />
-      ) : (
-        <ul>
-          {details.attachments.map((attachment) => (
-            <li key={attachment.filename}>
-              {attachment.filename}{' '}
-              <span class="muted">
-                ({attachment.content_type}, {plural(attachment.size, 'byte')})
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-
-      <ContentSection uuid={details.message_uuid} />
     </>
   );
 }
@@ -215,7 +215,7 @@ function HeaderTable({ headers }: { headers: ReadonlyArray<{ name: string; value
   );
 }
 
-/** What the receiving side said about one recipient, event by event (SMTP reply, SES details). */
+/** What the receiving side said about one recipient, event by event (SMTP reply, SES details), each answer once. */
 function RecipientEvents({ events }: { events: readonly RecipientEvent[] }) {
   if (events.length === 0) return null;
   return (
@@ -224,7 +224,9 @@ function RecipientEvents({ events }: { events: readonly RecipientEvent[] }) {
         <li key={`${index}:${event.at}`}>
           <Time value={event.at} /> <StatusBadge status={event.status} />
           {[
-            event.response,
+            // The same answer for two steps (a final-hop relay's reply is sent and delivered at
+            // once) is shown once, with the later step.
+            event.response === events[index + 1]?.response ? undefined : event.response,
             event.bounce_type === undefined
               ? undefined
               : `${event.bounce_type}${event.bounce_subtype === undefined ? '' : ` / ${event.bounce_subtype}`}`,
@@ -255,71 +257,93 @@ async function messageContent(uuid: string): Promise<MessageContent> {
  * whole message to download (links that expire). Bodies are personal data, under their own scope
  * (`messages:read_content`): a sign-in without it sees the API's 113 here and the rest of the page.
  */
-function ContentSection({ uuid }: { uuid: string }) {
+type AttachmentFacts = MessageDetails['attachments'];
+
+function ContentSection({ uuid, attachments }: { uuid: string; attachments: AttachmentFacts }) {
+  const [content, reload] = useAsync(() => messageContent(uuid), [uuid]);
   return (
-    <section aria-labelledby="content-heading">
-      <h2 id="content-heading">Content</h2>
-      <LoadedContent uuid={uuid} />
-    </section>
+    <>
+      <section aria-labelledby="content-heading">
+        <h2 id="content-heading">Content</h2>
+        <AsyncView value={content} loading="Loading the content" onRetry={reload}>
+          {(parts) => <LoadedContent uuid={uuid} parts={parts} />}
+        </AsyncView>
+      </section>
+      <h2>Attachments</h2>
+      <AttachmentList
+        attachments={attachments}
+        downloads={content.state === 'ready' ? content.value : undefined}
+      />
+    </>
   );
 }
 
-function LoadedContent({ uuid }: { uuid: string }) {
-  const [content, reload] = useAsync(() => messageContent(uuid), [uuid]);
+/**
+ * Each attachment once: a download link when the content could be read (its links expire), its
+ * name and size otherwise (a sign-in without `messages:read_content`).
+ */
+function AttachmentList({
+  attachments,
+  downloads,
+}: {
+  attachments: AttachmentFacts;
+  downloads: MessageContent | undefined;
+}) {
+  const listed = downloads?.attachments ?? attachments;
+  if (listed.length === 0) return <Empty title="No attachments" />;
   return (
-    <AsyncView value={content} loading="Loading the content" onRetry={reload}>
-      {(parts) => (
-        <>
-          <p class="toolbar">
-            {parts.raw_url === null ? (
-              <span class="muted">
-                The signed message can no longer be made again (its DKIM key is gone).
-              </span>
-            ) : (
-              <a class="button" href={parts.raw_url} download={`${uuid}.eml`}>
-                Download the message (.eml)
-              </a>
-            )}{' '}
-            <span class="muted">
-              Links work until <Time value={parts.expires_at} />.
-            </span>
-          </p>
-          <h3>HTML</h3>
-          {parts.html === null ? (
-            <p class="muted">No HTML part (or too large to show here: download the message).</p>
+    <ul aria-label="Attachments">
+      {listed.map((attachment, index) => (
+        <li key={`${index}:${attachment.filename}`}>
+          {'url' in attachment && typeof attachment.url === 'string' ? (
+            <a href={attachment.url} download={attachment.filename}>
+              {attachment.filename}
+            </a>
           ) : (
-            <HtmlPreview html={parts.html} title="Message HTML" />
-          )}
-          <h3>Text</h3>
-          {parts.text === null ? (
-            <p class="muted">No text part (or too large to show here: download the message).</p>
-          ) : (
-            <pre class="rendered-text">{parts.text}</pre>
-          )}
-          <h3>Attachments</h3>
-          {parts.attachments.length === 0 ? (
-            <p class="muted">None.</p>
-          ) : (
-            <ul aria-label="Attachment downloads">
-              {parts.attachments.map((attachment, index) => (
-                <li key={`${index}:${attachment.filename}`}>
-                  <a href={attachment.url} download={attachment.filename}>
-                    {attachment.filename}
-                  </a>{' '}
-                  <span class="muted">
-                    ({attachment.content_type}, {plural(attachment.size, 'byte')})
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )}
-          <details>
-            <summary>Every header as sent ({parts.headers.length})</summary>
-            <HeaderTable headers={parts.headers} />
-          </details>
-        </>
+            attachment.filename
+          )}{' '}
+          <span class="muted">
+            ({attachment.content_type}, {plural(attachment.size, 'byte')})
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function LoadedContent({ uuid, parts }: { uuid: string; parts: MessageContent }) {
+  return (
+    <>
+      {parts.html === null ? (
+        <p class="muted">No HTML part (or too large to show here: download the message).</p>
+      ) : (
+        <HtmlPreview html={parts.html} title="Message HTML" />
       )}
-    </AsyncView>
+      <p class="toolbar">
+        {parts.raw_url === null ? (
+          <span class="muted">The signed message can no longer be made again (its DKIM key is gone).</span>
+        ) : (
+          <a class="button" href={parts.raw_url} download={`${uuid}.eml`}>
+            Download the message (.eml)
+          </a>
+        )}{' '}
+        <span class="muted">
+          Links work until <Time value={parts.expires_at} />.
+        </span>
+      </p>
+      <details open={parts.html === null}>
+        <summary>Text part</summary>
+        {parts.text === null ? (
+          <p class="muted">No text part (or too large to show here: download the message).</p>
+        ) : (
+          <pre class="rendered-text">{parts.text}</pre>
+        )}
+      </details>
+      <details>
+        <summary>Every header as sent ({parts.headers.length})</summary>
+        <HeaderTable headers={parts.headers} />
+      </details>
+    </>
   );
 }
 

@@ -227,7 +227,8 @@ function EditorForm({
   const { template } = detail;
   const shown = detail.version;
   const [draft, setDraft] = useState<Draft>(() => draftOf(shown));
-  const [model, setModel] = useState('{}');
+  // Undefined until the first render suggests a model: the editor opens with it filled in.
+  const [model, setModel] = useState<string>();
   const action = useAction();
   const latest = template.versions[0]?.version;
   const changed = JSON.stringify(draft) !== JSON.stringify(draftOf(shown));
@@ -321,7 +322,8 @@ function LivePreview({
   onModel,
 }: {
   draft: Draft;
-  model: string;
+  /** Undefined until the first render: then the suggested model fills it. */
+  model: string | undefined;
   onModel: (value: string) => void;
 }) {
   const [result, setResult] = useState<TemplateRender>();
@@ -330,7 +332,7 @@ function LivePreview({
   let parsedModel: Record<string, unknown> | undefined;
   let modelProblem: string | undefined;
   try {
-    const value = JSON.parse(model) as unknown;
+    const value = JSON.parse(model ?? '{}') as unknown;
     if (value === null || typeof value !== 'object' || Array.isArray(value))
       modelProblem = 'The model must be a JSON object';
     else parsedModel = value as Record<string, unknown>;
@@ -356,6 +358,13 @@ function LivePreview({
       ).then(
         (rendered) => {
           if (ticket !== latest.current) return;
+          if (model === undefined) {
+            // The first render only finds the variables: the editor opens with them filled in, and
+            // shows the render of that model, so a new template never opens with missing values.
+            const suggested = JSON.stringify(rendered.suggested_model, null, 2);
+            onModel(suggested);
+            if (suggested !== '{}') return;
+          }
           setResult(rendered);
           setError(undefined);
         },
@@ -375,7 +384,7 @@ function LivePreview({
         id="template-model"
         class="code"
         rows={5}
-        value={model}
+        value={model ?? ''}
         onInput={(event) => onModel(event.currentTarget.value)}
       />
       {result === undefined ? null : (

@@ -19,11 +19,12 @@ import type {
 } from '../types.ts';
 import { webhookEventTypes } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
+import { EditEndpoint, SendTestEvent } from './webhook-actions.tsx';
 
 /**
  * Webhooks: the account's endpoints, adding one (its signing secret is shown once), and for each
- * endpoint its latest delivery attempts with their status codes, replay of an event, secret
- * rotation and removal.
+ * endpoint its latest delivery attempts with their status codes, a test event, a change of URL and
+ * events, replay of an event, secret rotation and removal.
  */
 async function webhookList(): Promise<WebhookList> {
   const data = await dataOf(api().POST('/webhook/query-1.0', { body: {} }));
@@ -281,6 +282,15 @@ function WebhookDetailView({ id }: { id: string }) {
               </p>
             )}
             {action.error === undefined ? null : <ErrorNotice error={action.error} />}
+            {webhook.enabled ? (
+              <SendTestEvent
+                webhookId={webhook.webhook_id}
+                onQueued={(note) => {
+                  setNotice(note);
+                  setTimeout(reload, 1500);
+                }}
+              />
+            ) : null}
             <h2>Delivery attempts</h2>
             {webhook.deliveries.length === 0 ? (
               <Empty title="No delivery attempts yet">
@@ -336,6 +346,14 @@ function WebhookDetailView({ id }: { id: string }) {
                 </tbody>
               </table>
             )}
+            <EditEndpoint
+              key={`${webhook.url} ${webhook.events.join()}`}
+              webhook={webhook}
+              onSaved={() => {
+                setNotice('Endpoint changed; its secret stays the same.');
+                reload();
+              }}
+            />
           </>
         )}
       </AsyncView>

@@ -128,3 +128,13 @@ export function claimDecision(
       return { action: 'skip', reason: `message is ${message.status}` };
   }
 }
+
+/**
+ * Whether a write that moves a message to `status` records that status as an entry of its own: not
+ * when the entries the write adds about its recipients already say it, so a message whose only
+ * recipient was delivered shows `delivered` once in its history, not once for the recipient and once
+ * for the message. Webhooks and statistics count recipient changes, never these entries.
+ */
+export function needsMessageEntry(status: MessageStatus, added: readonly HistoryEntry[]): boolean {
+  return !added.some((entry) => entry.recipient !== undefined && entry.status === status);
+}

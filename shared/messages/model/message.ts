@@ -316,6 +316,9 @@ export function detailsView(item: MessageItem) {
   };
 }
 
+/** How many recipients a list entry names: enough to recognise a message, the count says the rest. */
+const listedRecipients = 2;
+
 /** One entry of a filtered list. */
 export function summaryView(item: MessageItem) {
   return {
@@ -325,6 +328,7 @@ export function summaryView(item: MessageItem) {
     subject: item.subject ?? '',
     content_kind: item.content_kind,
     recipients_count: (item.recipients ?? []).length,
+    recipients: (item.recipients ?? []).slice(0, listedRecipients).map((recipient) => recipient.email),
     scheduling: schedulingView(item.scheduling),
     created_at: formatDate(item.created_at),
     updated_at: formatDate(item.updated_at),

@@ -15,7 +15,7 @@ export const scopes = {
   'suppressions:read': 'Read your suppression list',
   'suppressions:write': 'Add addresses to or remove them from your suppression list',
   'webhooks:read': 'List your webhook endpoints and their delivery attempts',
-  'webhooks:write': 'Add, delete, rotate and replay your webhook endpoints',
+  'webhooks:write': 'Add, change, test, delete, rotate and replay your webhook endpoints',
   'templates:read': 'Read your templates and render previews',
   'templates:write': 'Add, change, publish and delete your templates',
   'inbound:read': 'Read the mail your receiving domains received',

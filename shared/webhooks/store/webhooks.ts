@@ -205,6 +205,27 @@ export async function rotateEndpointSecret(
 }
 
 /**
+ * Changes an endpoint's URL and events; its secret, health and history stay. Undefined when the
+ * endpoint is gone.
+ */
+export async function updateEndpointSettings(
+  accountId: string,
+  webhookId: string,
+  settings: { url: string; events: string[] },
+  at: string,
+): Promise<StoredEndpoint | undefined> {
+  const attributes = await updateEndpointIf(
+    accountId,
+    webhookId,
+    'SET #url = :url, events = :events, updated_at = :at',
+    'attribute_exists(pk)',
+    { ':url': settings.url, ':events': settings.events, ':at': at },
+    { '#url': 'url' },
+  );
+  return attributes === undefined ? undefined : toEndpoint(attributes);
+}
+
+/**
  * One conditional update of an endpoint item: the new attributes, or undefined when the condition
  * did not hold (the endpoint is gone, or its state moved on).
  */
@@ -214,12 +235,14 @@ async function updateEndpointIf(
   update: string,
   condition: string,
   values: Record<string, unknown>,
+  names?: Record<string, string>,
 ): Promise<Record<string, unknown> | undefined> {
   const result = await table.update({
     Key: webhookKeys.endpoint(accountId, webhookId),
     UpdateExpression: update,
     ConditionExpression: condition,
     ExpressionAttributeValues: values,
+    ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
     ReturnValues: 'ALL_NEW',
   });
   return result.outcome === 'applied' ? (result.attributes ?? {}) : undefined;

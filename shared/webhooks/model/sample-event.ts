@@ -1,0 +1,88 @@
+import { inboundExampleSummary } from '../../inbound/index.ts';
+import type { MessageStatus } from '../../messages/index.ts';
+import { reportedStatus } from '../../messages/index.ts';
+import type { WebhookEventType } from './events.ts';
+
+/**
+ * The body of a test event (POST /webhook/test-1.0, docs/webhooks.md "Test events"): a body of the
+ * asked type shaped exactly like a real one, so a receiver's parser and signature check meet what
+ * they will meet later. It is about no real message: the all-zero uuid and the `test` metadata say
+ * so. Pure.
+ */
+export const sampleMessageUuid = '00000000-0000-0000-0000-000000000000';
+
+/** The message's status a real event of each type carries. */
+const messageStatusAfter: Record<Exclude<keyof typeof reportedStatus, 'message.cancelled'>, MessageStatus> = {
+  'message.sent': 'sent',
+  'message.delivered': 'delivered',
+  'message.bounced': 'bounced',
+  'message.complained': 'delivered',
+  'message.delayed': 'sent',
+  'message.failed': 'failed',
+  'message.suppressed': 'suppressed',
+};
+
+const sampleDetail: Partial<Record<WebhookEventType, string>> = {
+  'message.delivered': '250 2.0.0 Ok: queued (test event)',
+  'message.bounced': '550 5.1.1 User unknown (test event)',
+  'message.delayed': '451 4.7.1 Try again later (test event)',
+  'message.failed': 'Test event: the recipient will not get it',
+};
+
+export function sampleEventBody(
+  type: WebhookEventType,
+  webhookId: string,
+  url: string,
+  timestamp: string,
+): string {
+  const message = {
+    message_uuid: sampleMessageUuid,
+    subject: 'Test event',
+    tags: [{ name: 'test', value: 'true' }],
+    metadata: { test: 'true' },
+  };
+  if (type === 'message.cancelled') {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: {
+        message_uuid: message.message_uuid,
+        status: 'cancelled',
+        recipient: null,
+        subject: message.subject,
+        tags: message.tags,
+        metadata: message.metadata,
+      },
+    });
+  }
+  if (type === 'inbound.received') {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: { ...inboundExampleSummary, received_at: timestamp, subject: 'Test event', attachments: [] },
+    });
+  }
+  if (type === 'webhook.disabled') {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: { webhook_id: webhookId, url, reason: 'Test event: nothing was disabled' },
+    });
+  }
+  return JSON.stringify({
+    type,
+    timestamp,
+    data: {
+      message_uuid: message.message_uuid,
+      status: messageStatusAfter[type],
+      recipient: {
+        email: 'test@example.org',
+        status: reportedStatus[type],
+        detail: sampleDetail[type] ?? null,
+      },
+      subject: message.subject,
+      tags: message.tags,
+      metadata: message.metadata,
+    },
+  });
+}
