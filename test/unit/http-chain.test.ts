@@ -481,24 +481,30 @@ describe('errors as the envelope answers them', () => {
     assert.equal(answer.headers.get('ratelimit-limit'), '3', 'the rate-limit headers are on errors too');
   });
 
-  it('answers 9, not an unhandled rejection, when a schema check itself throws', async () => {
-    const throwing = z.object({}).check(
-      z.refine(() => {
-        throw new RangeError('Maximum call stack size exceeded');
-      }),
-    );
-    const chain = protectedChain(
-      'dkim-set-algorithm',
-      { scopes: ['domains:write'] },
-      {
-        schema: throwing,
-        from: 'body',
-      },
-    );
-    const answer = await invoke(chain, 'dkim-set-algorithm', {
-      headers: bearer,
-      body: {},
-    });
-    expectError(answer, 501, 9);
-  });
+  it.each([
+    ['a check that fails', new TypeError('a bug in a refinement'), 501, 9],
+    ['input that exhausts the stack', new RangeError('Maximum call stack size exceeded'), 406, 107],
+  ] as const)(
+    'answers %s with a catalogue error, never an unhandled rejection',
+    async (_case, thrown, status, code) => {
+      const throwing = z.object({}).check(
+        z.refine(() => {
+          throw thrown;
+        }),
+      );
+      const chain = protectedChain(
+        'dkim-set-algorithm',
+        { scopes: ['domains:write'] },
+        {
+          schema: throwing,
+          from: 'body',
+        },
+      );
+      const answer = await invoke(chain, 'dkim-set-algorithm', {
+        headers: bearer,
+        body: {},
+      });
+      expectError(answer, status, code);
+    },
+  );
 });
