@@ -7,6 +7,7 @@ import { deleteObjects, putObjects, type StoredObject } from '../platform/object
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
+import { HtmlToTextLimitError, textFromHtml } from '../platform/mail/text-from-html.ts';
 import { getTemplateHeadAndDomain, type RenderedMessage, type TemplateHead } from '../templates/index.ts';
 import { deliverySettings } from './config.ts';
 import { readEml } from './eml.ts';
@@ -268,6 +269,24 @@ export interface PreparedMessage {
   sendAt?: Date;
   /** The template the subject and content were rendered from. */
   template?: RenderedMessage['template'];
+  /** HTML-only content's text part, derived once on acceptance and stored with it. */
+  derivedText?: string;
+}
+
+/**
+ * The text part of HTML-only content (docs/messages.md, "Content"): derived once here and stored
+ * beside the HTML, so the sender and the content route read it instead of converting again. HTML
+ * past the conversion's limits (docs/security.md, "Limits") is 107 naming `content.html`.
+ */
+async function derivedTextOf(html: string): Promise<string> {
+  try {
+    return await textFromHtml(html);
+  } catch (error) {
+    if (error instanceof HtmlToTextLimitError || error instanceof RangeError) {
+      throw invalid([{ field: 'content.html', message: error instanceof RangeError ? 'The HTML is too complex to convert to text' : error.message }]);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -387,6 +406,7 @@ export async function prepareNewMessage(
       },
     ]);
   }
+  const derivedText = content.kind === 'html_only' ? await derivedTextOf(content.html) : undefined;
   return {
     sender,
     from,
@@ -396,6 +416,7 @@ export async function prepareNewMessage(
     replyTo,
     subject,
     content,
+    ...(derivedText === undefined ? {} : { derivedText }),
     ...(emlBytes === undefined ? {} : { emlBytes }),
     attachments,
     headers,
@@ -421,6 +442,7 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
   const { content } = prepared;
   const planned = planContent(uuid, {
     ...(content.kind === 'text_only' || content.kind === 'mixed' ? { text: content.text } : {}),
+    ...(prepared.derivedText === undefined ? {} : { text: prepared.derivedText }),
     ...(content.kind === 'html_only' || content.kind === 'mixed' ? { html: content.html } : {}),
     ...(prepared.emlBytes === undefined ? {} : { eml: prepared.emlBytes }),
     attachments: prepared.attachments.map((attachment) => ({
