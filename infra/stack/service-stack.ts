@@ -12,6 +12,7 @@ import type { Route } from '../../shared/platform/http/route.ts';
 import type { Worker } from '../../shared/platform/worker.ts';
 import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import { type FunctionId, scheduledRoutes, workers } from '../../shared/workers.ts';
+import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
 import type { ServiceConfig } from '../config.ts';
 import {
   countingStreamDefinition,
@@ -196,6 +197,7 @@ export class MailServiceStack extends Stack {
         memorySize: memory[route.id as FunctionId],
         logRetention,
         environment: route.public ? http : { ...http, ...auth },
+        reservedConcurrency: untrustedInputConcurrencyOf(route.id as FunctionId, config),
       });
       this.grant(fn, functionAccess[route.id as FunctionId], config);
       this.functions.set(route.id as FunctionId, fn);
@@ -459,6 +461,8 @@ export class MailServiceStack extends Stack {
           new SqsEventSource(this.storage.inboundQueue, {
             batchSize: inboundQueueDefinition.batchSize,
             reportBatchItemFailures: true,
+            // Hostile mail parses within its own budget and this cap (docs/security.md, "Limits").
+            maxConcurrency: config.inboundConcurrency,
           }),
         );
         return;
