@@ -1,4 +1,5 @@
 import type { FormatCallback } from 'html-to-text';
+import { maxElementDepth } from './html-open-elements.ts';
 import { type TableCell, tableToText } from './text-table-layout.ts';
 
 /**
@@ -7,9 +8,10 @@ import { type TableCell, tableToText } from './text-table-layout.ts';
  * of message add derives text without loading the MIME composer. Links keep their address in brackets, images are left out, headings keep their
  * case, lines wrap at 78.
  *
- * Bounded (docs/security.md, "Limits"): the input's length is checked before any work, the
- * element depth is bounded while walking (deeper HTML is refused rather than walked into a stack
- * overflow), and tables are laid out in linear time (./text-table-layout.ts). Past a limit it
+ * Bounded (docs/security.md, "Limits"): the input's length and its element depth are checked
+ * before any parsing (./html-open-elements.ts: the parser's work grows with the square of the
+ * depth, and the walk would run into a stack overflow), the walk itself stops at the same depth,
+ * and tables are laid out in linear time (./text-table-layout.ts). Past a limit it
  * throws `HtmlToTextLimitError`, which callers answer as 107 naming their field.
  */
 export const htmlToTextLimits = {
@@ -93,6 +95,9 @@ export async function textFromHtml(html: string): Promise<string> {
     throw new HtmlToTextLimitError(
       `HTML to convert to text is at most ${htmlToTextLimits.inputLength} characters; this one has ${html.length}`,
     );
+  }
+  if (maxElementDepth(html) > htmlToTextLimits.depth) {
+    throw new HtmlToTextLimitError(`HTML to convert to text nests elements at most ${htmlToTextLimits.depth} deep`);
   }
   converter ??= await loadConverter();
   const text = converter(html);
