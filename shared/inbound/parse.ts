@@ -257,7 +257,8 @@ export async function parseMessage(
   } else if (stopped !== undefined && parsed.parseError === undefined) {
     parsed.parseError = stopped;
   }
-  if (parsed.parseError === undefined && parsed.text === null && parsed.html !== null) {
+  // mailparser leaves the text empty for HTML-only mail (its own conversion is skipped, unbounded).
+  if (parsed.parseError === undefined && (parsed.text ?? '') === '' && parsed.html !== null) {
     try {
       parsed.text = await textFromHtml(parsed.html);
     } catch (error) {
