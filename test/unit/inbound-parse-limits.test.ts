@@ -87,9 +87,9 @@ describe('inbound parsing: deadline', () => {
     let storing = 0;
     const parsed = await parseMessage(
       source,
-      async (index, content) => {
+      async (index, content, meta) => {
         storing++;
-        return reading(index, content);
+        return reading(index, content, meta);
       },
       { deadlineMs: 200 },
     );
