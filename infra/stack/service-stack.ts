@@ -12,7 +12,6 @@ import type { Route } from '../../shared/platform/http/route.ts';
 import type { Worker } from '../../shared/platform/worker.ts';
 import { type RouteId, routeDetails, routes } from '../../shared/routes.ts';
 import { type FunctionId, scheduledRoutes, workers } from '../../shared/workers.ts';
-import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
 import type { ServiceConfig } from '../config.ts';
 import {
   countingStreamDefinition,
@@ -33,6 +32,7 @@ import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
+import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
 
 export interface MailServiceStackProps extends StackProps {
   readonly config: ServiceConfig;

@@ -264,7 +264,9 @@ export async function parseMessage(
     } catch (error) {
       if (!(error instanceof HtmlToTextLimitError || error instanceof RangeError)) throw error;
       parsed.parseError =
-        error instanceof RangeError ? 'the HTML part is too complex to convert to text' : `the HTML part: ${error.message}`;
+        error instanceof RangeError
+          ? 'the HTML part is too complex to convert to text'
+          : `the HTML part: ${error.message}`;
     }
   }
   if (parsed.parseError !== undefined) {

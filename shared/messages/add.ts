@@ -3,11 +3,11 @@ import { getDomain } from '../domains/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
 import { type Address, domainOf } from '../platform/mail/addresses.ts';
+import { HtmlToTextLimitError, textFromHtml } from '../platform/mail/text-from-html.ts';
 import { deleteObjects, putObjects, type StoredObject } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
-import { HtmlToTextLimitError, textFromHtml } from '../platform/mail/text-from-html.ts';
 import { getTemplateHeadAndDomain, type RenderedMessage, type TemplateHead } from '../templates/index.ts';
 import { deliverySettings } from './config.ts';
 import { readEml } from './eml.ts';
@@ -283,7 +283,12 @@ async function derivedTextOf(html: string): Promise<string> {
     return await textFromHtml(html);
   } catch (error) {
     if (error instanceof HtmlToTextLimitError || error instanceof RangeError) {
-      throw invalid([{ field: 'content.html', message: error instanceof RangeError ? 'The HTML is too complex to convert to text' : error.message }]);
+      throw invalid([
+        {
+          field: 'content.html',
+          message: error instanceof RangeError ? 'The HTML is too complex to convert to text' : error.message,
+        },
+      ]);
     }
     throw error;
   }

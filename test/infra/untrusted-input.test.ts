@@ -11,7 +11,10 @@ import { functionLogicalId, resourcesOfType, synthService } from '../support/inf
  */
 const { template } = synthService();
 const functionOf = (synthesized: typeof template, id: string) =>
-  resourcesOfType(synthesized, 'AWS::Lambda::Function')[functionLogicalId(synthesized, id)] as Record<string, any>;
+  resourcesOfType(synthesized, 'AWS::Lambda::Function')[functionLogicalId(synthesized, id)] as Record<
+    string,
+    any
+  >;
 const mappingOf = (synthesized: typeof template, id: string) =>
   Object.values(resourcesOfType(synthesized, 'AWS::Lambda::EventSourceMapping')).find(
     (mapping) =>
@@ -21,10 +24,12 @@ const mappingOf = (synthesized: typeof template, id: string) =>
 
 describe('concurrency of untrusted work', () => {
   it('template-render, template-add, template-update and message-content reserve untrustedInputConcurrency (10 by default)', () => {
-    assert.deepEqual(
-      [...untrustedInputFunctions].sort(),
-      ['message-content', 'template-add', 'template-render', 'template-update'],
-    );
+    assert.deepEqual([...untrustedInputFunctions].sort(), [
+      'message-content',
+      'template-add',
+      'template-render',
+      'template-update',
+    ]);
     for (const id of untrustedInputFunctions)
       assert.equal(functionOf(template, id).Properties.ReservedConcurrentExecutions, 10, id);
     const { template: wider } = synthService({ context: { untrustedInputConcurrency: '25' } });
@@ -44,7 +49,10 @@ describe('concurrency of untrusted work', () => {
   });
 
   it('refuses values outside what Lambda accepts', () => {
-    assert.throws(() => synthService({ context: { untrustedInputConcurrency: '0' } }), /untrustedInputConcurrency/);
+    assert.throws(
+      () => synthService({ context: { untrustedInputConcurrency: '0' } }),
+      /untrustedInputConcurrency/,
+    );
     assert.throws(() => synthService({ context: { inboundConcurrency: '1' } }), /inboundConcurrency/);
     assert.throws(() => synthService({ context: { inboundConcurrency: '1001' } }), /inboundConcurrency/);
   });

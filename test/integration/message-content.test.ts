@@ -244,7 +244,10 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
     const answer = await content(sending.token, uuid);
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.data.preview, true);
-    assert.doesNotMatch((await download(answer.body.data.raw_url)).bytes.toString('latin1'), /^DKIM-Signature:/im);
+    assert.doesNotMatch(
+      (await download(answer.body.data.raw_url)).bytes.toString('latin1'),
+      /^DKIM-Signature:/im,
+    );
   });
 
   it('deleting a message removes what the content route stored for download', async () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { HtmlToTextLimitError, htmlToTextLimits, textFromHtml } from '../../shared/platform/mail/text-from-html.ts';
+import {
+  HtmlToTextLimitError,
+  htmlToTextLimits,
+  textFromHtml,
+} from '../../shared/platform/mail/text-from-html.ts';
 import { tableLayoutLimits, tableToText } from '../../shared/platform/mail/text-table-layout.ts';
 
 /** The budgets of HTML to text (docs/security.md, "Limits"), each at its edge. */
@@ -10,7 +14,8 @@ const padded = (length: number) => {
   return open + 'word '.repeat(length).slice(0, length - open.length - close.length) + close;
 };
 const nested = (depth: number) => `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`;
-const cells = (count: number) => Array.from({ length: count }, (_, index) => ({ text: `c${index}`, colspan: 1, rowspan: 1 }));
+const cells = (count: number) =>
+  Array.from({ length: count }, (_, index) => ({ text: `c${index}`, colspan: 1, rowspan: 1 }));
 
 describe('HTML to text: input length', () => {
   it(`converts HTML of exactly ${htmlToTextLimits.inputLength} characters`, async () => {
@@ -44,17 +49,28 @@ describe('HTML to text: table layout', () => {
   });
 
   it(`aligns a table of ${tableLayoutLimits.columns} columns and writes one column more row by row`, () => {
-    const widest = tableToText([cells(tableLayoutLimits.columns), [{ text: 'longer cell', colspan: 1, rowspan: 1 }]], 0, 3);
+    const widest = tableToText(
+      [cells(tableLayoutLimits.columns), [{ text: 'longer cell', colspan: 1, rowspan: 1 }]],
+      0,
+      3,
+    );
     assert.match(widest, /^c0 {12}c1 {3}c2/);
-    const wider = tableToText([cells(tableLayoutLimits.columns + 1), [{ text: 'longer cell', colspan: 1, rowspan: 1 }]], 0, 3);
+    const wider = tableToText(
+      [cells(tableLayoutLimits.columns + 1), [{ text: 'longer cell', colspan: 1, rowspan: 1 }]],
+      0,
+      3,
+    );
     assert.match(wider, /^c0 {3}c1 {3}c2/);
     assert.equal(wider.split('\n')[1], 'longer cell');
   });
 
-  it('clamps spans to the HTML standard and to the table (no grid of the span\'s size)', () => {
+  it("clamps spans to the HTML standard and to the table (no grid of the span's size)", () => {
     const text = tableToText(
       [
-        [{ text: 'a', colspan: 1, rowspan: 1_000_000 }, { text: 'b', colspan: 1, rowspan: 1 }],
+        [
+          { text: 'a', colspan: 1, rowspan: 1_000_000 },
+          { text: 'b', colspan: 1, rowspan: 1 },
+        ],
         [{ text: 'c', colspan: 1, rowspan: 1 }],
       ],
       0,
@@ -62,7 +78,19 @@ describe('HTML to text: table layout', () => {
     );
     assert.equal(text, 'a   b\n    c');
     // A colspan past the column budget is written unaligned.
-    assert.equal(tableToText([[{ text: 'x', colspan: 1_000_000, rowspan: 1 }, { text: 'y', colspan: 1, rowspan: 1 }]], 0, 3), 'x   y');
+    assert.equal(
+      tableToText(
+        [
+          [
+            { text: 'x', colspan: 1_000_000, rowspan: 1 },
+            { text: 'y', colspan: 1, rowspan: 1 },
+          ],
+        ],
+        0,
+        3,
+      ),
+      'x   y',
+    );
   });
 
   it('writes a table unaligned when alignment would multiply its text past the budget', () => {

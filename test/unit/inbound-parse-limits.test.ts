@@ -17,12 +17,18 @@ function manyParts(attachments: number): Buffer {
 
 function htmlOnly(html: string): Buffer {
   const encoded = Buffer.from(html).toString('base64').replace(/.{76}/g, '$&\r\n');
-  return Buffer.from(`${head}Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${encoded}\r\n`);
+  return Buffer.from(
+    `${head}Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n${encoded}\r\n`,
+  );
 }
 
 /** Small chunks, as S3 streams them: the parser hands over attachments while more bytes arrive. */
 const chunked = (bytes: Buffer) =>
-  Readable.from(Array.from({ length: Math.ceil(bytes.length / 512) }, (_, index) => bytes.subarray(index * 512, (index + 1) * 512)));
+  Readable.from(
+    Array.from({ length: Math.ceil(bytes.length / 512) }, (_, index) =>
+      bytes.subarray(index * 512, (index + 1) * 512),
+    ),
+  );
 
 const reading: AttachmentStore = async (index, content) => {
   let size = 0;
@@ -71,7 +77,7 @@ describe('inbound parsing: HTML length', () => {
     assert.equal(parsed.html, null);
   });
 
-  it('HTML nested past the text conversion\'s depth is a parse error', async () => {
+  it("HTML nested past the text conversion's depth is a parse error", async () => {
     const parsed = await parseMessage(chunked(htmlOnly('<div>'.repeat(257))), reading);
     assert.match(parsed.parseError ?? '', /nests elements at most 256 deep/);
   });

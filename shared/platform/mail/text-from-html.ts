@@ -97,12 +97,16 @@ export async function textFromHtml(html: string): Promise<string> {
     );
   }
   if (maxElementDepth(html) > htmlToTextLimits.depth) {
-    throw new HtmlToTextLimitError(`HTML to convert to text nests elements at most ${htmlToTextLimits.depth} deep`);
+    throw new HtmlToTextLimitError(
+      `HTML to convert to text nests elements at most ${htmlToTextLimits.depth} deep`,
+    );
   }
   converter ??= await loadConverter();
   const text = converter(html);
   if (text.includes(depthMarker)) {
-    throw new HtmlToTextLimitError(`HTML to convert to text nests elements at most ${htmlToTextLimits.depth} deep`);
+    throw new HtmlToTextLimitError(
+      `HTML to convert to text nests elements at most ${htmlToTextLimits.depth} deep`,
+    );
   }
   return text;
 }

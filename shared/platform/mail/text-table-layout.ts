@@ -44,7 +44,8 @@ function offsetsOf(count: number, ends: Array<Array<{ start: number; size: numbe
   const offsets = new Array<number>(count + 1).fill(0);
   for (let index = 1; index <= count; index++) {
     let offset = offsets[index - 1] as number;
-    for (const cell of ends[index] ?? []) offset = Math.max(offset, (offsets[cell.start] as number) + cell.size);
+    for (const cell of ends[index] ?? [])
+      offset = Math.max(offset, (offsets[cell.start] as number) + cell.size);
     offsets[index] = offset;
   }
   return offsets;
@@ -76,9 +77,7 @@ function place(rows: readonly (readonly TableCell[])[]): Placed[] | undefined {
 /** Rows one per line (a multi-line cell joined by spaces), cells separated by `colSpacing` spaces. */
 function unaligned(rows: readonly (readonly TableCell[])[], colSpacing: number): string {
   const gap = ' '.repeat(colSpacing);
-  return rows
-    .map((cells) => cells.map((cell) => cell.text.replace(/\n+/g, ' ')).join(gap))
-    .join('\n');
+  return rows.map((cells) => cells.map((cell) => cell.text.replace(/\n+/g, ' ')).join(gap)).join('\n');
 }
 
 export function tableToText(
@@ -93,13 +92,18 @@ export function tableToText(
   let cellText = 0;
   const columnEnds: Array<Array<{ start: number; size: number }>> = [];
   const rowEnds: Array<Array<{ start: number; size: number }>> = [];
+  const addEnd = (ends: typeof columnEnds, at: number, entry: { start: number; size: number }) => {
+    const list = ends[at];
+    if (list === undefined) ends[at] = [entry];
+    else list.push(entry);
+  };
   for (const cell of placed) {
     const columnEnd = cell.column + cell.colspan;
     columnCount = Math.max(columnCount, columnEnd);
     cellText += cell.width * cell.lines.length + colSpacing;
-    (columnEnds[columnEnd] ??= []).push({ start: cell.column, size: cell.width + colSpacing });
+    addEnd(columnEnds, columnEnd, { start: cell.column, size: cell.width + colSpacing });
     const rowEnd = cell.row + cell.rowspan;
-    (rowEnds[rowEnd] ??= []).push({ start: cell.row, size: cell.lines.length + rowSpacing });
+    addEnd(rowEnds, rowEnd, { start: cell.row, size: cell.lines.length + rowSpacing });
   }
   const columnOffsets = offsetsOf(columnCount, columnEnds);
   const rowOffsets = offsetsOf(rows.length, rowEnds);
