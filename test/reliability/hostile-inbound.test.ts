@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 describe('hostile inbound mail and HTML to text', () => {
-  it('each attack ends within its budget, the other tenant is stored, nothing is lost, /health answers within 1 s', async () => {
+  it('each attack ends within its budget, the other tenant is stored, nothing is lost', async () => {
     const run = randomUUID().slice(0, 8);
     const manyTo = `many-${run}@${attacked.domain}`;
     const wideTo = `wide-${run}@${attacked.domain}`;
@@ -132,7 +132,9 @@ describe('hostile inbound mail and HTML to text', () => {
     // Nothing lost: exactly one item per message received.
     const all = await call('POST', '/inbound/query-1.0', { token: attacked.token, body: { filters: {} } });
     assert.equal(all.body.data.inbound.length, 2);
+  });
 
+  it('/health answered within 1 s (over its quiet baseline) while the attacks ran', async () => {
     const { latencies, failures, slowest } = await (health as ReturnType<typeof watchHealth>).stop();
     recordFigures('hostile-inbound', {
       health_checks: latencies.length,
