@@ -18,6 +18,7 @@ import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { consoleBench } from './console.ts';
 import { benchHost } from './host.ts';
+import { htmlToTextSection } from './html-to-text.ts';
 import { inboundSection } from './inbound.ts';
 import { largeAddBench } from './large-add.ts';
 import { excludeClient } from './meter.ts';
@@ -67,7 +68,8 @@ const runs = (
     | 'inbound'
     | 'batch'
     | 'stats'
-    | 'console',
+    | 'console'
+    | 'html-to-text',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -694,6 +696,8 @@ const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
 // 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
 progress('10 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
+// 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
+const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
 
 await host.stop();
 
@@ -765,6 +769,7 @@ lines.push('');
 lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
+lines.push(...htmlToTextLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -96,6 +96,11 @@ const targets = {
     statement: 'inbound: memory above idle ≤ 3 × the message (streamed parse)',
     whenMissed: 'The message is being buffered whole somewhere.',
   },
+  'html-to-text-linear': {
+    statement: 'HTML to text of a 400 KB wide-table newsletter is linear: time at 2× ≤ 2.3 × time at 1×',
+    whenMissed:
+      'Something in the conversion grows faster than its input again: look at the table layout (shared/platform/mail/text-table-layout.ts) and the depth scan first.',
+  },
   'batch-time': {
     statement: 'a batch of 500 ≤ 0.5 × the time of 500 adds from 8 clients',
     whenMissed: 'The batch writes lost their parallelism.',

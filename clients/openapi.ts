@@ -3365,7 +3365,7 @@ export interface operations {
                             text: string | null;
                             /** @description The HTML part as sent (a fragment arrives wrapped in a complete document); null when there is none, or too large (see text) */
                             html: string | null;
-                            /** @description Every header field of the signed message, in order, DKIM-Signature included: values unfolded, not decoded */
+                            /** @description Every header field of the message, in order, DKIM-Signature included when it was signed: values unfolded, not decoded */
                             headers: {
                                 name: string;
                                 value: string;
@@ -3378,8 +3378,10 @@ export interface operations {
                                 /** @description A GET URL of the attachment, valid until expires_at */
                                 url: string;
                             }[];
-                            /** @description A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or as it will be composed while not sent; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention) */
+                            /** @description A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or, for a preview, the message composed unsigned; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention) */
                             raw_url: string | null;
+                            /** @description true when the message was never sent (not sent yet, cancelled or failed): it is composed as it would be sent, but not DKIM-signed; false for a message the relay accepted */
+                            preview: boolean;
                             /** @description When the URLs stop working */
                             expires_at: string;
                         };
@@ -8537,10 +8539,14 @@ export interface operations {
                             size: number;
                             /** @description Why the message could not be parsed (it is kept raw: raw_url), or null */
                             parse_error: string | null;
+                            /** @description The text part (for HTML-only mail: the text derived from the HTML); null when there is none, or when text, HTML and stripped_text_reply together exceed 4 MB (then read them from content_url) */
                             text: string | null;
+                            /** @description The HTML part; null when there is none, or too large (see text) */
                             html: string | null;
-                            /** @description The text without the quoted message, the "On … wrote:" line and the signature */
+                            /** @description The text without the quoted message, the "On … wrote:" line and the signature; null when there is none, or too large (see text) */
                             stripped_text_reply: string | null;
+                            /** @description When the bodies are too large to answer inline: a GET URL, valid until expires_at, of a JSON object with text, html, stripped_text_reply and headers; null otherwise */
+                            content_url: string | null;
                             headers: {
                                 name: string;
                                 value: string;

@@ -78,6 +78,14 @@ export interface ServiceConfig {
    * concurrency than this, so the API and the sender keep theirs (docs/webhooks.md).
    */
   webhookConcurrency: number;
+  /**
+   * Reserved concurrency of each function that renders or parses untrusted input behind the API
+   * (infra/stack/untrusted-input.ts): a flood of hostile templates or previews runs out of these
+   * and nothing else (docs/security.md, "Limits").
+   */
+  untrustedInputConcurrency: number;
+  /** The most inbound invocations at once (the inbound queue mapping's maximum concurrency). */
+  inboundConcurrency: number;
   /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
   console: ConsoleSettings;
 }
@@ -296,6 +304,13 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
   if (webhookConcurrency > 1000)
     problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
+  // Reserved concurrency: taken from the account's unreserved pool, which keeps at least 100.
+  const untrustedInputConcurrency = number('untrustedInputConcurrency', 10, { min: 1, integer: true });
+  if (untrustedInputConcurrency > 1000)
+    problems.push(`untrustedInputConcurrency must be at most 1000, got ${untrustedInputConcurrency}`);
+  const inboundConcurrency = number('inboundConcurrency', 2, { min: 2, integer: true });
+  if (inboundConcurrency > 1000)
+    problems.push(`inboundConcurrency must be at most 1000, got ${inboundConcurrency}`);
   const consoleIssuer = text('consoleIssuer', authIssuer) as string;
   url('consoleIssuer', consoleIssuer, { https: true });
   const consoleClientId = text('consoleClientId', 'svc-mail-console') as string;
@@ -359,6 +374,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
     alarmEmail,
     sesAccountSuppression,
     webhookConcurrency,
+    untrustedInputConcurrency,
+    inboundConcurrency,
     console: {
       clientId: consoleClientId,
       issuer: consoleIssuer,

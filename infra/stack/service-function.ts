@@ -72,6 +72,8 @@ export interface ServiceFunctionProps {
   readonly memorySize?: number;
   readonly logRetention: logs.RetentionDays;
   readonly environment?: Record<string, string>;
+  /** Reserved concurrency: its own share, and its cap (infra/stack/untrusted-input.ts). */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -120,6 +122,9 @@ export class ServiceFunction extends Construct {
       bundling: bundlingFor(entryOf(props.functionId), projectRoot),
       // X-Ray traces of every invocation (no Powertools Tracer: docs/decisions/0012-observability.md).
       tracing: lambda.Tracing.ACTIVE,
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
     // The log statement must exist before the function, or its first start cannot log.
     this.function.node.addDependency(this.role);

@@ -32,6 +32,7 @@ import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
 import { Storage } from './storage.ts';
+import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
 
 export interface MailServiceStackProps extends StackProps {
   readonly config: ServiceConfig;
@@ -196,6 +197,7 @@ export class MailServiceStack extends Stack {
         memorySize: memory[route.id as FunctionId],
         logRetention,
         environment: route.public ? http : { ...http, ...auth },
+        reservedConcurrency: untrustedInputConcurrencyOf(route.id as FunctionId, config),
       });
       this.grant(fn, functionAccess[route.id as FunctionId], config);
       this.functions.set(route.id as FunctionId, fn);
@@ -460,6 +462,8 @@ export class MailServiceStack extends Stack {
           new SqsEventSource(this.storage.inboundQueue, {
             batchSize: inboundQueueDefinition.batchSize,
             reportBatchItemFailures: true,
+            // Hostile mail parses within its own budget and this cap (docs/security.md, "Limits").
+            maxConcurrency: config.inboundConcurrency,
           }),
         );
         return;

@@ -1,4 +1,4 @@
-import { getActiveSigningKeys, getSigningKeysBySelector } from '../domains/dkim/index.ts';
+import { getSigningKeysBySelector } from '../domains/dkim/index.ts';
 import { objectKeys, recordDownloads } from '../messages/index.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
@@ -23,7 +23,8 @@ import {
  *
  * A message the relay accepted is rebuilt from its composition record (time, signing keys, relay):
  * the same bytes it sent, without having stored them (an S3 PUT per sent message would cost more
- * than the rest of its writes). A message not sent yet is composed as it would be now. The signed
+ * than the rest of its writes). A message never sent is composed as it would be now, unsigned,
+ * and answered as a preview (`preview: true`). The composed
  * message and each attachment are stored under the message's download keys and handed out as
  * presigned URLs valid for `CONTENT_URL_TTL_SECONDS`.
  */
@@ -35,6 +36,8 @@ export interface MessageContent {
   attachments: Array<{ filename: string; content_type: string; size: number; url: string }>;
   raw_url: string | null;
   expires_at: string;
+  /** Never sent: composed unsigned (a service signature is only ever on mail the service sent). */
+  preview: boolean;
 }
 
 const notFound = () =>
@@ -56,7 +59,7 @@ export async function getMessageContent(
       details: [{ field: 'message_uuid', message: 'The stored content of this message is missing' }],
     });
   });
-  const { composition, exact } = await compositionOf(message, now);
+  const { composition, exact, preview } = await compositionOf(message, now);
   const { raw } = await (await composer).composeSignedMessage(message, bodies, composition);
   const parsed = await takeApart(raw);
 
@@ -101,12 +104,14 @@ export async function getMessageContent(
     })),
     raw_url: rawUrl ?? null,
     expires_at: formatDate(now.getTime() + lifetime * 1000),
+    preview,
   };
 }
 
 /**
- * How to compose the message: as recorded when the relay accepted it, or, before that, as the
- * sender would now (the domain's active keys, the configured relay). `exact` is false when the
+ * How to compose the message: as recorded when the relay accepted it, or, for a message never
+ * sent (not yet, cancelled, failed), as the sender would now but unsigned: a preview, so the
+ * service never hands out a DKIM signature over mail it did not send. `exact` is false when the
  * recorded send cannot be rebuilt: a key that signed it was deleted after its retention, or the
  * message was sent before compositions were recorded. Its parts are still shown (they do not
  * depend on the signature), without the signed message.
@@ -114,19 +119,23 @@ export async function getMessageContent(
 async function compositionOf(
   message: DeliveryMessage,
   now: Date,
-): Promise<{ composition: Composition; exact: boolean }> {
+): Promise<{ composition: Composition; exact: boolean; preview: boolean }> {
   const record = message.composed;
   const feedbackTag = await feedbackTagOf(message.account_id);
   if (record === undefined) {
     const sent = message.relay !== undefined;
-    const keys = sent ? [] : await getActiveSigningKeys(message.tenant, message.account_id);
-    return { composition: { at: now, keys, transport: configuredTransport(), feedbackTag }, exact: !sent };
+    return {
+      composition: { at: now, keys: [], transport: configuredTransport(), feedbackTag },
+      exact: !sent,
+      preview: !sent,
+    };
   }
   const keys: SigningKey[] | undefined =
     record.selectors === undefined ? [] : await getSigningKeysBySelector(message.tenant, record.selectors);
   return {
     composition: { at: new Date(record.at), keys: keys ?? [], transport: record.transport, feedbackTag },
     exact: keys !== undefined,
+    preview: false,
   };
 }
 

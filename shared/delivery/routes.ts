@@ -61,6 +61,7 @@ export const deliveryRouteDetails = {
             ],
             raw_url: `https://bucket.s3.amazonaws.com/messages/${uuid}/download/message.eml?X-Amz-Signature=…`,
             expires_at: '2026-11-22T09:30:00.000+01:00',
+            preview: false,
           },
         },
       },

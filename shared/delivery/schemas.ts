@@ -26,7 +26,7 @@ export const messageContentResponse = z.object({
   ),
   headers: describe(
     z.array(z.object({ name: z.string(), value: z.string() })),
-    'Every header field of the signed message, in order, DKIM-Signature included: values unfolded, not decoded',
+    'Every header field of the message, in order, DKIM-Signature included when it was signed: values unfolded, not decoded',
   ),
   attachments: z.array(
     z.object({
@@ -38,7 +38,11 @@ export const messageContentResponse = z.object({
   ),
   raw_url: describe(
     z.nullable(z.string()),
-    'A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or as it will be composed while not sent; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention)',
+    'A GET URL, valid until expires_at, of the signed message exactly as sent (RFC 5322, message/rfc822), or, for a preview, the message composed unsigned; null when a sent message can no longer be rebuilt (a DKIM key that signed it was deleted after its retention)',
+  ),
+  preview: describe(
+    z.boolean(),
+    'true when the message was never sent (not sent yet, cancelled or failed): it is composed as it would be sent, but not DKIM-signed; false for a message the relay accepted',
   ),
   expires_at: describe(isoDate, 'When the URLs stop working'),
 });

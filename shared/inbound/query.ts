@@ -6,6 +6,7 @@ import { type KeyStream, mergeStreams } from '../platform/paging/merge.ts';
 import { keys, shardCount } from '../platform/table/keys.ts';
 import { dateRangeOf } from '../platform/time/date-range.ts';
 import {
+  bodiesFitInline,
   type InboundContent,
   type InboundItem,
   inboundDetailsView,
@@ -48,10 +49,16 @@ export async function getInboundDetails(inboundUuid: string, account: string) {
       ),
     ),
   ]);
+  // Bodies too large for the answer move behind a URL of the stored content (JSON).
+  const contentUrl =
+    content === undefined || item.objects.content === undefined || bodiesFitInline(content)
+      ? undefined
+      : await objectUrl(item.objects.content, { contentType: 'application/json' });
   return inboundDetailsView(item, content, {
     raw,
     attachments,
     expiresAt: new Date(Date.now() + inboundUrlSeconds * 1000),
+    ...(contentUrl === undefined ? {} : { content: contentUrl }),
   });
 }
 

@@ -63,6 +63,7 @@ export const inboundRouteDetails = {
               },
             ],
             raw_url: 'https://svc-mail-objects.s3.amazonaws.com/inbound/raw/abc?X-Amz-Signature=…',
+            content_url: null,
             expires_at: at,
           },
         },

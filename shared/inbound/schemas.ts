@@ -130,11 +130,18 @@ export const inboundSummary = z.object({
 
 export const inboundDetails = z.object({
   ...summaryFields,
-  text: z.nullable(z.string()),
-  html: z.nullable(z.string()),
+  text: describe(
+    z.nullable(z.string()),
+    'The text part (for HTML-only mail: the text derived from the HTML); null when there is none, or when text, HTML and stripped_text_reply together exceed 4 MB (then read them from content_url)',
+  ),
+  html: describe(z.nullable(z.string()), 'The HTML part; null when there is none, or too large (see text)'),
   stripped_text_reply: describe(
     z.nullable(z.string()),
-    'The text without the quoted message, the "On … wrote:" line and the signature',
+    'The text without the quoted message, the "On … wrote:" line and the signature; null when there is none, or too large (see text)',
+  ),
+  content_url: describe(
+    z.nullable(z.string()),
+    'When the bodies are too large to answer inline: a GET URL, valid until expires_at, of a JSON object with text, html, stripped_text_reply and headers; null otherwise',
   ),
   headers: z.array(z.object({ name: z.string(), value: z.string() })),
   attachments: z.array(

@@ -4,6 +4,7 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
 import { requestLimits } from '../platform/http/limits.ts';
 import { type Address, domainOf } from '../platform/mail/addresses.ts';
+import { HtmlToTextLimitError, textFromHtml } from '../platform/mail/text-from-html.ts';
 import { deleteObjects, putObjects, type StoredObject } from '../platform/objects/objects.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
@@ -283,6 +284,29 @@ export interface PreparedMessage {
   sendAt?: Date;
   /** The template the subject and content were rendered from. */
   template?: RenderedMessage['template'];
+  /** HTML-only content's text part, derived once on acceptance and stored with it. */
+  derivedText?: string;
+}
+
+/**
+ * The text part of HTML-only content (docs/messages.md, "Content"): derived once here and stored
+ * beside the HTML, so the sender and the content route read it instead of converting again. HTML
+ * past the conversion's limits (docs/security.md, "Limits") is 107 naming `content.html`.
+ */
+async function derivedTextOf(html: string): Promise<string> {
+  try {
+    return await textFromHtml(html);
+  } catch (error) {
+    if (error instanceof HtmlToTextLimitError || error instanceof RangeError) {
+      throw invalid([
+        {
+          field: 'content.html',
+          message: error instanceof RangeError ? 'The HTML is too complex to convert to text' : error.message,
+        },
+      ]);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -409,6 +433,7 @@ export async function prepareNewMessage(
       },
     ]);
   }
+  const derivedText = content.kind === 'html_only' ? await derivedTextOf(content.html) : undefined;
   return {
     sender,
     from,
@@ -418,6 +443,7 @@ export async function prepareNewMessage(
     replyTo,
     subject,
     content,
+    ...(derivedText === undefined ? {} : { derivedText }),
     ...(emlBytes === undefined ? {} : { emlBytes }),
     attachments,
     headers,
@@ -443,6 +469,7 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
   const { content } = prepared;
   const planned = planContent(uuid, {
     ...(content.kind === 'text_only' || content.kind === 'mixed' ? { text: content.text } : {}),
+    ...(prepared.derivedText === undefined ? {} : { text: prepared.derivedText }),
     ...(content.kind === 'html_only' || content.kind === 'mixed' ? { html: content.html } : {}),
     ...(prepared.emlBytes === undefined ? {} : { eml: prepared.emlBytes }),
     attachments: prepared.attachments.map((attachment) => ({

@@ -195,7 +195,7 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
     assert.ok((await download(data.attachments[0].url)).bytes.equals(Buffer.from([0, 1, 2, 254, 255])));
   });
 
-  it('a held message shows what will be composed; sent later, its parts are what it shows', async () => {
+  it('a held message shows what will be composed, unsigned, as a preview; sent later, its parts are what it shows', async () => {
     const body = {
       message_sender: `shop@${sending.domain}`,
       to: ['ada@content.test'],
@@ -209,11 +209,11 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
     const { uuid } = await addMessage(sending.token, body);
     const before = await content(sending.token, uuid);
     assert.equal(before.status, 200, before.text);
+    assert.equal(before.body.data.preview, true);
+    // Never sent, so never signed: no DKIM-Signature in the answer or in the .eml.
     const preview = await download(before.body.data.raw_url);
-    assert.deepEqual(
-      (await verifyDkim(preview.bytes)).map((result) => result.result),
-      ['pass', 'pass'],
-    );
+    assert.doesNotMatch(preview.bytes.toString('latin1'), /^DKIM-Signature:/im);
+    assert.ok(!before.body.data.headers.some((header: { name: string }) => header.name === 'DKIM-Signature'));
     const release = await call('POST', '/message/add-1.0', {
       token: sending.token,
       body: { scheduling: { mode: 'manual-send', message_uuid: uuid } },
@@ -224,6 +224,30 @@ describe('POST /message/content-1.0: the message as the recipients got it', () =
     assert.equal(before.body.data.text, sent.text);
     assert.equal(before.body.data.html, sent.html);
     assert.equal(before.body.data.attachments[0].size, 1);
+    const after = await content(sending.token, uuid);
+    assert.equal(after.body.data.preview, false);
+    assert.ok(after.body.data.headers.some((header: { name: string }) => header.name === 'DKIM-Signature'));
+  });
+
+  it('a cancelled message is a preview, unsigned', async () => {
+    const { uuid } = await addMessage(sending.token, {
+      message_sender: `shop@${sending.domain}`,
+      to: ['ada@content.test'],
+      content: { kind: 'text_only', text: 'never sent' },
+      scheduling: { mode: 'manual-wait' },
+    });
+    const cancel = await call('POST', '/message/add-1.0', {
+      token: sending.token,
+      body: { scheduling: { mode: 'manual-cancel', message_uuid: uuid } },
+    });
+    assert.equal(cancel.status, 200, cancel.text);
+    const answer = await content(sending.token, uuid);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.data.preview, true);
+    assert.doesNotMatch(
+      (await download(answer.body.data.raw_url)).bytes.toString('latin1'),
+      /^DKIM-Signature:/im,
+    );
   });
 
   it('deleting a message removes what the content route stored for download', async () => {

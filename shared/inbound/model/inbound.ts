@@ -225,13 +225,29 @@ export function inboundSummaryView(item: InboundItem) {
   };
 }
 
-/** One received message in full: the metadata, the bodies and headers, and time-limited URLs. */
+/**
+ * Text, HTML and the stripped reply are answered inline while they take at most this many bytes as
+ * JSON (a Lambda answer is at most 6 MB, links and headers included); larger ones are null, and the
+ * answer's `content_url` serves them (docs/inbound.md, "Reading").
+ */
+export const maxInlineBodyBytes = 4 * 1024 * 1024;
+
+export function bodiesFitInline(content: InboundContent): boolean {
+  const size = (part: string | null) => (part === null ? 0 : Buffer.byteLength(JSON.stringify(part)));
+  return size(content.text) + size(content.html) + size(content.stripped_text_reply) <= maxInlineBodyBytes;
+}
+
+/**
+ * One received message in full: the metadata, the bodies and headers, and time-limited URLs.
+ * `urls.content` is set when the bodies are too large to answer inline (`bodiesFitInline`).
+ */
 export function inboundDetailsView(
   item: InboundItem,
   content: InboundContent | undefined,
-  urls: { raw: string; attachments: string[]; expiresAt: Date },
+  urls: { raw: string; attachments: string[]; expiresAt: Date; content?: string },
 ) {
   const summary = inboundSummaryView(item);
+  const inline = urls.content === undefined;
   return {
     inbound_uuid: summary.inbound_uuid,
     received_at: summary.received_at,
@@ -244,15 +260,16 @@ export function inboundDetailsView(
     in_reply_to: summary.in_reply_to,
     reply_to_message_uuid: summary.reply_to_message_uuid,
     mailbox_hash: summary.mailbox_hash,
-    text: content?.text ?? null,
-    html: content?.html ?? null,
-    stripped_text_reply: content?.stripped_text_reply ?? null,
+    text: inline ? (content?.text ?? null) : null,
+    html: inline ? (content?.html ?? null) : null,
+    stripped_text_reply: inline ? (content?.stripped_text_reply ?? null) : null,
     headers: content?.headers ?? [],
     attachments: summary.attachments.map((attachment, index) => ({
       ...attachment,
       url: urls.attachments[index] as string,
     })),
     raw_url: urls.raw,
+    content_url: urls.content ?? null,
     expires_at: formatDate(urls.expiresAt),
     auth: summary.auth,
     spam: summary.spam,
