@@ -3,6 +3,7 @@ import {
   retentionMarginDays,
   schedulingHorizonDays,
 } from '../shared/messages/model/scheduling.ts';
+import { queueDefinition } from './resources/definitions.ts';
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` or `-c name=value`) and
  * validated at synth time, so a bad value fails `cdk synth` with a message that names the key
@@ -78,6 +79,14 @@ export interface ServiceConfig {
    * concurrency than this, so the API and the sender keep theirs (docs/webhooks.md).
    */
   webhookConcurrency: number;
+  /**
+   * The most sender invocations at once on the send queue (bounds the sending rate toward SES; raise
+   * it with the SES sending quota), on the dead-letter queue (the function that marks given-up
+   * messages failed) and on the inbound queue: no queue can take the region's Lambda concurrency.
+   */
+  senderConcurrency: number;
+  deadLetterConcurrency: number;
+  inboundConcurrency: number;
   /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
   console: ConsoleSettings;
 }
@@ -296,6 +305,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const webhookConcurrency = number('webhookConcurrency', 10, { min: 2, integer: true });
   if (webhookConcurrency > 1000)
     problems.push(`webhookConcurrency must be at most 1000, got ${webhookConcurrency}`);
+  const consumerConcurrency = (key: string, fallback: number): number => {
+    const value = number(key, fallback, { min: 2, integer: true });
+    if (value > 1000) problems.push(`${key} must be at most 1000, got ${value}`);
+    return value;
+  };
+  const senderConcurrency = consumerConcurrency('senderConcurrency', queueDefinition.maxConcurrency);
+  const deadLetterConcurrency = consumerConcurrency('deadLetterConcurrency', 2);
+  const inboundConcurrency = consumerConcurrency('inboundConcurrency', 5);
   const consoleIssuer = text('consoleIssuer', authIssuer) as string;
   url('consoleIssuer', consoleIssuer, { https: true });
   const consoleClientId = text('consoleClientId', 'svc-mail-console') as string;
@@ -359,6 +376,9 @@ export function readConfig(context: ContextReader): ServiceConfig {
     alarmEmail,
     sesAccountSuppression,
     webhookConcurrency,
+    senderConcurrency,
+    deadLetterConcurrency,
+    inboundConcurrency,
     console: {
       clientId: consoleClientId,
       issuer: consoleIssuer,
