@@ -38,13 +38,15 @@ function nestedTemplatesOf(context: IPolicyValidationContext): PolicyValidationS
       .find((path) => existsSync(path));
     if (templatePath === undefined)
       throw new Error(`nested stack ${nested.node.path}: template ${nested.templateFile} not found`);
+    // The account and region CDK validates the top-level stack with (none for an environment-agnostic one).
     const root = Stack.of(nested.nestedStackParent as Stack);
+    const parent = context.stackTemplates.find((stack) => stack.stackConstructPath === root.node.path);
     result.push({
       stackConstructPath: nested.node.path,
       templatePath,
-      accountId: root.account,
-      region: root.region,
-    } as PolicyValidationStack);
+      accountId: parent?.accountId,
+      region: parent?.region,
+    });
   }
   return result;
 }
