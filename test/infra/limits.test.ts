@@ -103,7 +103,10 @@ describe('CloudFormation validation as errors', () => {
     assert.equal(cdkJsonContext()['@aws-cdk/core:validateAgainstDefaultRules'], true);
   });
 
-  it('a finding in a nested stack fails synthesis, naming the property and the pattern', () => {
+  // CloudFormation validation loads its schema engine first: minutes on a busy 2-core machine.
+  it('a finding in a nested stack fails synthesis, naming the property and the pattern', {
+    timeout: 300_000,
+  }, () => {
     // A small app with the plugin infra/app.ts registers: CDK's own pass reads only top-level stacks.
     const probe = new App({ context: { '@aws-cdk/core:validateAgainstDefaultRules': true } });
     const nested = new NestedStack(new Stack(probe, 'Probe'), 'Part');
