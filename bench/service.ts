@@ -17,9 +17,11 @@ import {
   searchEntriesOf,
 } from '../shared/messages/store/message-index.ts';
 import { readState } from '../shared/messages/store/message-state.ts';
+import { mapLimit } from '../shared/platform/concurrency/map-limit.ts';
 import { chunkSize } from '../shared/platform/paging/merge.ts';
 import { keys, shardCount } from '../shared/platform/table/keys.ts';
 import { addCounts, hoursOfRow, type StatCounter, zeroCounts } from '../shared/stats/model/counters.ts';
+import { seedingConcurrency, seedingDynamo, withRetries } from './seeding.ts';
 
 /** HTTP calls to the service, and the raw SDK calls its endpoints must make, for comparison. */
 export interface Caller {
@@ -124,23 +126,28 @@ export function cloneItem(
   };
 }
 
-/** BatchWriteItem, 25 items a request, `parallel` requests at a time, unprocessed items retried. */
-export async function batchWrite(items: Array<Record<string, unknown>>, parallel = 8): Promise<void> {
+/**
+ * Seeding: BatchWriteItem, 25 items a request, at most `parallel` requests at a time (bench/seeding.ts
+ * bounds it), through the seeding client; unprocessed items and failed requests are retried.
+ */
+export async function batchWrite(
+  items: Array<Record<string, unknown>>,
+  parallel = seedingConcurrency,
+): Promise<void> {
   const batches: Array<Array<Record<string, unknown>>> = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const batch = batches[next++] as Array<Record<string, unknown>>;
-      let requests = batch.map((item) => ({ PutRequest: { Item: item } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        const result = await rawDynamo.send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
-        requests = (result.UnprocessedItems?.[table()] ?? []) as typeof requests;
-        if (requests.length > 0) await new Promise((done) => setTimeout(done, 20 * (attempt + 1)));
-      }
+  await mapLimit(batches, Math.min(parallel, seedingConcurrency), async (batch) => {
+    let requests = batch.map((item) => ({ PutRequest: { Item: item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      const pending = requests;
+      const result = await withRetries(
+        () => seedingDynamo.send(new BatchWriteCommand({ RequestItems: { [table()]: pending } })),
+        'seeding batch write',
+      );
+      requests = (result.UnprocessedItems?.[table()] ?? []) as typeof requests;
+      if (requests.length > 0) await new Promise((done) => setTimeout(done, 20 * (attempt + 1)));
     }
-  };
-  await Promise.all(Array.from({ length: parallel }, worker));
+  });
 }
 
 export async function statusesOf(uuids: readonly string[]): Promise<Map<string, string>> {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { dateAfter, dayOfWeekAttribute, sequenceKey, weekOf } from '../shared/stats/model/counters.ts';
 import { settleAfterMs } from '../shared/stats/model/settling.ts';
 import { queryStats } from '../shared/stats/query.ts';
-import { applyRowIncrement } from '../shared/stats/store/stats.ts';
+import { applyRowIncrement, type RowIncrement } from '../shared/stats/store/stats.ts';
+import { seedEach } from './seeding.ts';
 import { type Caller, call } from './service.ts';
 import { figure, fmt, fmtFigure, progress } from './stats.ts';
 import { checkTarget } from './targets.ts';
@@ -41,11 +42,11 @@ async function shardTurnover(): Promise<{
   const days = 30;
   const long = Date.now() - settleAfterMs - 60_000;
   const mondays = new Set<string>();
-  const writes = Array.from({ length: days * shardsPerDay }, (_, index) => {
+  const increments = Array.from({ length: days * shardsPerDay }, (_, index) => {
     const day = dateAfter(range.date_from.slice(0, 10), Math.floor(index / shardsPerDay));
     const { monday, weekday } = weekOf(day);
     mondays.add(monday);
-    return applyRowIncrement({
+    return {
       account,
       kind: 'all',
       value: '',
@@ -60,9 +61,10 @@ async function shardTurnover(): Promise<{
           n: 5,
         },
       ],
-    });
+    } satisfies RowIncrement;
   });
-  await Promise.all(writes);
+  // Seeding, bounded and retried (bench/seeding.ts): the counter rows are the data, not the measurement.
+  await seedEach(increments, applyRowIncrement, 'counter rows');
   const first = await queryStats(account, { ...range, granularity: 'day' });
   const next = await queryStats(account, { ...range, granularity: 'day' });
   return {

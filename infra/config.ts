@@ -3,6 +3,7 @@ import {
   retentionMarginDays,
   schedulingHorizonDays,
 } from '../shared/messages/model/scheduling.ts';
+import { queueDefinition } from './resources/definitions.ts';
 /**
  * The deployment's configuration, read from CDK context (`cdk.json` or `-c name=value`) and
  * validated at synth time, so a bad value fails `cdk synth` with a message that names the key
@@ -84,7 +85,13 @@ export interface ServiceConfig {
    * and nothing else (docs/security.md, "Limits").
    */
   untrustedInputConcurrency: number;
-  /** The most inbound invocations at once (the inbound queue mapping's maximum concurrency). */
+  /**
+   * The most sender invocations at once on the send queue (bounds the sending rate toward SES; raise
+   * it with the SES sending quota), on the dead-letter queue (the function that marks given-up
+   * messages failed) and on the inbound queue: no queue can take the region's Lambda concurrency.
+   */
+  senderConcurrency: number;
+  deadLetterConcurrency: number;
   inboundConcurrency: number;
   /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
   console: ConsoleSettings;
@@ -308,9 +315,14 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const untrustedInputConcurrency = number('untrustedInputConcurrency', 10, { min: 1, integer: true });
   if (untrustedInputConcurrency > 1000)
     problems.push(`untrustedInputConcurrency must be at most 1000, got ${untrustedInputConcurrency}`);
-  const inboundConcurrency = number('inboundConcurrency', 2, { min: 2, integer: true });
-  if (inboundConcurrency > 1000)
-    problems.push(`inboundConcurrency must be at most 1000, got ${inboundConcurrency}`);
+  const consumerConcurrency = (key: string, fallback: number): number => {
+    const value = number(key, fallback, { min: 2, integer: true });
+    if (value > 1000) problems.push(`${key} must be at most 1000, got ${value}`);
+    return value;
+  };
+  const senderConcurrency = consumerConcurrency('senderConcurrency', queueDefinition.maxConcurrency);
+  const deadLetterConcurrency = consumerConcurrency('deadLetterConcurrency', 2);
+  const inboundConcurrency = consumerConcurrency('inboundConcurrency', 2);
   const consoleIssuer = text('consoleIssuer', authIssuer) as string;
   url('consoleIssuer', consoleIssuer, { https: true });
   const consoleClientId = text('consoleClientId', 'svc-mail-console') as string;
@@ -375,6 +387,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
     sesAccountSuppression,
     webhookConcurrency,
     untrustedInputConcurrency,
+    senderConcurrency,
+    deadLetterConcurrency,
     inboundConcurrency,
     console: {
       clientId: consoleClientId,

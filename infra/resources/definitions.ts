@@ -45,7 +45,7 @@ export const queueDefinition = {
   retentionSeconds: 4 * 24 * 3600,
   deadLetterRetentionSeconds: 14 * 24 * 3600,
   batchSize: 10,
-  /** The sender's event source mapping: at most this many invocations at once (SES's sending rate). */
+  /** The sender's event source mapping: at most this many invocations at once (SES's sending rate); context senderConcurrency. */
   maxConcurrency: 5,
   /** The local event-source loop: invocations at once, one kept for accounts with none running. */
   localConcurrency: 3,

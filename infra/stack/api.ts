@@ -1,4 +1,3 @@
-import { Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -46,6 +45,8 @@ export const gatewayResponses: Record<
 };
 
 export interface ServiceApiProps {
+  /** The API's name: the service stack's, also when the API lives in a nested stack. */
+  readonly name: string;
   readonly routes: readonly Route[];
   readonly functionFor: (route: Route) => IFunction;
   readonly corsOrigins: readonly string[];
@@ -75,7 +76,7 @@ export class ServiceApi extends Construct {
     const stageName = props.stageName ?? 'prod';
     this.api = new apigateway.RestApi(this, 'Api', {
       // Named after the stack: the API's CloudWatch metrics (and so the 5xx alarm) are keyed by name.
-      restApiName: Stack.of(this).stackName,
+      restApiName: props.name,
       description: 'Transactional e-mail API',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       cloudWatchRole: true,

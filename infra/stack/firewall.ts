@@ -101,7 +101,8 @@ export class Firewall extends Construct {
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
-      description: 'Network rule (103), per-caller rate limit (115) and body limit (107) of the e-mail API',
+      // WAFv2 allows letters, digits, whitespace and + = : # @ / - , . only (no parentheses).
+      description: 'Network rule 103, per-caller rate limit 115 and body limit 107 of the e-mail API',
       visibilityConfig: visibility('svc-mail-web-acl'),
       customResponseBodies: {
         'ip-blocked': { contentType: 'APPLICATION_JSON', content: envelope(103) },

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { type CfnResource, Names, Stack, Validations } from 'aws-cdk-lib';
 import { CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AwsCustomResource } from 'aws-cdk-lib/custom-resources';
@@ -85,7 +85,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     ...workers.filter((worker) => worker.trigger === 'schedule').map((worker) => worker.id),
   ]);
   for (const id of scheduled) {
-    const rule = stack.node.tryFindChild(`Schedule-${id}`);
+    const rule = Stack.of(stack.functionById(id as FunctionId)).node.tryFindChild(`Schedule-${id}`);
     if (rule === undefined) continue;
     acknowledge(
       rule,
@@ -120,8 +120,9 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       'limited to the table stream ARN.',
   );
 
-  const bucketId = stack.getLogicalId(stack.storage.bucket.node.defaultChild as CfnBucket);
+  const bucket = stack.storage.bucket.node.defaultChild as CfnBucket;
   for (const [id, fn] of stack.functions) {
+    const bucketArn = arnAsNagShowsIt(fn, bucket);
     acknowledge(
       fn.function,
       'AwsSolutions-L1',
@@ -156,7 +157,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     for (const prefix of Object.keys(needs.objects ?? {})) {
       acknowledge(
         fn.role,
-        `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        `AwsSolutions-IAM5[Resource::${bucketArn}/${prefix}*]`,
         `Object keys are per message or avatar (${prefix}<id>/…), created at run time; access is limited to ` +
           `the ${prefix} prefix with only the actions its declaration lists (access, in its wing's routes.ts or workers.ts).`,
       );
@@ -212,6 +213,17 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
   }
   acknowledgeConsole(stack, acknowledge);
   return acknowledged;
+}
+
+/**
+ * How cdk-nag names a resource's ARN in a finding, seen from `scope`: `<LogicalId.Arn>` in the
+ * resource's own stack, and the parameter CDK passes it through (`reference-to-<unique id>Arn`)
+ * in a nested stack.
+ */
+function arnAsNagShowsIt(scope: IConstruct, resource: CfnResource): string {
+  const home = Stack.of(resource);
+  if (Stack.of(scope) === home) return `<${home.getLogicalId(resource)}.Arn>`;
+  return `<${`reference-to-${Names.nodeUniqueId(resource.node)}Arn`.replace(/[^A-Za-z0-9]/g, '')}>`;
 }
 
 /** The web console's distribution, and CDK's BucketDeployment function that copies its files. */

@@ -31,6 +31,7 @@ import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgement
 import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
+import { routePartOf, StackParts, workerPart } from './stack-parts.ts';
 import { Storage } from './storage.ts';
 import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
 
@@ -109,12 +110,15 @@ export class MailServiceStack extends Stack {
   readonly console: ConsoleHosting;
   readonly inbound: InboundReceiving;
   readonly acknowledgements: Acknowledgement[];
+  /** The nested stacks: functions by route group and the workers', and the API. */
+  readonly parts: StackParts;
 
   constructor(scope: Construct, id: string, props: MailServiceStackProps) {
     super(scope, id, props);
     const { config } = props;
     assertEntriesExist([...routes.map((route) => route.id), ...workers.map((worker) => worker.id)]);
     const logRetention = config.logRetentionDays as logs.RetentionDays;
+    this.parts = new StackParts(this);
 
     this.storage = new Storage(this, 'Storage', {
       retentionDays: config.retentionDays,
@@ -190,7 +194,7 @@ export class MailServiceStack extends Stack {
     };
 
     for (const route of routes as readonly Route[]) {
-      const fn = new ServiceFunction(this, `Route-${route.id}`, {
+      const fn = new ServiceFunction(this.parts.functions(routePartOf(route)), `Route-${route.id}`, {
         functionId: route.id,
         description: `${route.method} ${route.path}: ${routeDetails[route.id as RouteId].summary}`,
         timeout: timeouts[route.id as FunctionId] ?? httpTimeout,
@@ -203,7 +207,7 @@ export class MailServiceStack extends Stack {
       this.functions.set(route.id as FunctionId, fn);
     }
     for (const worker of workers as readonly Worker[]) {
-      const fn = new ServiceFunction(this, `Worker-${worker.id}`, {
+      const fn = new ServiceFunction(this.parts.functions(workerPart), `Worker-${worker.id}`, {
         functionId: worker.id,
         description: `${worker.trigger}: ${worker.summary}`,
         timeout:
@@ -232,7 +236,8 @@ export class MailServiceStack extends Stack {
       this.schedule(this.functionById(scheduled.routeId), scheduled.everyMinutes);
     }
 
-    this.api = new ServiceApi(this, 'Http', {
+    this.api = new ServiceApi(this.parts.api(), 'Http', {
+      name: this.stackName,
       routes,
       functionFor: (route) => this.functionById(route.id as FunctionId).function,
       corsOrigins,
@@ -248,7 +253,8 @@ export class MailServiceStack extends Stack {
       accessLogBucket: this.storage.accessLogBucket,
       logRetention,
     });
-    this.firewall = new Firewall(this, 'Firewall', {
+    // Beside the stage it protects, so cdk-nag (AwsSolutions-APIG3) sees the association.
+    this.firewall = new Firewall(this.parts.api(), 'Firewall', {
       stageArn: this.api.api.deploymentStage.stageArn,
       blockedCidrs: config.blockedCidrs,
       rateLimitRps: config.rateLimitRps,
@@ -374,7 +380,7 @@ export class MailServiceStack extends Stack {
 
   /** An EventBridge rule invoking the function directly (a "Scheduled Event", not an API Gateway event). */
   private schedule(fn: ServiceFunction, everyMinutes: number): void {
-    new events.Rule(this, `Schedule-${fn.functionId}`, {
+    new events.Rule(Stack.of(fn), `Schedule-${fn.functionId}`, {
       description: `Runs ${fn.functionId} every ${everyMinutes} minute(s)`,
       schedule: events.Schedule.rate(Duration.minutes(everyMinutes)),
       targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2 })],
@@ -391,7 +397,7 @@ export class MailServiceStack extends Stack {
             batchSize: queueDefinition.batchSize,
             reportBatchItemFailures: true,
             // Bounds the sending rate toward SES; raise with your SES sending quota.
-            maxConcurrency: queueDefinition.maxConcurrency,
+            maxConcurrency: config.senderConcurrency,
           }),
         );
         return;
@@ -401,6 +407,7 @@ export class MailServiceStack extends Stack {
           new SqsEventSource(deadLetterQueue, {
             batchSize: queueDefinition.batchSize,
             reportBatchItemFailures: true,
+            maxConcurrency: config.deadLetterConcurrency,
           }),
         );
         return;
@@ -473,7 +480,7 @@ export class MailServiceStack extends Stack {
           retryAttempts: 2,
           onFailure: new SqsDestination(this.storage.eventsDeadLetterQueue),
         });
-        new events.Rule(this, 'SesEvents', {
+        new events.Rule(Stack.of(fn), 'SesEvents', {
           description: 'SES delivery, bounce and complaint events of this configuration set',
           eventPattern: {
             source: ['aws.ses'],

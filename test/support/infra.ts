@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/app.ts';
 import type { MailServiceStack } from '../../infra/stack/service-stack.ts';
@@ -27,7 +27,10 @@ export interface SynthOptions {
 export interface Synthesized {
   app: App;
   stack: MailServiceStack;
+  /** The whole deployment as one template: the stack and its nested stacks (see flattenTemplate). */
   template: Template;
+  /** Each template CloudFormation receives, by construct path: the stack's and every nested stack's. */
+  templates: Map<string, Record<string, any>>;
 }
 
 /**
@@ -43,7 +46,67 @@ export function synthService(options: SynthOptions = {}): Synthesized {
   const { app, stack } = buildApp(
     new App({ context, builtinCloudFormationValidation: options.cloudFormationValidation === true }),
   );
-  return { app, stack, template: Template.fromStack(stack) };
+  const templates = new Map<string, Record<string, any>>();
+  for (const part of [stack, ...nestedStacksOf(stack)])
+    templates.set(part.node.path, Template.fromStack(part).toJSON());
+  return { app, stack, template: flattenTemplate(stack, templates), templates };
+}
+
+function nestedStacksOf(stack: Stack): NestedStack[] {
+  return stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+}
+
+/**
+ * The stack and its nested stacks as one template, as if it were one stack: every resource keeps
+ * its logical id, a nested stack's parameter becomes the value the parent passes, and a parent's
+ * `Fn::GetAtt [<nested stack>, Outputs.X]` becomes the nested output's value. Assertions about a
+ * function's role, environment or event source then read the same wherever the function lives.
+ */
+function flattenTemplate(stack: Stack, templates: Map<string, Record<string, any>>): Template {
+  const root = structuredClone(templates.get(stack.node.path) as Record<string, any>);
+  const outputsByResource = new Map<string, Record<string, any>>();
+  const resources: Record<string, any> = { ...root.Resources };
+  for (const nested of nestedStacksOf(stack)) {
+    const resourceId = stack.resolve(
+      (nested.nestedStackResource as { logicalId: string }).logicalId,
+    ) as string;
+    const parentOf = nested.nestedStackParent as Stack;
+    const parentResource = parentOf === stack ? root.Resources[resourceId] : undefined;
+    if (parentResource === undefined)
+      throw new Error(`nested stack ${nested.node.path}: only one level is flattened`);
+    const json = templates.get(nested.node.path) as Record<string, any>;
+    const parameters = (parentResource.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    const substituted = substitute(json, (node) =>
+      typeof node.Ref === 'string' && node.Ref in parameters ? parameters[node.Ref] : undefined,
+    );
+    outputsByResource.set(resourceId, substituted.Outputs ?? {});
+    for (const [id, resource] of Object.entries(substituted.Resources ?? {})) {
+      if (id in resources) throw new Error(`logical id ${id} is in two stacks; cannot flatten`);
+      resources[id] = resource;
+    }
+    delete resources[resourceId];
+  }
+  const nestedOutput = (node: Record<string, any>): unknown => {
+    const getAtt = node['Fn::GetAtt'];
+    if (!Array.isArray(getAtt) || typeof getAtt[1] !== 'string' || !getAtt[1].startsWith('Outputs.'))
+      return undefined;
+    const outputs = outputsByResource.get(getAtt[0] as string);
+    return outputs?.[getAtt[1].slice('Outputs.'.length)]?.Value;
+  };
+  // Outputs may pass through another nested stack's parameters: resolve until nothing changes.
+  let flat: Record<string, any> = { ...root, Resources: resources };
+  for (let round = 0; round < 5; round++) flat = substitute(flat, nestedOutput);
+  return Template.fromJSON(flat);
+}
+
+function substitute<T>(value: T, replace: (node: Record<string, any>) => unknown): T {
+  if (Array.isArray(value)) return value.map((item) => substitute(item, replace)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const replaced = replace(value as Record<string, any>);
+  if (replaced !== undefined) return substitute(replaced as T, replace);
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, substitute(item, replace)]),
+  ) as T;
 }
 
 type Resource = { Type: string; Properties: Record<string, any>; [key: string]: any };
