@@ -79,30 +79,45 @@ export function EditEndpoint({ webhook, onSaved }: { webhook: WebhookDetail; onS
         Endpoint URL{' '}
         <input type="url" required value={url} onInput={(event) => setUrl(event.currentTarget.value)} />
       </label>
-      <fieldset>
-        <legend>Events it receives</legend>
-        <div class="checks">
-          {webhookEventTypes.map((type) => (
-            <label key={type}>
-              <input
-                type="checkbox"
-                checked={events.has(type)}
-                onChange={() => {
-                  const next = new Set(events);
-                  if (next.has(type)) next.delete(type);
-                  else next.add(type);
-                  setEvents(next);
-                }}
-              />{' '}
-              {type}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <EventChoice legend="Events it receives" events={events} onChange={setEvents} />
       <button type="submit" disabled={action.busy || events.size === 0}>
         Save changes
       </button>
       {action.error === undefined ? null : <ErrorNotice error={action.error} />}
     </form>
+  );
+}
+
+/** The event types an endpoint receives, one checkbox each (adding and editing an endpoint). */
+export function EventChoice({
+  legend,
+  events,
+  onChange,
+}: {
+  legend: string;
+  events: ReadonlySet<WebhookEventType>;
+  onChange: (events: Set<WebhookEventType>) => void;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      <div class="checks">
+        {webhookEventTypes.map((type) => (
+          <label key={type}>
+            <input
+              type="checkbox"
+              checked={events.has(type)}
+              onChange={() => {
+                const next = new Set(events);
+                if (next.has(type)) next.delete(type);
+                else next.add(type);
+                onChange(next);
+              }}
+            />{' '}
+            {type}
+          </label>
+        ))}
+      </div>
+    </fieldset>
   );
 }

@@ -19,7 +19,7 @@ import type {
 } from '../types.ts';
 import { webhookEventTypes } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
-import { EditEndpoint, SendTestEvent } from './webhook-actions.tsx';
+import { EditEndpoint, EventChoice, SendTestEvent } from './webhook-actions.tsx';
 
 /**
  * Webhooks: the account's endpoints, adding one (its signing secret is shown once), and for each
@@ -175,26 +175,7 @@ function AddEndpoint({ onAdded }: { onAdded: (webhook: WebhookWithSecret) => voi
           />
         </label>
       </div>
-      <fieldset>
-        <legend>Events</legend>
-        <div class="checks">
-          {webhookEventTypes.map((type) => (
-            <label key={type}>
-              <input
-                type="checkbox"
-                checked={events.has(type)}
-                onChange={() => {
-                  const next = new Set(events);
-                  if (next.has(type)) next.delete(type);
-                  else next.add(type);
-                  setEvents(next);
-                }}
-              />{' '}
-              {type}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <EventChoice legend="Events" events={events} onChange={setEvents} />
       <button type="submit" class="primary" disabled={action.busy || events.size === 0}>
         Add endpoint
       </button>
