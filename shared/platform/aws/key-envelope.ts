@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { envString } from '../config/env.ts';
+import { localKey } from '../config/local-key-file.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
 import { observeClient } from './client-observer.ts';
@@ -32,40 +30,11 @@ function configured(): ServiceError {
   return new ServiceError(Code.DatabaseNotConfigured, 'The DKIM key store is not configured');
 }
 
-function decodeKey(base64: string, from: string): Uint8Array {
-  const key = Buffer.from(base64.trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${from} must hold 32 bytes (base64), got ${key.length}`);
-  return new Uint8Array(key);
-}
-
-/**
- * The local wrapping key: from configuration, else from the data directory. Several processes may
- * start at once (host and tests), so the file is written under a temporary name and linked into
- * place, which fails if another process won; everyone then reads the winner's key.
- */
+/** The local wrapping key: `DKIM_LOCAL_WRAPPING_KEY`, else the file `<DATA_DIR>/dkim-wrapping.key`. */
 export function localWrappingKey(): Uint8Array {
-  const configuredKey = envString('DKIM_LOCAL_WRAPPING_KEY');
-  if (configuredKey !== undefined) return decodeKey(configuredKey, 'DKIM_LOCAL_WRAPPING_KEY');
-  // On Lambda the file system is ephemeral: a key there would be lost with the instance.
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) throw configured();
-  const dir = resolve(envString('DATA_DIR', '.data') as string);
-  const file = join(dir, localWrappingKeyFile);
-  try {
-    return decodeKey(readFileSync(file, 'utf8'), file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(dir, { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(temporary, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
-  try {
-    linkSync(temporary, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(temporary);
-  }
-  return decodeKey(readFileSync(file, 'utf8'), file);
+  const key = localKey('DKIM_LOCAL_WRAPPING_KEY', localWrappingKeyFile);
+  if (key === undefined) throw configured();
+  return key;
 }
 
 async function createEnvelope(): Promise<Envelope> {

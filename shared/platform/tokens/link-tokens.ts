@@ -1,0 +1,87 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { secretString } from '../aws/secrets.ts';
+import { envString } from '../config/env.ts';
+import { decodeKey, localKey } from '../config/local-key-file.ts';
+
+/**
+ * Tokens carried in links of sent mail (one-click unsubscribe, open and click tracking): the
+ * payload sealed with AES-256-GCM, so a token is both opaque (no address or id readable in it) and
+ * signed (a changed byte fails to open). Each purpose has its own key, derived with HKDF from the
+ * deployment's link key, so a token minted for one route never opens on another.
+ *
+ * Layout, base64url: version (1 byte) | IV (12) | ciphertext | tag (16). The version byte leaves
+ * room to rotate the link key later while older mail still holds tokens of the current one.
+ *
+ * The link key comes from a Secrets Manager secret on AWS (`LINK_TOKEN_SECRET_ARN`, base64 of 32
+ * bytes), else `LINK_TOKEN_KEY`, else the local host's file `<DATA_DIR>/link-token.key`.
+ */
+export type LinkPurpose = 'unsubscribe' | 'open' | 'click';
+
+const version = 1;
+const ivBytes = 12;
+const tagBytes = 16;
+const localKeyFile = 'link-token.key';
+
+let masterKey: Promise<Uint8Array> | undefined;
+const purposeKeys = new Map<LinkPurpose, Promise<Buffer>>();
+
+async function readMasterKey(): Promise<Uint8Array> {
+  const secretArn = envString('LINK_TOKEN_SECRET_ARN');
+  if (secretArn !== undefined) return decodeKey(await secretString(secretArn), 'LINK_TOKEN_SECRET_ARN');
+  const key = localKey('LINK_TOKEN_KEY', localKeyFile);
+  if (key === undefined) throw new Error('Link tokens need LINK_TOKEN_SECRET_ARN or LINK_TOKEN_KEY');
+  return key;
+}
+
+function keyFor(purpose: LinkPurpose): Promise<Buffer> {
+  let key = purposeKeys.get(purpose);
+  if (key === undefined) {
+    masterKey ??= readMasterKey();
+    masterKey.catch(() => {
+      masterKey = undefined;
+    });
+    key = masterKey.then((master) =>
+      Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `link-token:${purpose}`, 32)),
+    );
+    key.catch(() => purposeKeys.delete(purpose));
+    purposeKeys.set(purpose, key);
+  }
+  return key;
+}
+
+/** Seals `payload` into a URL-safe token for `purpose`. */
+export async function sealLinkToken(purpose: LinkPurpose, payload: Uint8Array): Promise<string> {
+  const key = await keyFor(purpose);
+  const iv = randomBytes(ivBytes);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
+  cipher.setAAD(Buffer.from(purpose));
+  const sealed = Buffer.concat([cipher.update(payload), cipher.final()]);
+  return Buffer.concat([Buffer.from([version]), iv, sealed, cipher.getAuthTag()]).toString('base64url');
+}
+
+/** The payload of a token sealed for `purpose`; undefined for anything else (tampered, foreign, malformed). */
+export async function openLinkToken(purpose: LinkPurpose, token: string): Promise<Buffer | undefined> {
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(token)) return undefined;
+  const bytes = Buffer.from(token, 'base64url');
+  if (bytes.length < 1 + ivBytes + tagBytes || bytes[0] !== version) return undefined;
+  const key = await keyFor(purpose);
+  const iv = bytes.subarray(1, 1 + ivBytes);
+  const tag = bytes.subarray(bytes.length - tagBytes);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
+  decipher.setAAD(Buffer.from(purpose));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([
+      decipher.update(bytes.subarray(1 + ivBytes, bytes.length - tagBytes)),
+      decipher.final(),
+    ]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Forgets the cached keys (tests that change the configuration). */
+export function resetLinkKeys(): void {
+  masterKey = undefined;
+  purposeKeys.clear();
+}

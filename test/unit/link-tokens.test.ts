@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openLinkToken, resetLinkKeys, sealLinkToken } from '../../shared/platform/tokens/link-tokens.ts';
+
+describe('link tokens', () => {
+  beforeEach(() => {
+    process.env.LINK_TOKEN_KEY = randomBytes(32).toString('base64');
+    resetLinkKeys();
+  });
+  afterEach(() => {
+    delete process.env.LINK_TOKEN_KEY;
+    resetLinkKeys();
+  });
+
+  it('opens what it sealed, and the token shows nothing of the payload', async () => {
+    const payload = Buffer.from('account-1\u0000ada@example.com');
+    const token = await sealLinkToken('unsubscribe', payload);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(token, 'base64url').includes(Buffer.from('ada'))).toBe(false);
+    expect(await openLinkToken('unsubscribe', token)).toEqual(payload);
+  });
+
+  it('two seals of one payload differ', async () => {
+    const payload = Buffer.from('same');
+    expect(await sealLinkToken('open', payload)).not.toBe(await sealLinkToken('open', payload));
+  });
+
+  it('refuses a token of another purpose', async () => {
+    const token = await sealLinkToken('click', Buffer.from('x'));
+    expect(await openLinkToken('open', token)).toBeUndefined();
+  });
+
+  it('refuses every single-character change', async () => {
+    const token = await sealLinkToken('unsubscribe', Buffer.from('payload'));
+    for (let index = 0; index < token.length; index += 1) {
+      const changed = token.slice(0, index) + (token[index] === 'A' ? 'B' : 'A') + token.slice(index + 1);
+      expect(await openLinkToken('unsubscribe', changed)).toBeUndefined();
+    }
+  });
+
+  it('refuses a token sealed under another key', async () => {
+    const token = await sealLinkToken('unsubscribe', Buffer.from('payload'));
+    process.env.LINK_TOKEN_KEY = randomBytes(32).toString('base64');
+    resetLinkKeys();
+    expect(await openLinkToken('unsubscribe', token)).toBeUndefined();
+  });
+
+  it('refuses malformed input without throwing', async () => {
+    for (const token of ['', '!!!', 'a'.repeat(5000), 'AQ', Buffer.alloc(29).toString('base64url')]) {
+      expect(await openLinkToken('unsubscribe', token)).toBeUndefined();
+    }
+  });
+});
