@@ -2777,6 +2777,11 @@ export interface operations {
                             email: string;
                             name?: string;
                         };
+                        /**
+                         * @description Only messages whose subject contains this text (case-insensitive). It is checked on the messages the other filters list, so a page may come back short, even empty, with a cursor to continue
+                         * @example invoice
+                         */
+                        subject?: string;
                     };
                     cursor?: string;
                 };

@@ -6,6 +6,7 @@ import { keys, shardCount } from '../platform/table/keys.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
 import { detailsView, type MessageItem, summaryView } from './model/message.ts';
 import { messageStatuses } from './model/statuses.ts';
+import { subjectMatcher } from './model/subject-search.ts';
 import { metadataTerm, recipientTerm, type SearchTerm, tagTerm, termDigest, termsOf } from './model/terms.ts';
 import type { MessageQueryRequest } from './schemas.ts';
 import { laneOf, statusesOfLane } from './store/message-index.ts';
@@ -86,13 +87,18 @@ function statusStreams(
   statuses: readonly string[],
   range: { createdFrom?: string; createdTo?: string },
   cache: Map<string, MessageItem>,
+  also?: Keep,
 ): KeyStream[] {
   const streams: KeyStream[] = [];
   for (const lane of [...new Set(statuses.map(laneOf))]) {
     const whole = statusesOfLane(lane, messageStatuses).every((status) => statuses.includes(status));
-    const keep: Keep | undefined = whole
-      ? undefined
-      : (item) => item.account_id === account && statuses.includes(item.status);
+    const keep: Keep | undefined =
+      whole && also === undefined
+        ? undefined
+        : (item) =>
+            item.account_id === account &&
+            (whole || statuses.includes(item.status)) &&
+            (also === undefined || also(item));
     for (const shard of shards)
       streams.push(
         keyStream(
@@ -109,8 +115,8 @@ function statusStreams(
 
 /**
  * The search filters (`tag`, `metadata`, `recipient`): one of them drives the query through its
- * search entries (`TERM#<account>#<digest>#<shard>`, one stream per account shard); the others
- * and a status filter are checked on the items the streams read. A recipient is the likeliest to
+ * search entries (`TERM#<account>#<digest>#<shard>`, one stream per account shard); the others,
+ * a status filter and the `subject` text are checked on the items the streams read. A recipient is the likeliest to
  * be rare, then a metadata pair, then a tag, so that order picks the driving term.
  */
 function searchOf(filters: Filters): { drive: SearchTerm; also: SearchTerm[] } | undefined {
@@ -128,15 +134,17 @@ function searchStreams(
   statuses: readonly string[] | undefined,
   range: { createdFrom?: string; createdTo?: string },
   cache: Map<string, MessageItem>,
+  alsoKeep?: Keep,
 ): KeyStream[] {
   const digest = termDigest(search.drive);
   const also = search.also.map((term) => `${term.kind}:${term.text}`);
   const keep: Keep | undefined =
-    statuses === undefined && also.length === 0
+    statuses === undefined && also.length === 0 && alsoKeep === undefined
       ? undefined
       : (item) => {
           if (item.account_id !== account) return false;
           if (statuses !== undefined && !statuses.includes(item.status)) return false;
+          if (alsoKeep !== undefined && !alsoKeep(item)) return false;
           const has = new Set(termsOf(item).map((term) => `${term.kind}:${term.text}`));
           return also.every((term) => has.has(term));
         };
@@ -193,7 +201,11 @@ export async function listMessages(
     ...(search === undefined
       ? {}
       : { terms: [search.drive, ...search.also].map((term) => `${term.kind}:${termDigest(term)}`) }),
+    ...(filters.subject === undefined ? {} : { subject: filters.subject.trim() }),
   };
+  const matchesSubject = filters.subject === undefined ? undefined : subjectMatcher(filters.subject);
+  const subjectKeep: Keep | undefined =
+    matchesSubject === undefined ? undefined : (item) => matchesSubject(item.subject);
   const cache = new Map<string, MessageItem>();
   const range = {
     ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
@@ -201,8 +213,21 @@ export async function listMessages(
   };
   const streams =
     search === undefined
-      ? statusStreams(account, statuses.includes(allStatuses) ? messageStatuses : statuses, range, cache)
-      : searchStreams(account, search, statuses.includes(allStatuses) ? undefined : statuses, range, cache);
+      ? statusStreams(
+          account,
+          statuses.includes(allStatuses) ? messageStatuses : statuses,
+          range,
+          cache,
+          subjectKeep,
+        )
+      : searchStreams(
+          account,
+          search,
+          statuses.includes(allStatuses) ? undefined : statuses,
+          range,
+          cache,
+          subjectKeep,
+        );
   const streamIds = streams.map((stream) => stream.id);
 
   let positions: Positions = Object.fromEntries(streamIds.map((id) => [id, { done: false }]));

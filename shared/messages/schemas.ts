@@ -29,6 +29,8 @@ export const maxAttachments = 50;
 export const maxRecipients = 50;
 export const maxHeaders = maxCustomHeaders;
 export const maxQueryLimit = 1000;
+/** The longest text the `subject` filter of a query takes. */
+export const subjectSearchMaxLength = 200;
 export const maxDeleteBatch = 1000;
 export const maxBatchMessages = 500;
 
@@ -518,6 +520,16 @@ export const messageFilters = z.strictObject({
   ),
   recipient: z.optional(
     addressSchema('Only messages to this address (to, cc or bcc; compared case-insensitively)'),
+  ),
+  subject: z.optional(
+    describe(
+      z.string({ error: 'subject must be a string' }).check(
+        z.refine((value) => value.trim().length > 0, 'subject must not be blank'),
+        z.maxLength(subjectSearchMaxLength, `subject is at most ${subjectSearchMaxLength} characters`),
+      ),
+      'Only messages whose subject contains this text (case-insensitive). It is checked on the messages the other filters list, so a page may come back short, even empty, with a cursor to continue',
+      'invoice',
+    ),
   ),
 });
 

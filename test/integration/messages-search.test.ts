@@ -278,4 +278,43 @@ describe('search filters', () => {
     for (const entry of entries) assert.equal((await read(entry)).Item, undefined);
     assert.deepEqual(await uuidsOf(who, { tag: reset }), []);
   });
+
+  it('subject: contains, case-insensitive, alone and with the other filters, and pages to the end', async () => {
+    const who = await newAccount('search');
+    const invoice = await created(who, { subject: 'Your invoice #12', tags: [receipt], ...held });
+    const shouting = await created(who, { subject: 'INVOICE ready', ...held });
+    const umlaut = await created(who, { subject: 'Ärger im Büro', ...held });
+    // Enough others that some pages, read through the work budget, come back short.
+    await mapLimit(Array.from({ length: 12 }), 6, () => created(who, { subject: 'Welcome aboard', ...held }));
+    const scheduled = await created(who, {
+      subject: 'Invoice later',
+      scheduling: { mode: 'scheduled', send_at: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+
+    assert.deepEqual(await uuidsOf(who, { subject: 'invoice' }), sorted([invoice, shouting, scheduled]));
+    assert.deepEqual(await uuidsOf(who, { subject: '  Invoice ' }), sorted([invoice, shouting, scheduled]));
+    assert.deepEqual(await uuidsOf(who, { subject: 'ärger' }), [umlaut]);
+    assert.deepEqual(await uuidsOf(who, { subject: 'ÄRGER IM' }), [umlaut]);
+    assert.deepEqual(
+      await uuidsOf(who, { subject: 'invoice', status: 'waiting' }),
+      sorted([invoice, shouting]),
+    );
+    assert.deepEqual(await uuidsOf(who, { subject: 'invoice', tag: receipt }), [invoice]);
+    assert.deepEqual(await uuidsOf(who, { subject: 'nothing like it' }), []);
+
+    const small = await pageThrough(who, { subject: 'invoice', limit: 1 });
+    assert.deepEqual(sorted(idsOf(small)), sorted([invoice, shouting, scheduled]), 'each match once');
+    const other = await query(who, { filters: { subject: 'welcome' } });
+    const foreign = await query(who, {
+      filters: { subject: 'invoice' },
+      cursor: other.body.data.next_cursor ?? 'x',
+    });
+    assert.equal(foreign.body.error.code, 107, 'a cursor of another subject does not continue this one');
+
+    for (const subject of ['', '   ', 'x'.repeat(201), 12]) {
+      const bad = await query(who, { filters: { subject } });
+      assert.equal(bad.body.error.code, 107, JSON.stringify(subject));
+      assert.equal(bad.body.error.details[0].field, 'filters.subject', JSON.stringify(bad.body.error));
+    }
+  });
 });
