@@ -17,7 +17,7 @@ import { created, mapLimit, newAccount, query, type TestAccount } from '../suppo
 /*
  * The console in Debian's Chromium against the run's local host: sign-in through the local
  * OpenID provider, the Activity page in its empty, loading, error and listed states, filters kept
- * in the address (status, dates, tag, recipient, metadata), paging, the CSV export, and a session that expires coming back to the same page.
+ * in the address (subject search, status, dates, tag, recipient, metadata), paging, the CSV export, and a session that expires coming back to the same page.
  */
 let browser: ConsoleBrowser;
 let who: TestAccount;
@@ -116,8 +116,10 @@ describe('console: sign-in and Activity', () => {
     await screenshot(page, 'activity', { fullPage: false });
     await expectAccessible(page, 'Activity (listed)');
 
-    // Status filter, through the form: the address carries it.
+    // Status filter, through the bar's status menu: the address carries it.
+    await page.getByText('Any status').click();
     await page.getByLabel('waiting').check();
+    await page.getByText('Status (1)').waitFor();
     const waiting = listRequested(page, { status: ['waiting'] });
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/status=waiting/);
@@ -213,6 +215,7 @@ describe('console: sign-in and Activity', () => {
 
     await openActivity(page, '', {});
     await page.locator('table.list tbody tr').first().waitFor();
+    await page.getByText('More filters').click();
     await page.getByLabel('Tag name').fill('category');
     await page.getByLabel('Tag value').fill('password-reset');
     const byTag = listRequested(page, { tag: { name: 'category', value: 'password-reset' } });
@@ -251,6 +254,28 @@ describe('console: sign-in and Activity', () => {
     await byRecipient;
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
     assert.equal(await rows.count(), 1, 'only the message to that recipient');
+
+    // By subject, ignoring case, from the search box; the pages fill themselves although the
+    // API checks the subject on the messages it walks through (50 held ones here).
+    await openActivity(page, '', {});
+    await page.locator('table.list tbody tr').first().waitFor();
+    const bySubject = listRequested(page, { subject: 'PASSWORD' });
+    await page.getByLabel('Search subject').fill('PASSWORD');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/subject=PASSWORD/);
+    await bySubject;
+    await page.getByRole('link', { name: 'Password reset' }).waitFor();
+    assert.equal(await rows.count(), 1, 'only the message with that subject');
+    assert.equal(
+      await page.getByLabel('Search subject').inputValue(),
+      'PASSWORD',
+      'the bar shows the search',
+    );
+    await screenshot(page, 'activity-subject', { fullPage: false });
+    await expectAccessible(page, 'Activity (subject search)');
+    await openActivity(page, '?subject=Held%200', { subject: 'Held 0' });
+    await page.getByRole('link', { name: 'Held 0', exact: true }).waitFor();
+    assert.equal(await rows.count(), 1, 'one of the first messages, behind many that do not match');
 
     // By metadata pair, straight from the address; and a tag nobody carries matches nothing.
     await openActivity(page, '?metadata=customer%3Ac-1029', { metadata: { customer: 'c-1029' } });
