@@ -93,4 +93,22 @@ describe('the local host survives its handlers, and its DynamoDB Local never out
     assert.deepEqual(dynamoLocalsOnDataDir(), [next.dynamo.pid]);
     assert.equal(await health(next), 200);
   });
+
+  it('refuses to start on a DATA_DIR another live host uses, and leaves that host alone', {
+    timeout: 240_000,
+  }, async () => {
+    const running = hosts[hosts.length - 1] as SecondaryHost;
+    const runningPid = hostPid();
+    await assert.rejects(startSecondaryHost(settings, undefined, dataDir), (error: Error) => {
+      assert.match(error.message, /secondary host exited/);
+      assert.match(error.message, new RegExp(`another local host \\(pid ${runningPid}\\) is running on`));
+      assert.match(error.message, /set DATA_DIR to another folder/);
+      return true;
+    });
+    assert.deepEqual(dynamoLocalsOnDataDir(), [running.dynamo.pid], 'no second DynamoDB Local');
+    // (The test support removes host.json before each start; host.pid is the host's own record.)
+    const owner = JSON.parse(readFileSync(join(dataDir, 'host.pid'), 'utf8')) as { host_pid: number };
+    assert.equal(owner.host_pid, runningPid, 'the running host still owns the folder');
+    assert.equal(await health(running), 200);
+  });
 });
