@@ -63,56 +63,51 @@ export interface RenderCost {
   bytes: number;
 }
 
+/** What a render may cost, and how a refusal names it. */
+export interface RenderBudgetOptions {
+  part: string;
+  escape: boolean;
+  content?: string;
+  maxBytes: number;
+  maxSteps?: number;
+  /** Why the byte budget is what it is, for the message ("a message's parts together …"). */
+  bytesReason?: string;
+  /** The whole budget that `maxBytes` is what is left of, as the message names it. */
+  limit?: number;
+}
+
 class RenderMeter {
   steps = 0;
   bytes = 0;
   private readonly model: unknown;
-  private readonly part: string;
-  private readonly escape: boolean;
-  private readonly content: string | undefined;
-  private readonly maxBytes: number;
-  private readonly maxSteps: number;
-  private readonly bytesReason: string;
-  private readonly limit: number;
+  private readonly options: Required<Omit<RenderBudgetOptions, 'content'>> & { content?: string };
 
-  constructor(
-    model: unknown,
-    options: {
-      part: string;
-      escape: boolean;
-      content?: string;
-      maxBytes: number;
-      maxSteps: number;
-      bytesReason: string;
-      limit: number;
-    },
-  ) {
-    this.limit = options.limit;
+  constructor(model: unknown, options: RenderBudgetOptions) {
     this.model = model;
-    this.part = options.part;
-    this.escape = options.escape;
-    this.content = options.content;
-    this.maxBytes = options.maxBytes;
-    this.maxSteps = options.maxSteps;
-    this.bytesReason = options.bytesReason;
+    this.options = {
+      ...options,
+      maxSteps: options.maxSteps ?? maxRenderSteps,
+      bytesReason: options.bytesReason ?? 'the subject, HTML and text of a message together',
+      limit: options.limit ?? options.maxBytes,
+    };
   }
 
   private step(): void {
     this.steps++;
-    if (this.steps > this.maxSteps) {
+    if (this.steps > this.options.maxSteps) {
       throw new RenderBudgetError(
-        this.part,
-        `The ${this.part} part would run more than ${this.maxSteps.toLocaleString('en-US')} statements and loop items over this model; render fewer items or nest fewer loops`,
+        this.options.part,
+        `The ${this.options.part} part would run more than ${this.options.maxSteps.toLocaleString('en-US')} statements and loop items over this model; render fewer items or nest fewer loops`,
       );
     }
   }
 
   private write(bytes: number): void {
     this.bytes += bytes;
-    if (this.bytes > this.maxBytes) {
+    if (this.bytes > this.options.maxBytes) {
       throw new RenderBudgetError(
-        this.part,
-        `The ${this.part} part would take the rendering past ${this.limit.toLocaleString('en-US')} bytes over this model (${this.bytesReason})`,
+        this.options.part,
+        `The ${this.options.part} part would take the rendering past ${this.options.limit.toLocaleString('en-US')} bytes over this model (${this.options.bytesReason})`,
       );
     }
   }
@@ -126,7 +121,7 @@ class RenderMeter {
         value = this.model;
         rest = path.parts.slice(1);
       } else if (name === 'content') {
-        return this.content;
+        return this.options.content;
       } else {
         for (let index = stack.length - 1; index >= 0; index--) {
           const loop = stack[index]?.loop;
@@ -171,7 +166,7 @@ class RenderMeter {
       } else if (statement.type === 'MustacheStatement') {
         const mustache = statement as hbs.AST.MustacheStatement;
         if (!isPath(mustache.path)) continue;
-        this.write(valueBytes(this.resolve(mustache.path, stack), this.escape && mustache.escaped));
+        this.write(valueBytes(this.resolve(mustache.path, stack), this.options.escape && mustache.escaped));
       } else if (statement.type === 'BlockStatement') {
         this.block(statement as hbs.AST.BlockStatement, stack);
       }
@@ -234,30 +229,8 @@ class RenderMeter {
  * The statements and bytes a render of `ast` over `model` would take; throws RenderBudgetError
  * naming `part` as soon as either passes its budget (`maxBytes` is what is left of the message's).
  */
-export function measureRender(
-  ast: Ast,
-  model: unknown,
-  options: {
-    part: string;
-    escape: boolean;
-    content?: string;
-    maxBytes: number;
-    maxSteps?: number;
-    /** Why the byte budget is what it is, for the message ("a message's parts together …"). */
-    bytesReason?: string;
-    /** The whole budget that `maxBytes` is what is left of, as the message names it. */
-    limit?: number;
-  },
-): RenderCost {
-  const meter = new RenderMeter(model, {
-    part: options.part,
-    escape: options.escape,
-    ...(options.content === undefined ? {} : { content: options.content }),
-    maxBytes: options.maxBytes,
-    maxSteps: options.maxSteps ?? maxRenderSteps,
-    bytesReason: options.bytesReason ?? 'the subject, HTML and text of a message together',
-    limit: options.limit ?? options.maxBytes,
-  });
+export function measureRender(ast: Ast, model: unknown, options: RenderBudgetOptions): RenderCost {
+  const meter = new RenderMeter(model, options);
   try {
     meter.program(ast, [{ context: model, blockParams: undefined }]);
   } catch (error) {
