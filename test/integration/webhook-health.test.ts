@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { dynamo } from '../../shared/platform/aws/clients.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { failuresBeforePause } from '../../shared/webhooks/model/endpoint-health.ts';
 import { enqueueDeliveries, webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
+import { type Hook, useWebhookEndpoints } from '../support/webhook-endpoints.ts';
 import { jobsFor, storeTestEvents } from '../support/webhook-events.ts';
-import {
-  type ReceivedWebhook,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from '../support/webhook-receiver.ts';
+import type { ReceivedWebhook } from '../support/webhook-receiver.ts';
 
 /**
  * Failing endpoints stop holding workers (docs/webhooks.md, "Failing endpoints"), through the host's
@@ -24,32 +20,7 @@ import {
  * The test host pauses for 2 s, then 4 s (WEBHOOK_PAUSE_SCHEDULE) and retries after 1 s, 1 s, 1 s.
  */
 useHostEnvironment();
-let receiver: WebhookReceiver;
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-
-interface Hook {
-  id: string;
-  secret: string;
-  path: string;
-}
-
-async function addHook(who: TestAccount, name: string): Promise<Hook> {
-  const path = `/${name}-${randomUUID().slice(0, 8)}`;
-  const response = await call('POST', '/webhook/add-1.0', {
-    token: who.token,
-    body: { url: `${receiver.url}${path}` },
-  });
-  assert.equal(response.status, 200, response.text);
-  return { id: response.body.data.webhook.webhook_id, secret: response.body.data.webhook.secret, path };
-}
-
-const on = (hook: Hook) => receiver.received.filter((request) => request.path === hook.path);
+const endpoints = useWebhookEndpoints('health');
 
 async function endpoint(who: TestAccount, hook: Hook) {
   const response = await call('POST', '/webhook/query-1.0', {
@@ -87,10 +58,10 @@ async function events(who: TestAccount, hooks: Hook[], count: number): Promise<s
 describe('failing endpoints', () => {
   it('five failures in a row pause the endpoint; trial attempts decide; nothing is lost, and it recovers', async () => {
     const who = await newAccount('whhealth');
-    const hook = await addHook(who, 'failing');
+    const hook = await endpoints.add(who);
     let failing = true;
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) =>
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
       request.path === hook.path ? (failing ? 503 : 200) : previous(request, seen);
     // Ten events: without the pause they would use up their 4 attempts each (40 requests) and be
     // dead-lettered while the receiver fails.
@@ -106,7 +77,7 @@ describe('failing endpoints', () => {
       /^Deliveries are paused until .+ after \d+ failed attempts in a row since .+; then one trial attempt decides whether they resume; without a successful delivery it is disabled at /,
     );
     assert.equal(paused.enabled, true);
-    const requests = on(hook).length;
+    const requests = endpoints.on(hook).length;
     // Every request is a counted failure; a few more may have been in flight at the moment.
     assert.ok(requests >= paused.health.consecutive_failures, `${requests} requests`);
     assert.ok(
@@ -117,9 +88,10 @@ describe('failing endpoints', () => {
 
     failing = false;
     // The next trial succeeds and every waiting job follows: all ten events arrive, none was lost.
-    await receiver.waitFor(() => {
+    await endpoints.receiver.waitFor(() => {
       const delivered = new Set(
-        on(hook)
+        endpoints
+          .on(hook)
           .filter((request) => request.at > 0)
           .map((request) => String(request.headers['webhook-id'])),
       );
@@ -140,10 +112,11 @@ describe('failing endpoints', () => {
 
   it('after 5 days of failures the endpoint is disabled, says why, and the other endpoints get webhook.disabled', async () => {
     const who = await newAccount('whhealth');
-    const dying = await addHook(who, 'dying');
-    const watching = await addHook(who, 'watching');
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) => (request.path === dying.path ? 500 : previous(request, seen));
+    const dying = await endpoints.add(who);
+    const watching = await endpoints.add(who);
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
+      request.path === dying.path ? 500 : previous(request, seen);
     // As if it had been failing for six days (hourly trials), and its pause were just over.
     const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3600 * 1000).toISOString();
     await dynamo().send(
@@ -168,8 +141,8 @@ describe('failing endpoints', () => {
 
     // The other endpoint hears of it: a signed webhook.disabled event naming the endpoint and why.
     const [event] = (
-      await receiver.waitFor(() =>
-        on(watching).some((request) => JSON.parse(request.body).type === 'webhook.disabled'),
+      await endpoints.receiver.waitFor(() =>
+        endpoints.on(watching).some((request) => JSON.parse(request.body).type === 'webhook.disabled'),
       )
     ).filter(
       (request) => request.path === watching.path && JSON.parse(request.body).type === 'webhook.disabled',
@@ -179,30 +152,33 @@ describe('failing endpoints', () => {
     );
     const body = JSON.parse(event.body);
     assert.equal(body.data.webhook_id, dying.id);
-    assert.equal(body.data.url, `${receiver.url}${dying.path}`);
+    assert.equal(body.data.url, `${endpoints.receiver.url}${dying.path}`);
     assert.match(body.data.reason, /^Disabled after failing for 5 days/);
     assert.match(body.timestamp, /[+-]\d{2}:\d{2}$/);
     assert.equal(
-      on(dying).filter((request) => JSON.parse(request.body).type === 'webhook.disabled').length,
+      endpoints.on(dying).filter((request) => JSON.parse(request.body).type === 'webhook.disabled').length,
       0,
     );
 
     // A disabled endpoint gets nothing more.
-    const before = on(dying).length;
+    const before = endpoints.on(dying).length;
     const [later] = await events(who, [dying, watching], 1);
-    await receiver.waitFor(() => on(watching).some((request) => request.headers['webhook-id'] === later));
-    assert.equal(on(dying).length, before);
+    await endpoints.receiver.waitFor(() =>
+      endpoints.on(watching).some((request) => request.headers['webhook-id'] === later),
+    );
+    assert.equal(endpoints.on(dying).length, before);
   });
 
   it('a 410 Gone also tells the other endpoints (webhook.disabled)', async () => {
     const who = await newAccount('whhealth');
-    const gone = await addHook(who, 'gone');
-    const watching = await addHook(who, 'watching');
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) => (request.path === gone.path ? 410 : previous(request, seen));
+    const gone = await endpoints.add(who);
+    const watching = await endpoints.add(who);
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
+      request.path === gone.path ? 410 : previous(request, seen);
     await events(who, [gone], 1);
-    await receiver.waitFor(() =>
-      on(watching).some((request) => JSON.parse(request.body).type === 'webhook.disabled'),
+    await endpoints.receiver.waitFor(() =>
+      endpoints.on(watching).some((request) => JSON.parse(request.body).type === 'webhook.disabled'),
     );
     const view = await endpoint(who, gone);
     assert.equal(view.enabled, false);

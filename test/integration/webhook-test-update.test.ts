@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { call, mintToken, useHostEnvironment } from '../support/host.ts';
 import { newAccount, type TestAccount } from '../support/messages.ts';
-import { startWebhookReceiver, verifiesByHand, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { useWebhookEndpoints } from '../support/webhook-endpoints.ts';
+import { verifiesByHand } from '../support/webhook-receiver.ts';
 
 /**
  * POST /webhook/test-1.0 and POST /webhook/update-1.0 (docs/webhooks.md, "Test events" and
@@ -11,29 +12,9 @@ import { startWebhookReceiver, verifiesByHand, type WebhookReceiver } from '../s
  * every body against `WebhookEvent` in docs/openapi.json.
  */
 useHostEnvironment();
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-
-let paths = 0;
-async function addHook(who: TestAccount, events?: string[]) {
-  paths += 1;
-  const path = `/test-${paths}-${who.account}`;
-  const response = await call('POST', '/webhook/add-1.0', {
-    token: who.token,
-    body: { url: `${receiver.url}${path}`, ...(events === undefined ? {} : { events }) },
-  });
-  assert.equal(response.status, 200, response.text);
-  return {
-    id: response.body.data.webhook.webhook_id as string,
-    secret: response.body.data.webhook.secret as string,
-    path,
-  };
-}
+const endpoints = useWebhookEndpoints('test');
+const addHook = (who: TestAccount, events?: string[]) =>
+  endpoints.add(who, events === undefined ? {} : { events });
 
 async function attemptsOf(who: TestAccount, webhookId: string, eventId: string) {
   return vi.waitFor(
@@ -66,8 +47,10 @@ describe('POST /webhook/test-1.0', () => {
       const { event_id: eventId, ...rest } = response.body.data;
       assert.match(eventId, /^evt_[0-9a-f]{32}$/);
       assert.deepEqual(rest, { webhook_id: hook.id, type, queued: true });
-      const [request] = await receiver.waitFor((all) => all.some((r) => r.headers['webhook-id'] === eventId));
-      const received = receiver.received.find((r) => r.headers['webhook-id'] === eventId);
+      const [request] = await endpoints.receiver.waitFor((all) =>
+        all.some((r) => r.headers['webhook-id'] === eventId),
+      );
+      const received = endpoints.receiver.received.find((r) => r.headers['webhook-id'] === eventId);
       assert.ok(received !== undefined && request !== undefined);
       assert.equal(received.path, hook.path);
       assert.doesNotThrow(() =>
@@ -123,28 +106,28 @@ describe('POST /webhook/update-1.0', () => {
       token: who.token,
       body: {
         webhook_id: hook.id,
-        url: `${receiver.url}${newPath}`,
+        url: `${endpoints.receiver.url}${newPath}`,
         events: ['message.bounced', 'message.delivered'],
       },
     });
     assert.equal(response.status, 200, response.text);
     const webhook = response.body.data.webhook;
-    assert.equal(webhook.url, `${receiver.url}${newPath}`);
+    assert.equal(webhook.url, `${endpoints.receiver.url}${newPath}`);
     assert.deepEqual(webhook.events, ['message.bounced', 'message.delivered']);
     assert.equal(webhook.secret, undefined, 'the secret is never shown again');
     const listed = await call('POST', '/webhook/query-1.0', {
       token: who.token,
       body: { webhook_id: hook.id },
     });
-    assert.equal(listed.body.data.webhook.url, `${receiver.url}${newPath}`);
+    assert.equal(listed.body.data.webhook.url, `${endpoints.receiver.url}${newPath}`);
 
     const test = await call('POST', '/webhook/test-1.0', {
       token: who.token,
       body: { webhook_id: hook.id, type: 'message.bounced' },
     });
     const eventId = test.body.data.event_id;
-    await receiver.waitFor((all) => all.some((r) => r.headers['webhook-id'] === eventId));
-    const received = receiver.received.find((r) => r.headers['webhook-id'] === eventId);
+    await endpoints.receiver.waitFor((all) => all.some((r) => r.headers['webhook-id'] === eventId));
+    const received = endpoints.receiver.received.find((r) => r.headers['webhook-id'] === eventId);
     assert.equal(received?.path, newPath);
     assert.ok(
       received !== undefined && verifiesByHand(hook.secret, received),
@@ -157,7 +140,7 @@ describe('POST /webhook/update-1.0', () => {
       body: { webhook_id: hook.id, events: ['message.sent'] },
     });
     assert.equal(eventsOnly.status, 200, eventsOnly.text);
-    assert.equal(eventsOnly.body.data.webhook.url, `${receiver.url}${newPath}`);
+    assert.equal(eventsOnly.body.data.webhook.url, `${endpoints.receiver.url}${newPath}`);
     assert.deepEqual(eventsOnly.body.data.webhook.events, ['message.sent']);
   });
 
@@ -170,7 +153,7 @@ describe('POST /webhook/update-1.0', () => {
       [{ webhook_id: hook.id, url: 'ftp://example.com/' }, 'url'],
       [{ webhook_id: hook.id, events: ['message.sent', 'message.sent'] }, 'events'],
       [{ webhook_id: hook.id, events: ['message.opened'] }, 'events[0]'],
-      [{ webhook_id: hook.id, url: `${receiver.url}/x`, secret: 'whsec_x' }, 'secret'],
+      [{ webhook_id: hook.id, url: `${endpoints.receiver.url}/x`, secret: 'whsec_x' }, 'secret'],
     ];
     for (const [body, field] of cases) {
       const response = await call('POST', '/webhook/update-1.0', { token: who.token, body });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import { describe, it, vi } from 'vitest';
 import { dynamo } from '../../shared/platform/aws/dynamo.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
 import { webhookKeys } from '../../shared/webhooks/store/webhooks.ts';
@@ -11,12 +11,8 @@ import { addMessage, waitForStatus } from '../support/delivery.ts';
 import { call, mintToken, useHostEnvironment } from '../support/host.ts';
 import { isoWithOffset, newAccount, type TestAccount, textMessage } from '../support/messages.ts';
 import { serviceLogFromNow } from '../support/service-log.ts';
-import {
-  type ReceivedWebhook,
-  startWebhookReceiver,
-  verifiesByHand,
-  type WebhookReceiver,
-} from '../support/webhook-receiver.ts';
+import { type Hook, useWebhookEndpoints } from '../support/webhook-endpoints.ts';
+import { type ReceivedWebhook, verifiesByHand } from '../support/webhook-receiver.ts';
 
 /**
  * Webhooks end to end through the local host (docs/webhooks.md): the API, the table stream poller,
@@ -25,37 +21,15 @@ import {
  * (WEBHOOK_RETRY_SCHEDULE), so 4 attempts in all.
  */
 const info = useHostEnvironment();
-let receiver: WebhookReceiver;
+const endpoints = useWebhookEndpoints('hook');
 
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-
-interface Hook {
-  id: string;
-  secret: string;
-  path: string;
-}
-
-let paths = 0;
+/** Adds an endpoint, and checks the secret it is given: `whsec_` and 32 random bytes in base64. */
 async function addHook(who: TestAccount, body: Record<string, unknown> = {}): Promise<Hook> {
-  paths += 1;
-  const path = `/hook-${paths}-${who.account}`;
-  const response = await call('POST', '/webhook/add-1.0', {
-    token: who.token,
-    body: { url: `${receiver.url}${path}`, ...body },
-  });
-  assert.equal(response.status, 200, response.text);
-  const webhook = response.body.data.webhook;
-  assert.match(webhook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-  assert.equal(Buffer.from(webhook.secret.slice(6), 'base64').length, 32);
-  return { id: webhook.webhook_id, secret: webhook.secret, path };
+  const hook = await endpoints.add(who, body);
+  assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+  assert.equal(Buffer.from(hook.secret.slice(6), 'base64').length, 32);
+  return hook;
 }
-
-const on = (hook: Hook) => receiver.received.filter((request) => request.path === hook.path);
 const json = (request: ReceivedWebhook) => JSON.parse(request.body);
 
 /** Checks a request the way a receiver must: the library verifier and the specification by hand. */
@@ -102,7 +76,7 @@ describe('webhook events from message changes', () => {
       who.token,
       textMessage(who, { to: ['ok@recipient.test'], subject: 'Order 7' }),
     );
-    const requests = await receiver.waitFor(() => on(hook).length >= 2);
+    const requests = await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 2);
     const mine = requests.filter((request) => request.path === hook.path);
     assert.deepEqual(mine.map((request) => json(request).type).sort(), ['message.delivered', 'message.sent']);
     for (const request of mine) {
@@ -141,7 +115,7 @@ describe('webhook events from message changes', () => {
       who.token,
       textMessage(who, { to: ['ok@recipient.test', 'bounce-1@recipient.test'] }),
     );
-    await receiver.waitFor(() => on(hook).length >= 1);
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
     await waitForStatus(who.token, uuid, ['bounced']);
     const fannedOut = (lines: Record<string, any>[]) =>
       lines.filter((line) => line.message === 'webhook events fanned out' && line.message_uuid === uuid);
@@ -157,7 +131,7 @@ describe('webhook events from message changes', () => {
         `a job for the bounce only: ${JSON.stringify(line)}`,
       );
     }
-    const mine = on(hook);
+    const mine = endpoints.on(hook);
     assert.equal(mine.length, 1, 'only the bounce');
     const body = json(mine[0] as ReceivedWebhook);
     assertSigned(hook, mine[0] as ReceivedWebhook);
@@ -176,8 +150,8 @@ describe('webhook events from message changes', () => {
       body: { scheduling: { mode: 'manual-cancel', message_uuid: uuid } },
     });
     assert.equal(cancel.status, 200, cancel.text);
-    await receiver.waitFor(() => on(hook).length >= 1);
-    const [request] = on(hook);
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
+    const [request] = endpoints.on(hook);
     assertSigned(hook, request as ReceivedWebhook);
     const body = json(request as ReceivedWebhook);
     assert.equal(body.type, 'message.cancelled');
@@ -202,8 +176,8 @@ describe('suppressed recipients', () => {
     });
     assert.equal(suppressed.status, 200, suppressed.text);
     const { uuid } = await addMessage(who.token, textMessage(who, { to: ['blocked@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 1);
-    const [request] = on(hook) as [ReceivedWebhook];
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
+    const [request] = endpoints.on(hook) as [ReceivedWebhook];
     assertSigned(hook, request);
     const body = json(request);
     assert.equal(body.type, 'message.suppressed');
@@ -217,14 +191,14 @@ describe('delivery', () => {
   it('a receiver answering 500 twice gets the same webhook-id three times; the attempts are listed', async () => {
     const who = await newAccount('wh');
     const hook = await addHook(who, { events: ['message.delivered'] });
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) =>
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
       request.path === hook.path && seen < 2 ? 500 : previous(request, seen);
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 3);
-    const ids = new Set(on(hook).map((request) => request.headers['webhook-id']));
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 3);
+    const ids = new Set(endpoints.on(hook).map((request) => request.headers['webhook-id']));
     assert.equal(ids.size, 1);
-    for (const request of on(hook)) assertSigned(hook, request);
+    for (const request of endpoints.on(hook)) assertSigned(hook, request);
     const webhook = await attemptsOf(who, hook, 3);
     const attempts = [...webhook.deliveries].reverse();
     assert.deepEqual(
@@ -248,10 +222,11 @@ describe('delivery', () => {
   it('410 disables the endpoint', async () => {
     const who = await newAccount('wh');
     const hook = await addHook(who, { events: ['message.delivered'] });
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) => (request.path === hook.path ? 410 : previous(request, seen));
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
+      request.path === hook.path ? 410 : previous(request, seen);
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 1);
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
     const webhook = await attemptsOf(who, hook, 1, (current) => !current.enabled);
     assert.equal(webhook.enabled, false);
     assert.equal(webhook.deliveries[0].status_code, 410);
@@ -261,8 +236,8 @@ describe('delivery', () => {
     const witness = await addHook(who, { events: ['message.delivered'] });
     const log = serviceLogFromNow();
     const next = await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() =>
-      on(witness).some((request) => json(request).data.message_uuid === next.uuid),
+    await endpoints.receiver.waitFor(() =>
+      endpoints.on(witness).some((request) => json(request).data.message_uuid === next.uuid),
     );
     const fannedOut = (lines: Record<string, any>[]) =>
       lines.find(
@@ -275,7 +250,7 @@ describe('delivery', () => {
       await log.waitFor('the next delivery fanned out', (all) => fannedOut(all) !== undefined),
     );
     assert.equal(line?.jobs, 1, JSON.stringify(line));
-    assert.equal(on(hook).length, 1);
+    assert.equal(endpoints.on(hook).length, 1);
   });
 
   it('after a rotation every delivery carries two signatures and both secrets verify', async () => {
@@ -289,8 +264,8 @@ describe('delivery', () => {
     const fresh = rotated.body.data.webhook.secret as string;
     assert.notEqual(fresh, hook.secret);
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 1);
-    const [request] = on(hook) as [ReceivedWebhook];
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
+    const [request] = endpoints.on(hook) as [ReceivedWebhook];
     assert.equal(String(request.headers['webhook-signature']).split(' ').length, 2);
     assertSigned(hook, request);
     assertSigned({ ...hook, secret: fresh }, request);
@@ -314,11 +289,11 @@ describe('delivery', () => {
     const who = await newAccount('wh');
     const hook = await addHook(who, { events: ['message.delivered'] });
     let down = true;
-    const previous = receiver.respond;
-    receiver.respond = (request, seen) =>
+    const previous = endpoints.receiver.respond;
+    endpoints.receiver.respond = (request, seen) =>
       request.path === hook.path ? (down ? 503 : 200) : previous(request, seen);
     await addMessage(who.token, textMessage(who, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 4);
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 4);
     const webhook = await attemptsOf(who, hook, 4);
     assert.deepEqual(
       webhook.deliveries.map((attempt: Record<string, unknown>) => attempt.attempt),
@@ -355,10 +330,10 @@ describe('delivery', () => {
     });
     assert.equal(replay.status, 200, replay.text);
     assert.deepEqual(replay.body.data, { webhook_id: hook.id, event_id: eventId, queued: true });
-    await receiver.waitFor(() => on(hook).length >= 5);
-    const last = on(hook).at(-1) as ReceivedWebhook;
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 5);
+    const last = endpoints.on(hook).at(-1) as ReceivedWebhook;
     assert.equal(last.headers['webhook-id'], eventId);
-    assert.equal(last.body, (on(hook)[0] as ReceivedWebhook).body);
+    assert.equal(last.body, (endpoints.on(hook)[0] as ReceivedWebhook).body);
     assertSigned(hook, last);
   });
 });
@@ -369,8 +344,8 @@ describe('endpoint management', () => {
     const other = await newAccount('wh');
     const hook = await addHook(owner, { events: ['message.delivered'] });
     await addMessage(owner.token, textMessage(owner, { to: ['ok@recipient.test'] }));
-    await receiver.waitFor(() => on(hook).length >= 1);
-    const eventId = String(on(hook)[0]?.headers['webhook-id']);
+    await endpoints.receiver.waitFor(() => endpoints.on(hook).length >= 1);
+    const eventId = String(endpoints.on(hook)[0]?.headers['webhook-id']);
 
     const listed = await call('POST', '/webhook/query-1.0', { token: other.token, body: {} });
     assert.deepEqual(listed.body.data, { webhooks: [], count: 0 });
@@ -413,14 +388,14 @@ describe('endpoint management', () => {
     for (let index = 0; index < 10; index++) hooks.push(await addHook(who));
     const eleventh = await call('POST', '/webhook/add-1.0', {
       token: who.token,
-      body: { url: `${receiver.url}/x` },
+      body: { url: `${endpoints.receiver.url}/x` },
     });
     assert.equal(eleventh.status, 406);
     assert.equal(eleventh.body.error.code, 111);
     await call('POST', '/webhook/delete-1.0', { token: who.token, body: { webhook_id: hooks[0]?.id } });
     const replaced = await call('POST', '/webhook/add-1.0', {
       token: who.token,
-      body: { url: `${receiver.url}/y` },
+      body: { url: `${endpoints.receiver.url}/y` },
     });
     assert.equal(replaced.status, 200, replaced.text);
   });
@@ -429,10 +404,10 @@ describe('endpoint management', () => {
     const who = await newAccount('wh');
     const cases: Array<[unknown, string]> = [
       // Strict input: the unknown field is named in its detail.
-      [{ url: `${receiver.url}/a`, event: ['message.sent'] }, 'event'],
+      [{ url: `${endpoints.receiver.url}/a`, event: ['message.sent'] }, 'event'],
       [{ url: 'ftp://example.com/' }, 'url'],
-      [{ url: `${receiver.url}/a`, events: ['message.opened'] }, 'events[0]'],
-      [{ url: `${receiver.url}/a`, events: [] }, 'events'],
+      [{ url: `${endpoints.receiver.url}/a`, events: ['message.opened'] }, 'events[0]'],
+      [{ url: `${endpoints.receiver.url}/a`, events: [] }, 'events'],
     ];
     for (const [body, field] of cases) {
       const response = await call('POST', '/webhook/add-1.0', { token: who.token, body });
@@ -451,7 +426,7 @@ describe('endpoint management', () => {
     const readOnly = await mintToken({ account: who.account, scopes: ['webhooks:read'] });
     const denied = await call('POST', '/webhook/add-1.0', {
       token: readOnly,
-      body: { url: `${receiver.url}/a` },
+      body: { url: `${endpoints.receiver.url}/a` },
     });
     assert.equal(denied.body.error.code, 113);
     const allowed = await call('POST', '/webhook/query-1.0', { token: readOnly, body: {} });
