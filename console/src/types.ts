@@ -88,4 +88,7 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.cancelled',
   'inbound.received',
   'webhook.disabled',
+  'key.created',
+  'key.rotated',
+  'key.revoked',
 ] as const);
