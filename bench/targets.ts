@@ -130,6 +130,20 @@ const targets = {
     statement: 'Activity’s first render ≤ 1.5 × its query',
     whenMissed: 'The page does work per row beyond drawing it.',
   },
+  'apikey-warm': {
+    statement: 'a query by uuid with an API key ≤ 1.1 × with a JWT (warm: both credentials cached)',
+    whenMissed:
+      'A warm key check is a map lookup and one SHA-256 of 43 bytes; a miss means the check began to read the table or log per request.',
+  },
+  'apikey-first': {
+    statement: 'the first request of a key ≤ 1.2 × of a JWT (nothing of either cached on the instance)',
+    whenMissed:
+      'A key’s first request reads its item and the account’s status one after the other; the JWT’s verifies a signature. The last_used_at write runs beside the request and must not be awaited before the action.',
+  },
+  'apikey-usage-writes': {
+    statement: 'a key adds no write per request: last_used_at at most once a minute per key',
+    whenMissed: 'The per-instance memory of the last write, or the condition of the update, is broken.',
+  },
 } as const satisfies Record<string, { statement: string; whenMissed: string }>;
 
 export type TargetId = keyof typeof targets;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ConsoleBrowser,
   expectAccessible,
@@ -60,11 +60,18 @@ describe('console: API keys', () => {
     const { page } = browser;
     const sent = await call('POST', '/message/add-1.0', { token: key, body: textMessage(who) });
     assert.equal(sent.status, 200, sent.text);
-    await page.reload();
-    const row = page.getByRole('row', { name: /Checkout service/ });
-    await row.waitFor();
-    const lastUsed = row.locator('td').nth(5);
-    assert.notEqual((await lastUsed.textContent())?.trim(), '—');
+    // last_used_at is written beside the request: reload until the list shows it.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          const row = page.getByRole('row', { name: /Checkout service/ });
+          await row.waitFor();
+          return (await row.locator('td').nth(5).textContent())?.trim();
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .not.toBe('—');
   });
 
   it('rotates (new secret shown once, the old one works an hour) and revokes', async () => {

@@ -183,6 +183,8 @@ describe('API key restrictions, each with its code', () => {
     const read = async () =>
       (await call('POST', '/apikey/query-1.0', { token: who.token, body: { key_id: api_key.key_id } })).body
         .data.api_key.last_used_at;
+    // Written beside the request: it lands shortly after the answer.
+    await expect.poll(read, { timeout: 30_000 }).not.toBeNull();
     const first = await read();
     assert.match(first, /^\d{4}-/);
     await whoami(key);
