@@ -1,1 +1,2 @@
+export { notReadyMessage } from './sending-ready.ts';
 export { type DomainRecord, getDomain, normaliseDomain, toDomain } from './store/domains.ts';

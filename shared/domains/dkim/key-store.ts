@@ -48,7 +48,7 @@ export const retiredKeyRetentionDays = envNumber(
   { min: 0 },
 );
 
-async function sealedKey(
+export async function sealedKey(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
