@@ -30,7 +30,10 @@ async function add(who: Who, domain: string, extra: Record<string, unknown> = {}
 type RecordView = { purpose: string; type: string; name: string; value: string; status: string; error?: any };
 
 /** Publishes every record of the view as the user would, at the test DNS server. */
-function publishAll(records: RecordView[], change: (record: RecordView) => string = (record) => record.value) {
+function publishAll(
+  records: RecordView[],
+  change: (record: RecordView) => string = (record) => record.value,
+) {
   const byName = new Map<string, { txt: string[][]; mx: Array<{ priority: number; exchange: string }> }>();
   for (const record of records) {
     const entry = byName.get(record.name) ?? { txt: [], mx: [] };
@@ -109,10 +112,14 @@ describe('self-service domains', () => {
     const spf = view.records.find((record: RecordView) => record.purpose === 'mail_from_spf');
     publishRecords(spf.name, {
       txt: [[spf.value], ['v=spf1 mx ~all']],
-      mx: [{ priority: 10, exchange: view.records.find((r: RecordView) => r.purpose === 'mail_from_mx').value }],
+      mx: [
+        { priority: 10, exchange: view.records.find((r: RecordView) => r.purpose === 'mail_from_mx').value },
+      ],
     });
     const checked = (await post(who, '/domain/verify-1.0', { domain })).body.data.domain;
-    const byPurpose = Object.fromEntries(checked.records.map((record: RecordView) => [record.purpose, record]));
+    const byPurpose = Object.fromEntries(
+      checked.records.map((record: RecordView) => [record.purpose, record]),
+    );
     assert.equal(byPurpose.dkim.error.code, 'INVALID_VALUE');
     assert.deepEqual(byPurpose.dkim.error.observed, ['v=DKIM1; k=rsa; p=MIIBtypo']);
     assert.equal(byPurpose.mail_from_spf.error.code, 'MULTIPLE_RECORDS');
@@ -129,7 +136,14 @@ describe('self-service domains', () => {
 
   it('refuses bad names with 107 and details, and hides other accounts’ domains (112)', async () => {
     const who = await someone();
-    for (const name of ['192.0.2.1', 'localhost', 'example.com.', `${'a'.repeat(250)}.com`, 'bücher.example', '-a.example']) {
+    for (const name of [
+      '192.0.2.1',
+      'localhost',
+      'example.com.',
+      `${'a'.repeat(250)}.com`,
+      'bücher.example',
+      '-a.example',
+    ]) {
       const response = await post(who, '/domain/add-1.0', { domain: name });
       assert.equal(response.status, 406, `${name}: ${response.text}`);
       assert.equal(response.body.error.code, 107);
@@ -138,7 +152,12 @@ describe('self-service domains', () => {
     const holder = await someone();
     const domain = uniqueDomain('hidden');
     await add(holder, domain);
-    for (const path of ['/domain/query-1.0', '/domain/verify-1.0', '/domain/update-1.0', '/domain/delete-1.0']) {
+    for (const path of [
+      '/domain/query-1.0',
+      '/domain/verify-1.0',
+      '/domain/update-1.0',
+      '/domain/delete-1.0',
+    ]) {
       const response = await post(who, path, { domain });
       assert.equal(response.status, 404, `${path}: ${response.text}`);
       assert.equal(response.body.error.code, 112);
@@ -152,7 +171,11 @@ describe('self-service domains', () => {
     const view = await add(holder, domain);
     publishAll(view.records);
     assert.equal((await post(holder, '/domain/verify-1.0', { domain })).body.data.domain.sending_ready, true);
-    const held = await post(holder, '/message/add-1.0', message(domain, { scheduling: { mode: 'manual-wait' } }));
+    const held = await post(
+      holder,
+      '/message/add-1.0',
+      message(domain, { scheduling: { mode: 'manual-wait' } }),
+    );
     assert.equal(held.status, 200, held.text);
 
     const claim = await add(claimant, domain);
@@ -186,7 +209,11 @@ describe('self-service domains', () => {
     const view = await add(who, domain);
     publishAll(view.records);
     await post(who, '/domain/verify-1.0', { domain });
-    const held = await post(who, '/message/add-1.0', message(domain, { scheduling: { mode: 'manual-wait' } }));
+    const held = await post(
+      who,
+      '/message/add-1.0',
+      message(domain, { scheduling: { mode: 'manual-wait' } }),
+    );
     assert.equal(held.status, 200, held.text);
     const refused = await post(who, '/domain/delete-1.0', { domain });
     assert.equal(refused.status, 406, refused.text);
@@ -212,6 +239,8 @@ describe('self-service domains', () => {
     assert.equal(updated.status, 200, updated.text);
     assert.equal(updated.body.data.domain.receiving, true);
     assert.deepEqual(updated.body.data.domain.tracking, { opens: true, clicks: false });
-    assert.ok(updated.body.data.domain.records.some((record: RecordView) => record.purpose === 'receiving_mx'));
+    assert.ok(
+      updated.body.data.domain.records.some((record: RecordView) => record.purpose === 'receiving_mx'),
+    );
   });
 });
