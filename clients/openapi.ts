@@ -1198,8 +1198,33 @@ export interface components {
                 reason: string;
             };
         };
+        /** @description A domain was verified, lost a record (temporary_failure), failed, or was claimed by another account. */
+        DomainEvent: {
+            /**
+             * @description A domain’s status changed (docs/domains.md) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+            /**
+             * @description When the check (or the claim) happened
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The domain
+                 * @example example.test
+                 */
+                domain: string;
+                /**
+                 * @description Its new status; claimed: another account proved it holds the domain, which left your account
+                 * @enum {string}
+                 */
+                status: "verified" | "temporary_failure" | "failed" | "claimed";
+            };
+        };
         /** @description The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay. */
-        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"];
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["DomainEvent"];
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`
@@ -6516,7 +6541,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -6547,7 +6572,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6792,7 +6817,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6837,7 +6862,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6880,7 +6905,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -7347,7 +7372,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7824,7 +7849,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to receive from now on; left out, they stay */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -7850,7 +7875,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -8088,7 +8113,7 @@ export interface operations {
                      * @example message.delivered
                      * @enum {string}
                      */
-                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -8119,7 +8144,7 @@ export interface operations {
                              * @description An event type
                              * @enum {string}
                              */
-                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                             /** @enum {boolean} */
                             queued: true;
                         };

@@ -88,4 +88,8 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.cancelled',
   'inbound.received',
   'webhook.disabled',
+  'domain.verified',
+  'domain.temporary_failure',
+  'domain.failed',
+  'domain.claimed',
 ] as const);

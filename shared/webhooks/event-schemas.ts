@@ -144,6 +144,24 @@ export const webhookDisabledEvent = describe(
   'One of your endpoints was disabled (410 Gone, or 5 days of failures); sent to your other enabled endpoints that subscribe to it.',
 );
 
+export const domainEvent = describe(
+  z.object({
+    type: describe(
+      z.enum(['domain.verified', 'domain.temporary_failure', 'domain.failed', 'domain.claimed']),
+      'A domain’s status changed (docs/domains.md)',
+    ),
+    timestamp: serverDate('When the check (or the claim) happened', '2026-11-23T10:58:40.648+00:00'),
+    data: z.object({
+      domain: describe(z.string(), 'The domain', 'example.test'),
+      status: describe(
+        z.enum(['verified', 'temporary_failure', 'failed', 'claimed']),
+        'Its new status; claimed: another account proved it holds the domain, which left your account',
+      ),
+    }),
+  }),
+  'A domain was verified, lost a record (temporary_failure), failed, or was claimed by another account.',
+);
+
 /**
  * Every body a receiver may get, by name: the OpenAPI components of the same names, in this order,
  * are the members of `WebhookEvent`.
@@ -153,6 +171,7 @@ export const webhookEventSchemas = {
   MessageCancelledEvent: messageCancelledEvent,
   InboundReceivedEvent: inboundReceivedEvent,
   WebhookDisabledEvent: webhookDisabledEvent,
+  DomainEvent: domainEvent,
 } as const;
 
 export const webhookEvent = describe(
@@ -161,6 +180,7 @@ export const webhookEvent = describe(
     messageCancelledEvent,
     inboundReceivedEvent,
     webhookDisabledEvent,
+    domainEvent,
   ]),
   'The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay.',
 );
@@ -223,6 +243,14 @@ export const webhookEventExamples: Record<string, Example> = {
         url: 'https://hooks.example.com/svc-mail',
         reason: 'The receiver answered 410 Gone',
       },
+    },
+  },
+  domainVerified: {
+    summary: 'domain.verified',
+    value: {
+      type: 'domain.verified',
+      timestamp: exampleAt,
+      data: { domain: 'example.test', status: 'verified' },
     },
   },
 };

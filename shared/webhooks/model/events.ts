@@ -1,10 +1,16 @@
 import { type MessageChange, messageEventTypes } from '../../messages/index.ts';
+import { domainEventTypes } from './domain-events.ts';
 
 /**
  * Webhook events (docs/webhooks.md): every change of a message (`MessageChange`, from the messages
  * wing), `inbound.received` (./inbound-event.ts) and `webhook.disabled` (./endpoint-events.ts).
  */
-export const webhookEventTypes = [...messageEventTypes, 'inbound.received', 'webhook.disabled'] as const;
+export const webhookEventTypes = [
+  ...messageEventTypes,
+  'inbound.received',
+  'webhook.disabled',
+  ...domainEventTypes,
+] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

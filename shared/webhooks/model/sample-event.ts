@@ -1,6 +1,7 @@
 import { inboundExampleSummary } from '../../inbound/index.ts';
 import type { MessageStatus } from '../../messages/index.ts';
 import { reportedStatus } from '../../messages/index.ts';
+import { isDomainEventType } from './domain-events.ts';
 import type { WebhookEventType } from './events.ts';
 
 /**
@@ -60,6 +61,13 @@ export function sampleEventBody(
       type,
       timestamp,
       data: { ...inboundExampleSummary, received_at: timestamp, subject: 'Test event', attachments: [] },
+    });
+  }
+  if (isDomainEventType(type)) {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: { domain: 'example.test', status: type.slice('domain.'.length) },
     });
   }
   if (type === 'webhook.disabled') {
