@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it, vi } from 'vitest';
+import { checkDomain } from '../../shared/domains/check.ts';
 import { domainQueryResponse, domainResponse } from '../../shared/domains/schemas.ts';
-import { publishRecords } from '../support/dns.ts';
-import { call, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
+import { dueDomains } from '../../shared/domains/store/domain-checks.ts';
+import { getDomain } from '../../shared/domains/store/domains.ts';
+import { publishRecords, removeName } from '../support/dns.ts';
+import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
+
+useHostEnvironment();
 
 /**
  * Self-service domains against the test run's real DNS server: add, publish, verify, send, the
@@ -242,5 +247,32 @@ describe('self-service domains', () => {
     assert.ok(
       updated.body.data.domain.records.some((record: RecordView) => record.purpose === 'receiving_mx'),
     );
+  });
+
+  it('background: due after 5 minutes; a lost record is temporary_failure, then failed after the grace', async () => {
+    const who = await someone();
+    const domain = uniqueDomain('bg');
+    const view = await add(who, domain);
+    const created = Date.parse((await getDomain(domain))?.createdAt ?? '');
+    const dueAt = (ms: number) => new Date(created + ms);
+    assert.ok(!(await dueDomains(dueAt(60_000), 1_000)).domains.includes(domain), 'not due after a minute');
+    assert.ok((await dueDomains(dueAt(5 * 60_000), 1_000)).domains.includes(domain), 'due after 5 minutes');
+
+    publishAll(view.records);
+    const hour = 3_600_000;
+    const verified = await checkDomain((await getDomain(domain)) as never, dueAt(6 * 60_000));
+    assert.equal(verified?.status, 'verified');
+    assert.equal(verified?.nextCheckAt, dueAt(6 * 60_000 + 24 * hour).toISOString());
+
+    removeName(view.records[0].name);
+    const lost = await checkDomain(verified as never, dueAt(25 * hour));
+    assert.equal(lost?.status, 'temporary_failure');
+    assert.equal(lost?.sendingReady, true);
+    assert.equal(lost?.records?.dkim?.error?.code, 'HOST_NOT_FOUND');
+    const failed = await checkDomain(lost as never, dueAt(25 * hour + 72 * hour));
+    assert.equal(failed?.status, 'failed');
+    assert.equal(failed?.sendingReady, false);
+    const refused = await post(who, '/message/add-1.0', message(domain));
+    assert.equal(refused.body.error?.code, 111, refused.text);
   });
 });

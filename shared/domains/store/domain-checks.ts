@@ -155,3 +155,26 @@ export async function updateDomainSettings(
     ? toDomain(result.attributes)
     : undefined;
 }
+
+/**
+ * Domains whose background check is due, from the due entries of every shard (gsi3): the reads
+ * grow with the domains due, never with the domains held. `scanned` counts index entries read.
+ */
+export async function dueDomains(
+  now: Date,
+  limitPerShard: number,
+): Promise<{ domains: string[]; scanned: number }> {
+  const upper = `${now.toISOString()}#~`;
+  const pages = await Promise.all(
+    Array.from({ length: shardCount.domainChecks }, (_, shard) =>
+      table.query({
+        IndexName: 'gsi3',
+        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk <= :upper',
+        ExpressionAttributeValues: { ':pk': keys.domainChecks(shard), ':upper': upper },
+        Limit: limitPerShard,
+      }),
+    ),
+  );
+  const domains = pages.flatMap((page) => page.items.map((item) => String(item.pk).slice('DOMAIN#'.length)));
+  return { domains, scanned: pages.reduce((sum, page) => sum + page.scannedCount, 0) };
+}
