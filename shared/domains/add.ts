@@ -11,6 +11,7 @@ import { nextCheckAfter } from './model/records.ts';
 import { putClaim } from './store/claims.ts';
 import { putApiDomain } from './store/domain-checks.ts';
 import { deleteDomain, getDomain, listDomainsOfAccount } from './store/domains.ts';
+import { createSesIdentity, deleteSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
 import { claimView, type DomainView, domainView } from './view.ts';
 
 export interface AddDomainInput {
@@ -62,11 +63,27 @@ export async function addDomain(
   });
   // Another request created it first: answer as for an existing domain.
   if (!created) return addDomain(input, account, now);
+  let identityCreated = false;
+  const withSes = sesIdentitiesManaged();
   try {
-    await createActiveDkimKey(domain, account, input.dkim_algorithm ?? 'rsa-sha256', undefined, now);
+    await createActiveDkimKey(
+      domain,
+      account,
+      input.dkim_algorithm ?? 'rsa-sha256',
+      undefined,
+      now,
+      withSes
+        ? async (rsa) => {
+            await createSesIdentity(domain, rsa, `${subdomain}.${domain}`);
+            identityCreated = true;
+          }
+        : undefined,
+    );
   } catch (error) {
-    // Nothing half-created: a domain without its key is removed again.
+    // Nothing half-created: a domain without its key or SES identity is removed again, and an
+    // identity without its domain.
     log('warn', 'domain add failed; removing the domain', { domain, ...describeError(error) });
+    if (identityCreated) await deleteSesIdentity(domain);
     await deleteDomain(domain);
     await deleteDkimKeys(domain);
     throw error;

@@ -11,6 +11,7 @@ import {
 import { type DomainClaim, saveClaimCheck } from './store/claims.ts';
 import { saveCheck } from './store/domain-checks.ts';
 import type { DomainRecord } from './store/domains.ts';
+import { getSesIdentity, type SesIdentityStatus, sesIdentitiesManaged } from './store/ses-identity.ts';
 import { claimRecord, recordsOf } from './view.ts';
 
 /**
@@ -41,6 +42,7 @@ export async function checkDomain(
 ): Promise<DomainRecord | undefined> {
   const expected = await recordsOf(record);
   const errors = await compareAll(expected, lookup);
+  if (record.origin === 'api' && sesIdentitiesManaged()) foldSes(errors, await getSesIdentity(record.domain));
   const previous: CheckState = {
     status: record.status ?? (record.sendingReady ? 'verified' : 'pending'),
     sendingReady: record.sendingReady,
@@ -52,6 +54,31 @@ export async function checkDomain(
   // An operator's domain is trusted as it always was: checks inform, they never stop its mail.
   if (record.origin === 'operator') outcome.sendingReady = true;
   return saveCheck(record.domain, record.accountId, outcome);
+}
+
+/**
+ * SES's view of the identity joins DNS's: SES sends only once it verified the DKIM record and the
+ * MAIL FROM MX itself, which trails DNS by minutes. Still pending at SES, a record keeps its status
+ * (like a resolver failure, so the domain is not yet verified); failed at SES, it shows SES's word.
+ */
+function foldSes(
+  errors: Map<RecordPurpose, RecordError | undefined>,
+  identity: SesIdentityStatus | undefined,
+): void {
+  const states: Array<[RecordPurpose, string]> = [
+    ['dkim', identity === undefined ? 'NOT_FOUND' : identity.dkim],
+    ['mail_from_mx', identity === undefined ? 'NOT_FOUND' : identity.mailFrom],
+  ];
+  for (const [purpose, state] of states) {
+    if (state === 'SUCCESS' || errors.get(purpose) !== undefined) continue;
+    const observed = [`SES: ${state}`];
+    errors.set(
+      purpose,
+      state === 'FAILED' || state === 'NOT_FOUND'
+        ? { code: 'INVALID_VALUE', observed }
+        : { code: 'DNS_SERVER_ERROR', observed },
+    );
+  }
 }
 
 /** Checks a claim's proof record; true when it verifies. */

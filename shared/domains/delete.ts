@@ -5,6 +5,7 @@ import { deleteDkimKeys } from './dkim/store/dkim-keys.ts';
 import { domainNotFound } from './errors.ts';
 import { deleteClaims } from './store/claims.ts';
 import { deleteDomain, getDomain, normaliseDomain } from './store/domains.ts';
+import { deleteSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
 
 /**
  * The account's mail from a domain that has not left yet (queued, scheduled, held), which the
@@ -40,6 +41,7 @@ export async function removeDomain(
     }
     cancelled = await unsent.cancel(account, waiting);
   }
+  if (record.origin === 'api' && sesIdentitiesManaged()) await deleteSesIdentity(domain);
   await deleteDomain(domain);
   await deleteDkimKeys(domain);
   await deleteClaims(domain);

@@ -168,7 +168,7 @@ export const domainsRouteDetails = {
     summary: 'Add a sending domain (or claim one another account holds)',
     tag: 'domains',
     // Creates the domain item and its DKIM keys (the private keys encrypted with the KMS key).
-    access: { table: 'write', dkimKey: 'encrypt' },
+    access: { table: 'write', dkimKey: 'encrypt', sesIdentities: true },
     request: domainAddRequest,
     requestIn: 'body',
     response: domainResponse,
@@ -195,8 +195,8 @@ export const domainsRouteDetails = {
   'domain-verify': {
     summary: 'Check a domain’s DNS records now',
     tag: 'domains',
-    // Moves a claimed domain (its keys) and records the check.
-    access: { table: 'write-delete' },
+    // Moves a claimed domain (its keys) and records the check (with SES's view of the identity).
+    access: { table: 'write-delete', sesIdentities: true },
     request: domainVerifyRequest,
     requestIn: 'body',
     response: domainResponse,
@@ -225,7 +225,7 @@ export const domainsRouteDetails = {
     summary: 'Remove a domain and its keys',
     tag: 'domains',
     // Cancels unsent mail (message updates), removes the domain, its keys and claims.
-    access: { table: 'write-delete' },
+    access: { table: 'write-delete', sesIdentities: true },
     request: domainDeleteRequest,
     requestIn: 'body',
     response: domainDeleteResponse,

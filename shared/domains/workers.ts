@@ -9,7 +9,7 @@ export const domainChecksWorker = {
   impact:
     'domains added through the API stop turning verified on their own (verify still works), and a domain that lost a record is not reported',
   // Reads due entries and domains, stores each check's outcome.
-  access: { table: 'write' },
+  access: { table: 'write', sesIdentities: true },
 } as const satisfies Worker;
 
 /** The functions of this wing that no HTTP route invokes: the worker table (shared/workers.ts) lists them. */
