@@ -3,7 +3,7 @@ import { ServiceError } from '../platform/errors/service-error.ts';
 import { domainNotFound } from './errors.ts';
 import type { DomainStatus } from './model/records.ts';
 import { getClaim } from './store/claims.ts';
-import { getDomain, listDomainsOfAccount, normaliseDomain } from './store/domains.ts';
+import { getDomain, getDomains, listDomainsOfAccount, normaliseDomain } from './store/domains.ts';
 import { claimView, type DomainView, domainView } from './view.ts';
 
 /** POST /domain/query-1.0: one domain of the account (or its claim), or a page of its domains. */
@@ -47,8 +47,12 @@ export async function listDomainViews(
 ): Promise<DomainPage> {
   const after = filters.cursor === undefined ? undefined : decode(filters.cursor);
   const limit = filters.limit ?? 50;
-  const all = (await listDomainsOfAccount(account))
-    .filter((record) => after === undefined || record.domain > after)
+  // The account index holds names only: the whole items are read for the status and the view.
+  const names = (await listDomainsOfAccount(account))
+    .map((record) => record.domain)
+    .filter((domain) => after === undefined || domain > after);
+  const all = (await getDomains(names))
+    .filter((record) => record.accountId === account)
     .filter((record) => filters.status === undefined || (record.status ?? 'pending') === filters.status)
     .sort((a, b) => a.domain.localeCompare(b.domain));
   const page = all.slice(0, limit);

@@ -39,6 +39,10 @@ describe('console: self-service domains', () => {
     await page.getByRole('button', { name: 'Add domain' }).click();
     await page.getByRole('heading', { name: 'Records to publish' }).waitFor();
     assert.equal(await page.locator('tr.dns-record').count(), 4);
+    const listed = page
+      .getByRole('region', { name: 'Your domains' })
+      .getByRole('row', { name: new RegExp(domain.replace(/\./g, '\\.')) });
+    assert.match((await listed.textContent()) ?? '', /pending\s*not yet/);
     await screenshot(page, 'domains-self-service-added');
     await expectAccessible(page, 'Domains (added)');
   });
@@ -81,7 +85,11 @@ describe('console: self-service domains', () => {
     // A check on request is allowed once per 10 s per domain: retry until the answer is a fresh one.
     for (;;) {
       await page.getByRole('button', { name: 'Check now' }).click();
-      await page.getByText('Sending ready.').or(page.getByText(/checked a moment ago/)).first().waitFor();
+      await page
+        .getByText('Sending ready.')
+        .or(page.getByText(/checked a moment ago/))
+        .first()
+        .waitFor();
       if ((await page.getByText('Sending ready.').count()) > 0) break;
       await page.waitForTimeout(2_000);
     }

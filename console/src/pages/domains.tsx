@@ -40,8 +40,9 @@ async function domainList() {
   return dataOf(api().POST('/domain/query-1.0', { body: { limit: 100 } }));
 }
 
-function DomainList() {
-  const [list, reloadList] = useAsync(domainList, []);
+function DomainList({ current }: { current: string | undefined }) {
+  // Read again when the shown domain changes: an added domain joins the list.
+  const [list, reloadList] = useAsync(domainList, [current]);
   const [name, setName] = useState('');
   const action = useAction();
   const add = () =>
@@ -124,7 +125,7 @@ export function DomainsPage({ domain }: { domain: string | undefined }) {
   return (
     <>
       <h1>Domains</h1>
-      <DomainList />
+      <DomainList current={domain} />
       <form
         class="filters row"
         aria-label="Look up a domain"

@@ -102,6 +102,10 @@ export async function deleteDomain(domain: string): Promise<boolean> {
   return result.outcome === 'applied' && result.attributes !== undefined;
 }
 
+/**
+ * The account's domains from the account index, which projects only the name, owner, creation
+ * time and active selector: the other fields are their defaults here (read the items for them).
+ */
 export async function listDomainsOfAccount(accountId: string): Promise<DomainRecord[]> {
   const page = await table.query({
     IndexName: 'gsi1',
@@ -125,4 +129,21 @@ export async function listAllDomains(): Promise<DomainRecord[]> {
     startKey = page.lastKey;
   } while (startKey !== undefined);
   return domains.sort((a, b) => a.domain.localeCompare(b.domain));
+}
+
+/**
+ * Whole domain items by name (the account index projects only a few attributes): one
+ * BatchGetItem per 100 names, unprocessed keys read again.
+ */
+export async function getDomains(names: readonly string[]): Promise<DomainRecord[]> {
+  const found: DomainRecord[] = [];
+  for (let start = 0; start < names.length; start += 100) {
+    let pending: table.Item[] = names.slice(start, start + 100).map((name) => keys.domain(name));
+    while (pending.length > 0) {
+      const page = await table.batchGet(pending);
+      found.push(...page.items.map(toDomain));
+      pending = page.unprocessed;
+    }
+  }
+  return found;
 }
