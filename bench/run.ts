@@ -18,6 +18,7 @@ import { apiKeysSection, keyUsageWrites } from './apikeys.ts';
 import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { consoleBench } from './console.ts';
+import { domainsSection } from './domains.ts';
 import { benchHost } from './host.ts';
 import { htmlToTextSection } from './html-to-text.ts';
 import { inboundSection } from './inbound.ts';
@@ -70,6 +71,7 @@ const runs = (
     | 'batch'
     | 'stats'
     | 'console'
+    | 'domains'
     | 'html-to-text'
     | 'apikeys',
 ): boolean => only === undefined || only.has(section);
@@ -701,6 +703,10 @@ const scaleSection = [
 // 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
 progress('10 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
+// 12. Domains (bench/domains.ts): add beside message add, the background check's reads.
+const domainsResult = runs('domains')
+  ? await domainsSection(who, sender, quick)
+  : { lines: [], costLines: [] };
 // 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
 const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
 // 12. API keys against JWTs (bench/apikeys.ts): warm and first request, side by side.
@@ -776,11 +782,12 @@ const heaviest = [...memory].sort((x, y) => y.rssMb - x.rssMb)[0];
 if (heaviest !== undefined)
   checkTarget('memory-peak', `${heaviest.id}: ${fmt(heaviest.rssMb)} MB`, heaviest.rssMb <= 128);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(scaleMarkers[0], ...scaleSection, ...domainsResult.costLines, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
 lines.push(...apiKeyLines);
+lines.push(...domainsResult.lines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -248,6 +248,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domain/add-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a sending domain (or claim one another account holds)
+         * @description Needs a Bearer token with the scope `domains:write`.
+         */
+        post: operations["domainAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domain/query-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One domain with its records, or a page of the account’s domains
+         * @description Needs a Bearer token with the scope `domains:read`.
+         */
+        post: operations["domainQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domain/verify-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a domain’s DNS records now
+         * @description Needs a Bearer token with the scope `domains:write`.
+         */
+        post: operations["domainVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domain/update-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch receiving and tracking of a domain
+         * @description Needs a Bearer token with the scope `domains:write`.
+         */
+        post: operations["domainUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domain/delete-1.0": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a domain and its keys
+         * @description Needs a Bearer token with the scope `domains:write`.
+         */
+        post: operations["domainDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/suppression/query-1.0": {
         parameters: {
             query?: never;
@@ -1228,8 +1328,33 @@ export interface components {
                 prefix: string;
             };
         };
+        /** @description A domain was verified, lost a record (temporary_failure), failed, or was claimed by another account. */
+        DomainEvent: {
+            /**
+             * @description A domain’s status changed (docs/domains.md) (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+            /**
+             * @description When the check (or the claim) happened
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The domain
+                 * @example example.test
+                 */
+                domain: string;
+                /**
+                 * @description Its new status; claimed: another account proved it holds the domain, which left your account
+                 * @enum {string}
+                 */
+                status: "verified" | "temporary_failure" | "failed" | "claimed";
+            };
+        };
         /** @description The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay. */
-        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyEvent"];
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyEvent"] | components["schemas"]["DomainEvent"];
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`
@@ -4486,6 +4611,1384 @@ export interface operations {
             };
         };
     };
+    domainAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A domain name in its ASCII (IDNA) form, without a trailing dot
+                     * @example example.test
+                     */
+                    domain: string;
+                    /**
+                     * @description Subdomain of the custom MAIL FROM domain (bounces and SPF)
+                     * @example bounce
+                     */
+                    mail_from_subdomain?: string;
+                    /** @enum {string} */
+                    dkim_algorithm?: "rsa-sha256" | "ed25519-sha256";
+                    receiving?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Add a sending domain (or claim one another account holds) */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domain: {
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                                /** @description Mail from the domain is accepted */
+                                sending_ready: boolean;
+                                receiving: boolean;
+                                /** @description The custom MAIL FROM domain */
+                                mail_from: string;
+                                /**
+                                 * @description When the domain was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description Last DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                checked_at: string | null;
+                                /**
+                                 * @description Next background DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                next_check_at: string | null;
+                                tracking: {
+                                    opens: boolean;
+                                    clicks: boolean;
+                                };
+                                records: {
+                                    /** @enum {string} */
+                                    purpose: "dkim" | "dkim_ed25519" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "receiving_mx";
+                                    /** @enum {string} */
+                                    type: "TXT" | "MX" | "CNAME";
+                                    /** @description Owner name of the record */
+                                    name: string;
+                                    /** @description Value to publish (for MX: the host) */
+                                    value: string;
+                                    priority?: number;
+                                    /** @description Needed for `verified`; DMARC and receiving MX are recommended */
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "verified" | "failed" | "temporary_failure";
+                                    /**
+                                     * @description When this record was last looked up
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    checked_at?: string;
+                                    error?: {
+                                        /** @enum {string} */
+                                        code: "HOST_NOT_FOUND" | "TYPE_NOT_FOUND" | "INVALID_VALUE" | "MULTIPLE_RECORDS" | "DNS_SERVER_ERROR";
+                                        /** @description What the resolver answered at the name */
+                                        observed: string[];
+                                    };
+                                }[];
+                                /**
+                                 * @description Another account holds the domain: publish the DKIM record to claim it
+                                 * @enum {boolean}
+                                 */
+                                claim?: true;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 5: Failed to finalise DB transaction/connection; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_5_7"];
+                };
+            };
+        };
+    };
+    domainQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A domain name in its ASCII (IDNA) form, without a trailing dot
+                     * @example example.test
+                     */
+                    domain?: string;
+                    /** @enum {string} */
+                    status?: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                    limit?: number;
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One domain with its records, or a page of the account’s domains */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domain: {
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                                /** @description Mail from the domain is accepted */
+                                sending_ready: boolean;
+                                receiving: boolean;
+                                /** @description The custom MAIL FROM domain */
+                                mail_from: string;
+                                /**
+                                 * @description When the domain was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description Last DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                checked_at: string | null;
+                                /**
+                                 * @description Next background DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                next_check_at: string | null;
+                                tracking: {
+                                    opens: boolean;
+                                    clicks: boolean;
+                                };
+                                records: {
+                                    /** @enum {string} */
+                                    purpose: "dkim" | "dkim_ed25519" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "receiving_mx";
+                                    /** @enum {string} */
+                                    type: "TXT" | "MX" | "CNAME";
+                                    /** @description Owner name of the record */
+                                    name: string;
+                                    /** @description Value to publish (for MX: the host) */
+                                    value: string;
+                                    priority?: number;
+                                    /** @description Needed for `verified`; DMARC and receiving MX are recommended */
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "verified" | "failed" | "temporary_failure";
+                                    /**
+                                     * @description When this record was last looked up
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    checked_at?: string;
+                                    error?: {
+                                        /** @enum {string} */
+                                        code: "HOST_NOT_FOUND" | "TYPE_NOT_FOUND" | "INVALID_VALUE" | "MULTIPLE_RECORDS" | "DNS_SERVER_ERROR";
+                                        /** @description What the resolver answered at the name */
+                                        observed: string[];
+                                    };
+                                }[];
+                                /**
+                                 * @description Another account holds the domain: publish the DKIM record to claim it
+                                 * @enum {boolean}
+                                 */
+                                claim?: true;
+                            };
+                        } | {
+                            domains: {
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                                /** @description Mail from the domain is accepted */
+                                sending_ready: boolean;
+                                receiving: boolean;
+                                /** @description The custom MAIL FROM domain */
+                                mail_from: string;
+                                /**
+                                 * @description When the domain was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description Last DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                checked_at: string | null;
+                                /**
+                                 * @description Next background DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                next_check_at: string | null;
+                                tracking: {
+                                    opens: boolean;
+                                    clicks: boolean;
+                                };
+                                records: {
+                                    /** @enum {string} */
+                                    purpose: "dkim" | "dkim_ed25519" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "receiving_mx";
+                                    /** @enum {string} */
+                                    type: "TXT" | "MX" | "CNAME";
+                                    /** @description Owner name of the record */
+                                    name: string;
+                                    /** @description Value to publish (for MX: the host) */
+                                    value: string;
+                                    priority?: number;
+                                    /** @description Needed for `verified`; DMARC and receiving MX are recommended */
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "verified" | "failed" | "temporary_failure";
+                                    /**
+                                     * @description When this record was last looked up
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    checked_at?: string;
+                                    error?: {
+                                        /** @enum {string} */
+                                        code: "HOST_NOT_FOUND" | "TYPE_NOT_FOUND" | "INVALID_VALUE" | "MULTIPLE_RECORDS" | "DNS_SERVER_ERROR";
+                                        /** @description What the resolver answered at the name */
+                                        observed: string[];
+                                    };
+                                }[];
+                                /**
+                                 * @description Another account holds the domain: publish the DKIM record to claim it
+                                 * @enum {boolean}
+                                 */
+                                claim?: true;
+                            }[];
+                            count: number;
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    domainVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A domain name in its ASCII (IDNA) form, without a trailing dot
+                     * @example example.test
+                     */
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Check a domain’s DNS records now */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domain: {
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                                /** @description Mail from the domain is accepted */
+                                sending_ready: boolean;
+                                receiving: boolean;
+                                /** @description The custom MAIL FROM domain */
+                                mail_from: string;
+                                /**
+                                 * @description When the domain was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description Last DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                checked_at: string | null;
+                                /**
+                                 * @description Next background DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                next_check_at: string | null;
+                                tracking: {
+                                    opens: boolean;
+                                    clicks: boolean;
+                                };
+                                records: {
+                                    /** @enum {string} */
+                                    purpose: "dkim" | "dkim_ed25519" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "receiving_mx";
+                                    /** @enum {string} */
+                                    type: "TXT" | "MX" | "CNAME";
+                                    /** @description Owner name of the record */
+                                    name: string;
+                                    /** @description Value to publish (for MX: the host) */
+                                    value: string;
+                                    priority?: number;
+                                    /** @description Needed for `verified`; DMARC and receiving MX are recommended */
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "verified" | "failed" | "temporary_failure";
+                                    /**
+                                     * @description When this record was last looked up
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    checked_at?: string;
+                                    error?: {
+                                        /** @enum {string} */
+                                        code: "HOST_NOT_FOUND" | "TYPE_NOT_FOUND" | "INVALID_VALUE" | "MULTIPLE_RECORDS" | "DNS_SERVER_ERROR";
+                                        /** @description What the resolver answered at the name */
+                                        observed: string[];
+                                    };
+                                }[];
+                                /**
+                                 * @description Another account holds the domain: publish the DKIM record to claim it
+                                 * @enum {boolean}
+                                 */
+                                claim?: true;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    domainUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A domain name in its ASCII (IDNA) form, without a trailing dot
+                     * @example example.test
+                     */
+                    domain: string;
+                    receiving?: boolean;
+                    /** @description Open and click tracking of the domain’s mail */
+                    tracking?: {
+                        opens: boolean;
+                        clicks: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Switch receiving and tracking of a domain */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domain: {
+                                domain: string;
+                                /** @enum {string} */
+                                status: "pending" | "verified" | "partially_verified" | "temporary_failure" | "failed";
+                                /** @description Mail from the domain is accepted */
+                                sending_ready: boolean;
+                                receiving: boolean;
+                                /** @description The custom MAIL FROM domain */
+                                mail_from: string;
+                                /**
+                                 * @description When the domain was added
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description Last DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                checked_at: string | null;
+                                /**
+                                 * @description Next background DNS check
+                                 * @example 2026-11-22T09:15:00.000+01:00
+                                 */
+                                next_check_at: string | null;
+                                tracking: {
+                                    opens: boolean;
+                                    clicks: boolean;
+                                };
+                                records: {
+                                    /** @enum {string} */
+                                    purpose: "dkim" | "dkim_ed25519" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "receiving_mx";
+                                    /** @enum {string} */
+                                    type: "TXT" | "MX" | "CNAME";
+                                    /** @description Owner name of the record */
+                                    name: string;
+                                    /** @description Value to publish (for MX: the host) */
+                                    value: string;
+                                    priority?: number;
+                                    /** @description Needed for `verified`; DMARC and receiving MX are recommended */
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    status: "pending" | "verified" | "failed" | "temporary_failure";
+                                    /**
+                                     * @description When this record was last looked up
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    checked_at?: string;
+                                    error?: {
+                                        /** @enum {string} */
+                                        code: "HOST_NOT_FOUND" | "TYPE_NOT_FOUND" | "INVALID_VALUE" | "MULTIPLE_RECORDS" | "DNS_SERVER_ERROR";
+                                        /** @description What the resolver answered at the name */
+                                        observed: string[];
+                                    };
+                                }[];
+                                /**
+                                 * @description Another account holds the domain: publish the DKIM record to claim it
+                                 * @enum {boolean}
+                                 */
+                                claim?: true;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    domainDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A domain name in its ASCII (IDNA) form, without a trailing dot
+                     * @example example.test
+                     */
+                    domain: string;
+                    cancel_unsent?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Remove a domain and its keys */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domain: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                            /** @description Unsent messages cancelled first (cancel_unsent) */
+                            cancelled: number;
+                        };
+                    };
+                };
+            };
+            /** @description 106: Input is not valid JSON */
+            400: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 106,
+                     *         "message": "Input is not valid JSON"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_106"];
+                };
+            };
+            /** @description 103: IP address blocked by network rule; 104: Authorization header missing; 105: Session/token invalid or expired; 110: Token invalid/inactive */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103_104_105_110"];
+                };
+            };
+            /** @description 113: Access denied on required ACLs */
+            403: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 113,
+                     *         "message": "Access denied on required ACLs"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_113"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_111_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+            /** @description 3: Requested database not configured; 4: Failed to set up DB connection/transaction; 7: Internal action validation error */
+            503: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 3,
+                     *         "message": "Requested database not configured"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
     suppressionQuery: {
         parameters: {
             query?: never;
@@ -5168,7 +6671,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -5199,7 +6702,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5444,7 +6947,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5489,7 +6992,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5532,7 +7035,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -5999,7 +7502,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6476,7 +7979,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to receive from now on; left out, they stay */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -6502,7 +8005,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6740,7 +8243,7 @@ export interface operations {
                      * @example message.delivered
                      * @enum {string}
                      */
-                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -6771,7 +8274,7 @@ export interface operations {
                              * @description An event type
                              * @enum {string}
                              */
-                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                             /** @enum {boolean} */
                             queued: true;
                         };

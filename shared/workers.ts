@@ -1,4 +1,5 @@
 import { deliveryWorkers } from './delivery/workers.ts';
+import { domainsWorkers } from './domains/workers.ts';
 import { inboundWorkers } from './inbound/workers.ts';
 import type { Worker } from './platform/worker.ts';
 import { type RouteId, routeDetails } from './routes.ts';
@@ -15,6 +16,7 @@ export const workers = [
   ...webhooksWorkers,
   ...statsWorkers,
   ...inboundWorkers,
+  ...domainsWorkers,
 ] as const satisfies readonly Worker[];
 
 export type WorkerId = (typeof workers)[number]['id'];

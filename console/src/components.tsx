@@ -104,6 +104,8 @@ const statusTone: Record<string, string> = {
   scheduled: 'neutral',
   waiting: 'warn',
   pending: 'warn',
+  partially_verified: 'warn',
+  temporary_failure: 'warn',
   retired: 'neutral',
   cancelled: 'neutral',
   bounced: 'bad',

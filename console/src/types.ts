@@ -38,6 +38,10 @@ export type StatsPoint = StatsSeries['points'][number];
 export type DkimStatus = Data<'/domain/dkim/status-1.0', 'get'>;
 export type DkimKey = DkimStatus['dkim_keys'][number];
 export type DkimAlgorithm = DkimKey['algorithm'];
+export type DomainView = Data<'/domain/add-1.0'>['domain'];
+export type DomainRecordView = DomainView['records'][number];
+type DomainQueryData = Data<'/domain/query-1.0'>;
+export type DomainPage = Extract<DomainQueryData, { domains: unknown }>;
 
 type SuppressionQueryData = Data<'/suppression/query-1.0'>;
 export type SuppressionPage = Extract<SuppressionQueryData, { suppressions: unknown }>;
@@ -95,4 +99,8 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'key.created',
   'key.rotated',
   'key.revoked',
+  'domain.verified',
+  'domain.temporary_failure',
+  'domain.failed',
+  'domain.claimed',
 ] as const);

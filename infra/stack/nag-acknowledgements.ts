@@ -154,6 +154,14 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
       );
     }
     const needs: AccessNeeds = functionAccess[id as FunctionId];
+    if (needs.sesIdentities === true && _config.mailTransport === 'ses') {
+      acknowledge(
+        fn.role,
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        'Accounts add their own sending domains through the API, so the SES identities are named at run ' +
+          'time; the policy allows only creating, reading and deleting identities and setting their MAIL FROM.',
+      );
+    }
     for (const prefix of Object.keys(needs.objects ?? {})) {
       acknowledge(
         fn.role,

@@ -261,6 +261,27 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /**
+   * MAIL_TRANSPORT plus, with SES, managing the domain identities that accounts add through the API
+   * (their names are known only at run time, so the resource is every identity of the region).
+   */
+  bindSesIdentities(mailTransport: string): this {
+    this.addEnvironment('MAIL_TRANSPORT', mailTransport);
+    if (mailTransport !== 'ses') return this;
+    const stack = Stack.of(this);
+    this.allow(
+      'ManageDomainIdentities',
+      [
+        'ses:CreateEmailIdentity',
+        'ses:PutEmailIdentityMailFromAttributes',
+        'ses:GetEmailIdentity',
+        'ses:DeleteEmailIdentity',
+      ],
+      [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+    );
+    return this;
+  }
+
   /** SMTP_SECRET_ARN plus reading that one secret (the relay's credentials, read at cold start). */
   bindSmtpSecret(secretArn: string): this {
     this.addEnvironment('SMTP_SECRET_ARN', secretArn);

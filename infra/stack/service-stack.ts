@@ -372,6 +372,7 @@ export class MailServiceStack extends Stack {
       }
     }
     if (needs.composes === true) fn.addEnvironment('MAIL_TRANSPORT', config.mailTransport);
+    if (needs.sesIdentities === true) fn.bindSesIdentities(config.mailTransport);
     if (needs.avatars === true) {
       fn.addEnvironment('GRAVATAR_BASE_URL', config.gravatarBaseUrl);
       fn.addEnvironment('AVATAR_TTL_SECONDS', String(config.avatarTtlSeconds));

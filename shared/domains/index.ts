@@ -1,3 +1,4 @@
+export { notReadyMessage } from './sending-ready.ts';
 export {
   type DomainRecord,
   getDomain,

@@ -7,6 +7,16 @@ import {
   dkimStatusRequest,
   dkimStatusResponse,
 } from './dkim/schemas.ts';
+import {
+  domainAddRequest,
+  domainDeleteRequest,
+  domainDeleteResponse,
+  domainQueryRequest,
+  domainQueryResponse,
+  domainResponse,
+  domainUpdateRequest,
+  domainVerifyRequest,
+} from './schemas.ts';
 
 export const dkimStatus = route('dkim-status', 'GET /domain/dkim/status-1.0', ['domains:read']);
 export const dkimSetAlgorithm = route(
@@ -16,8 +26,47 @@ export const dkimSetAlgorithm = route(
   { dryRun: true },
 );
 
+export const domainAdd = route('domain-add', 'POST /domain/add-1.0', ['domains:write']);
+export const domainQuery = route('domain-query', 'POST /domain/query-1.0', ['domains:read']);
+export const domainVerify = route('domain-verify', 'POST /domain/verify-1.0', ['domains:write']);
+export const domainUpdate = route('domain-update', 'POST /domain/update-1.0', ['domains:write']);
+export const domainDelete = route('domain-delete', 'POST /domain/delete-1.0', ['domains:write']);
+
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
-export const domainsRoutes = [dkimStatus, dkimSetAlgorithm] as const;
+export const domainsRoutes = [
+  dkimStatus,
+  dkimSetAlgorithm,
+  domainAdd,
+  domainQuery,
+  domainVerify,
+  domainUpdate,
+  domainDelete,
+] as const;
+
+const exampleView = {
+  domain: 'example.test',
+  status: 'pending',
+  sending_ready: false,
+  receiving: false,
+  mail_from: 'bounce.example.test',
+  created_at: at,
+  checked_at: at,
+  next_check_at: at,
+  tracking: { opens: false, clicks: false },
+  records: [
+    {
+      purpose: 'mail_from_spf',
+      type: 'TXT',
+      name: 'bounce.example.test',
+      value: 'v=spf1 include:amazonses.com ~all',
+      required: true,
+      status: 'pending',
+      checked_at: at,
+      error: { code: 'MULTIPLE_RECORDS', observed: ['v=spf1 include:amazonses.com ~all', 'v=spf1 mx ~all'] },
+    },
+  ],
+};
+const oneDomain = { domain: { summary: 'A domain', value: { domain: 'example.test' } } };
 
 /**
  * What the OpenAPI document, the stack (descriptions, alarms, IAM) and the local host derive of each
@@ -112,6 +161,80 @@ export const domainsRouteDetails = {
             ],
           },
         },
+      },
+    },
+  },
+  'domain-add': {
+    summary: 'Add a sending domain (or claim one another account holds)',
+    tag: 'domains',
+    // Creates the domain item and its DKIM keys (the private keys encrypted with the KMS key).
+    access: { table: 'write', dkimKey: 'encrypt', sesIdentities: true },
+    request: domainAddRequest,
+    requestIn: 'body',
+    response: domainResponse,
+    // 111: the account's domain limit.
+    errors: [Code.MethodValidation, Code.CommitFailed],
+    examples: {
+      request: oneDomain,
+      response: { pending: { summary: 'Added, records to publish', value: { domain: exampleView } } },
+    },
+  },
+  'domain-query': {
+    summary: 'One domain with its records, or a page of the account’s domains',
+    tag: 'domains',
+    access: { table: 'read' },
+    request: domainQueryRequest,
+    requestIn: 'body',
+    response: domainQueryResponse,
+    errors: [Code.NotFound],
+    examples: {
+      request: oneDomain,
+      response: { one: { summary: 'One domain', value: { domain: exampleView } } },
+    },
+  },
+  'domain-verify': {
+    summary: 'Check a domain’s DNS records now',
+    tag: 'domains',
+    // Moves a claimed domain (its keys) and records the check (with SES's view of the identity).
+    access: { table: 'write-delete', sesIdentities: true },
+    request: domainVerifyRequest,
+    requestIn: 'body',
+    response: domainResponse,
+    errors: [Code.NotFound],
+    examples: {
+      request: oneDomain,
+      response: { checked: { summary: 'Checked', value: { domain: exampleView } } },
+    },
+  },
+  'domain-update': {
+    summary: 'Switch receiving and tracking of a domain',
+    tag: 'domains',
+    access: { table: 'write' },
+    request: domainUpdateRequest,
+    requestIn: 'body',
+    response: domainResponse,
+    errors: [Code.NotFound],
+    examples: {
+      request: {
+        receiving: { summary: 'Receive mail', value: { domain: 'example.test', receiving: true } },
+      },
+      response: { updated: { summary: 'Updated', value: { domain: exampleView } } },
+    },
+  },
+  'domain-delete': {
+    summary: 'Remove a domain and its keys',
+    tag: 'domains',
+    // Cancels unsent mail (message updates), removes the domain, its keys and claims.
+    access: { table: 'write-delete', sesIdentities: true },
+    request: domainDeleteRequest,
+    requestIn: 'body',
+    response: domainDeleteResponse,
+    // 111: mail from the domain is not sent yet.
+    errors: [Code.NotFound, Code.MethodValidation],
+    examples: {
+      request: oneDomain,
+      response: {
+        deleted: { summary: 'Deleted', value: { domain: 'example.test', deleted: true, cancelled: 0 } },
       },
     },
   },

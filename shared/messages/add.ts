@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getDomain } from '../domains/index.ts';
+import { type DomainRecord, getDomain, notReadyMessage } from '../domains/index.ts';
 import { requireDomainAllowed } from '../platform/auth/domain-restriction.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
@@ -73,6 +73,8 @@ export class SendingDomains {
   readonly account: string;
   readonly #restriction: readonly string[] | undefined;
   readonly #owners = new Map<string, Promise<string | undefined>>();
+  /** Why a domain added through the API may not send yet (111), per domain read here. */
+  readonly #notReady = new Map<string, Promise<string | undefined>>();
   /** `restriction`: an API key's domains (shared/platform/auth/domain-restriction.ts); none for a JWT. */
   constructor(account: string, restriction?: readonly string[]) {
     this.account = account;
@@ -85,22 +87,39 @@ export class SendingDomains {
   }
 
   /** The owner of `domain` as read together with another record (a template's, MessageTemplates). */
-  learn(domain: string, owner: Promise<string | undefined>): void {
-    if (!this.#owners.has(domain)) this.#owners.set(domain, owner);
+  learn(domain: string, record: Promise<DomainRecord | undefined>): void {
+    if (this.#owners.has(domain)) return;
+    this.#owners.set(
+      domain,
+      record.then((found) => found?.accountId),
+    );
+    this.#notReady.set(
+      domain,
+      record.then((found) => (found === undefined ? undefined : notReadyMessage(found))),
+    );
   }
 
   async require(emails: readonly string[], field: string): Promise<void> {
     for (const domain of new Set(emails.map(domainOf))) {
       let owner = this.#owners.get(domain);
       if (owner === undefined) {
-        owner = getDomain(domain).then((record) => record?.accountId);
+        const record = getDomain(domain);
+        owner = record.then((found) => found?.accountId);
         this.#owners.set(domain, owner);
+        this.#notReady.set(
+          domain,
+          record.then((found) => (found === undefined ? undefined : notReadyMessage(found))),
+        );
       }
       if ((await owner) !== this.account) {
         const message = notYourDomainMessage(domain, this.account);
         throw new ServiceError(Code.AccessDenied, message, { details: [{ field, message }] });
       }
       requireDomainAllowed({ domains: this.#restriction }, domain, field);
+      const missing = await this.#notReady.get(domain);
+      if (missing !== undefined) {
+        throw new ServiceError(Code.MethodValidation, missing, { details: [{ field, message: missing }] });
+      }
     }
   }
 }
@@ -161,7 +180,7 @@ export class MessageTemplates {
       );
       domains.learn(
         domain,
-        both.then((read) => read.domain?.accountId),
+        both.then((read) => read.domain),
       );
     }
     // Each render starts on a turn of the event loop of its own: a batch's renders would otherwise

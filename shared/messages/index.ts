@@ -45,3 +45,4 @@ export {
 export { messageLabelsOf, messageSnapshotOf } from './store/message-stream.ts';
 export { getMessages, recordDownloads } from './store/messages.ts';
 export { enqueueSend } from './store/send-queue.ts';
+export { domainMovedDetail, endUnsent, listUnsentFrom } from './unsent.ts';

@@ -20,6 +20,9 @@
  * - webhookSecrets: `encrypt` or `decrypt` with the key-wrapping KMS key, only for ciphertexts whose
  *   encryption context says `purpose = svc-mail-webhook-secret` (a condition in the statement).
  * - mail: sends through SES with the configuration set.
+ * - sesIdentities: creates, reads and deletes SES domain identities (self-service domains with
+ *   MAIL_TRANSPORT=ses: CreateEmailIdentity, PutEmailIdentityMailFromAttributes, GetEmailIdentity,
+ *   DeleteEmailIdentity), and knows the transport (MAIL_TRANSPORT).
  * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
  */
@@ -36,6 +39,7 @@ export interface AccessNeeds {
   readonly webhookDeadLetterQueue?: 'send';
   readonly webhookSecrets?: 'encrypt' | 'decrypt';
   readonly mail?: true;
+  readonly sesIdentities?: true;
   /** Composes messages as the sender does, without sending: the relay's name (MAIL_TRANSPORT). */
   readonly composes?: true;
   readonly avatars?: true;

@@ -159,6 +159,23 @@ export const apiKeyEvent = describe(
   }),
   'An API key of your account was made (key.created), rotated (key.rotated) or revoked (key.revoked).',
 );
+export const domainEvent = describe(
+  z.object({
+    type: describe(
+      z.enum(['domain.verified', 'domain.temporary_failure', 'domain.failed', 'domain.claimed']),
+      'A domain’s status changed (docs/domains.md)',
+    ),
+    timestamp: serverDate('When the check (or the claim) happened', '2026-11-23T10:58:40.648+00:00'),
+    data: z.object({
+      domain: describe(z.string(), 'The domain', 'example.test'),
+      status: describe(
+        z.enum(['verified', 'temporary_failure', 'failed', 'claimed']),
+        'Its new status; claimed: another account proved it holds the domain, which left your account',
+      ),
+    }),
+  }),
+  'A domain was verified, lost a record (temporary_failure), failed, or was claimed by another account.',
+);
 
 /**
  * Every body a receiver may get, by name: the OpenAPI components of the same names, in this order,
@@ -170,6 +187,7 @@ export const webhookEventSchemas = {
   InboundReceivedEvent: inboundReceivedEvent,
   WebhookDisabledEvent: webhookDisabledEvent,
   ApiKeyEvent: apiKeyEvent,
+  DomainEvent: domainEvent,
 } as const;
 
 export const webhookEvent = describe(
@@ -179,6 +197,7 @@ export const webhookEvent = describe(
     inboundReceivedEvent,
     webhookDisabledEvent,
     apiKeyEvent,
+    domainEvent,
   ]),
   'The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay.',
 );
@@ -249,6 +268,14 @@ export const webhookEventExamples: Record<string, Example> = {
       type: 'key.revoked',
       timestamp: exampleAt,
       data: { key_id: 'k3y5abcdefgh2345', name: 'Production app', prefix: 'svc_live_k3y5abcdefgh2345' },
+    },
+  },
+  domainVerified: {
+    summary: 'domain.verified',
+    value: {
+      type: 'domain.verified',
+      timestamp: exampleAt,
+      data: { domain: 'example.test', status: 'verified' },
     },
   },
 };

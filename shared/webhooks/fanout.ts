@@ -6,6 +6,7 @@ import { describeError, log } from '../platform/observability/log.ts';
 import type { ItemImage, TableChange } from '../platform/table/change.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { eventRetentionSeconds } from './config.ts';
+import { deriveDomainEvents, domainEventBody, domainSnapshotOf } from './model/domain-events.ts';
 import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
 import { eventBody, subscribes, type WebhookEventType } from './model/events.ts';
 import { inboundReceivedEvent, inboundReceivedType } from './model/inbound-event.ts';
@@ -103,6 +104,22 @@ function eventsOf(
         id: event.id,
         type: event.type,
         body: endpointEventBody(event, formatDate),
+        about: {},
+      })),
+    };
+  }
+  const domain = domainSnapshotOf(change.after);
+  if (domain !== undefined) {
+    const events = deriveDomainEvents(domainSnapshotOf(change.before), domain);
+    const [first] = events;
+    if (first === undefined) return undefined;
+    return {
+      accountId: first.accountId,
+      logFields: { domain: domain.domain },
+      events: events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        body: domainEventBody(event, formatDate),
         about: {},
       })),
     };

@@ -52,8 +52,12 @@ describe('IAM least privilege: named negative checks', () => {
 
   it('only the delete functions may delete table items; message-, suppression- and inbound-delete cannot put or update', () => {
     // Template delete removes a template's records; update removes the oldest version at the limit.
-    // The stats query deletes settled counter rows, and only those (the next test).
+    // The stats query deletes settled counter rows, and only those (the next test). Domain delete
+    // removes a domain, its keys and claims; domain verify removes a claim and the previous
+    // holder's keys when a claim moves the domain.
     const deleters = [
+      'domain-delete',
+      'domain-verify',
       'inbound-delete',
       'message-delete',
       'stats-query',
@@ -204,9 +208,10 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
   });
 
-  it('only dkim-set-algorithm encrypts; only the sender and message-content (which signs a message again) decrypt DKIM keys (webhook secrets: below)', () => {
+  it('only dkim-set-algorithm and domain-add encrypt; only the sender and message-content (which signs a message again) decrypt DKIM keys (webhook secrets: below)', () => {
     assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
       'dkim-set-algorithm',
+      'domain-add',
       'webhook-add',
       'webhook-rotate-secret',
     ]);
@@ -215,6 +220,7 @@ describe('IAM least privilege: named negative checks', () => {
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
     assert.deepEqual(withKeyArn, [
       'dkim-set-algorithm',
+      'domain-add',
       'message-content',
       'sender',
       'webhook-add',

@@ -9,7 +9,7 @@ import { freePort } from '../../infra/local/free-port.ts';
  * Internet). The test run's global setup (test/setup/local-host.ts) starts it and points the service at it with DNS_SERVERS.
  *
  * Its records are files, one per owner name, in `zoneDir` (see test/support/dns.ts):
- * `<name>.json` holding `{"txt": [["string", …], …]}` answers those TXT records,
+ * `<name>.json` holding `{"txt": [["string", …], …], "mx": [{"priority", "exchange"}]}` answers those TXT and MX records,
  * `{"behaviour": "silent"}` never answers (a dead server, for that name only),
  * `{"behaviour": "servfail"}` answers SERVFAIL. Any other name is NXDOMAIN. Files are read on every
  * query, so a test publishes or removes a record by writing or deleting its file, and test files
@@ -24,6 +24,7 @@ export interface TestDnsServer {
 
 export interface ZoneEntry {
   txt?: string[][];
+  mx?: Array<{ priority: number; exchange: string }>;
   behaviour?: 'silent' | 'servfail';
 }
 
@@ -61,6 +62,17 @@ export async function startTestDnsServer(zoneDir: string): Promise<TestDnsServer
         response.header.rcode = rcode.nxdomain;
       } else if (entry.behaviour === 'servfail') {
         response.header.rcode = rcode.servfail;
+      } else if (question.type === Packet.TYPE.MX) {
+        for (const record of entry.mx ?? []) {
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE.MX,
+            class: Packet.CLASS.IN,
+            ttl: 60,
+            priority: record.priority,
+            exchange: record.exchange,
+          } as never);
+        }
       } else if (question.type === Packet.TYPE.TXT) {
         for (const strings of entry.txt ?? []) {
           response.answers.push({

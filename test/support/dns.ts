@@ -18,6 +18,11 @@ export function publishTxt(name: string, records: string[][]): void {
   write(name, { txt: records });
 }
 
+/** Publishes TXT and MX records at `name` (replacing what was there). */
+export function publishRecords(name: string, entry: Pick<ZoneEntry, 'txt' | 'mx'>): void {
+  write(name, entry);
+}
+
 /** Makes the server drop every query for `name`, as a dead or unreachable server would. */
 export function silenceName(name: string): void {
   write(name, { behaviour: 'silent' });

@@ -25,9 +25,26 @@ export interface SesSentMessage {
   raw: Buffer;
 }
 
+/** A domain identity as the stand-in keeps it (the identity routes of SES v2). */
+export interface SesIdentity {
+  selector: string | undefined;
+  privateKey: string | undefined;
+  mailFrom: string | undefined;
+  dkimStatus: string;
+  mailFromStatus: string;
+}
+
 export interface SesStandIn {
   url: string;
   sent: SesSentMessage[];
+  /**
+   * Domain identities: CreateEmailIdentity (BYODKIM), PutEmailIdentityMailFromAttributes,
+   * GetEmailIdentity, DeleteEmailIdentity. A test sets their statuses as SES would after its own
+   * DNS checks.
+   */
+  identities: Map<string, SesIdentity>;
+  /** Domains whose PutEmailIdentityMailFromAttributes fails (BadRequestException). */
+  failMailFrom: Set<string>;
   /** Where accepted messages are relayed (`smtp://host:port`), e.g. a host's SMTP sink. */
   relayTo(smtpUrl: string): void;
   close(): Promise<void>;
@@ -71,9 +88,75 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
     response.end(JSON.stringify(body));
   };
 
+  const identities = new Map<string, SesIdentity>();
+  const failMailFrom = new Set<string>();
+
+  /** The identity routes; false when the request is not one of them. */
+  const identityRoute = (request: IncomingMessage, response: ServerResponse, body: string): boolean => {
+    const path = request.url?.split('?')[0] ?? '';
+    const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/mail-from)?$/.exec(path);
+    if (match === null) return false;
+    const name = match[1] === undefined ? undefined : decodeURIComponent(match[1]);
+    const input = body === '' ? {} : (JSON.parse(body) as Record<string, any>);
+    const notFound = () => answer(response, 404, { message: 'Identity not found' }, 'NotFoundException');
+    if (request.method === 'POST' && name === undefined) {
+      const identity = String(input.EmailIdentity);
+      if (identities.has(identity)) {
+        answer(response, 400, { message: 'Identity exists' }, 'AlreadyExistsException');
+        return true;
+      }
+      identities.set(identity, {
+        selector: input.DkimSigningAttributes?.DomainSigningSelector,
+        privateKey: input.DkimSigningAttributes?.DomainSigningPrivateKey,
+        mailFrom: undefined,
+        dkimStatus: 'PENDING',
+        mailFromStatus: 'PENDING',
+      });
+      answer(response, 200, {
+        IdentityType: 'DOMAIN',
+        VerifiedForSendingStatus: false,
+        DkimAttributes: { SigningEnabled: true, Status: 'PENDING', SigningAttributesOrigin: 'EXTERNAL' },
+      });
+      return true;
+    }
+    const identity = name === undefined ? undefined : identities.get(name);
+    if (name === undefined || identity === undefined) {
+      notFound();
+      return true;
+    }
+    if (request.method === 'PUT' && match[2] !== undefined) {
+      if (failMailFrom.has(name)) {
+        answer(response, 400, { message: 'MAIL FROM refused' }, 'BadRequestException');
+        return true;
+      }
+      identity.mailFrom = input.MailFromDomain;
+      answer(response, 200, {});
+    } else if (request.method === 'GET') {
+      answer(response, 200, {
+        IdentityType: 'DOMAIN',
+        VerifiedForSendingStatus: identity.dkimStatus === 'SUCCESS',
+        DkimAttributes: {
+          SigningEnabled: true,
+          Status: identity.dkimStatus,
+          SigningAttributesOrigin: 'EXTERNAL',
+        },
+        MailFromAttributes: {
+          MailFromDomain: identity.mailFrom,
+          MailFromDomainStatus: identity.mailFromStatus,
+          BehaviorOnMxFailure: 'REJECT_MESSAGE',
+        },
+      });
+    } else if (request.method === 'DELETE') {
+      identities.delete(name);
+      answer(response, 200, {});
+    } else notFound();
+    return true;
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (identityRoute(request, response, Buffer.concat(chunks).toString('utf8'))) return;
     if (request.method !== 'POST' || request.url?.split('?')[0] !== '/v2/email/outbound-emails') {
       return answer(
         response,
@@ -128,6 +211,8 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
   return {
     url: `http://127.0.0.1:${port}`,
     sent,
+    identities,
+    failMailFrom,
     relayTo: (smtpUrl) => {
       relay = smtpUrl;
     },

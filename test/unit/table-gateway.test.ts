@@ -357,6 +357,8 @@ describe('a store on an in-memory table (no server)', () => {
       accountId: 'acct-1',
       createdAt: '2026-11-22T09:00:00.000Z',
       receiving: false,
+      origin: 'operator',
+      sendingReady: true,
     });
     assert.equal(await deleteDomain('shop.test'), true);
     assert.equal(await deleteDomain('shop.test'), false);

@@ -1,16 +1,17 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, dataOf } from '../api.ts';
 import { AsyncView, CopyButton, Empty, ErrorNotice, StatusBadge, Time } from '../components.tsx';
+import { DomainRecords } from '../domain-records.tsx';
 import { href, navigate } from '../router.ts';
-import type { DkimAlgorithm, DkimKey, DkimStatus } from '../types.ts';
+import type { DkimAlgorithm, DkimKey, DkimStatus, DomainView as DomainViewData } from '../types.ts';
 import { dkimAlgorithms } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
 
 /**
- * Domains: a sending domain's DKIM records (with copy buttons, in the one-string and the chunked
- * form DNS providers ask for), their DNS status, and an algorithm change (a key rotation) that is
- * previewed with a dry run before it is applied. The API has no list of an account's domains, so
- * the names looked up here are remembered in this browser (names only).
+ * Domains: the account's domains with their status, "Add domain", and for one domain every record
+ * to publish (domain-records.tsx), its DKIM keys (with copy buttons, in the one-string and the
+ * chunked form DNS providers ask for) and an algorithm change (a key rotation) that is previewed
+ * with a dry run before it is applied. Names looked up are also remembered in this browser.
  */
 const rememberedKey = 'svc-mail-console:domains';
 
@@ -35,6 +36,85 @@ const dnsStatusHelp: Record<string, string> = {
   unreachable: 'The DNS lookup failed: try again later.',
 };
 
+async function domainList() {
+  return dataOf(api().POST('/domain/query-1.0', { body: { limit: 100 } }));
+}
+
+function DomainList({ current }: { current: string | undefined }) {
+  // Read again when the shown domain changes: an added domain joins the list.
+  const [list, reloadList] = useAsync(domainList, [current]);
+  const [name, setName] = useState('');
+  const action = useAction();
+  const add = () =>
+    action.run(async () => {
+      const result = await dataOf(api().POST('/domain/add-1.0', { body: { domain: name.trim() } }));
+      navigate(href('domains', undefined, { domain: result.domain.domain }));
+    });
+  return (
+    <section class="panel" aria-labelledby="your-domains">
+      <h2 id="your-domains">Your domains</h2>
+      <AsyncView value={list} loading="Loading your domains" onRetry={reloadList}>
+        {(value) =>
+          'domains' in value && value.domains.length > 0 ? (
+            <table class="list compact">
+              <thead>
+                <tr>
+                  <th scope="col">Domain</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Sending</th>
+                  <th scope="col">Checked</th>
+                </tr>
+              </thead>
+              <tbody>
+                {value.domains.map((entry) => (
+                  <tr key={entry.domain}>
+                    <td>
+                      <a href={href('domains', undefined, { domain: entry.domain })}>{entry.domain}</a>
+                    </td>
+                    <td>
+                      <StatusBadge status={entry.status} />
+                    </td>
+                    <td>{entry.sending_ready ? 'ready' : 'not yet'}</td>
+                    <td>
+                      <Time value={entry.checked_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p>No domains yet: add the domain you send from.</p>
+          )
+        }
+      </AsyncView>
+      <form
+        class="row"
+        aria-label="Add a domain"
+        onSubmit={(event) => {
+          event.preventDefault();
+          add();
+        }}
+      >
+        <label>
+          New domain{' '}
+          <input
+            type="text"
+            name="new-domain"
+            value={name}
+            placeholder="shop.example.com"
+            required
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" class="primary" disabled={action.busy}>
+          Add domain
+        </button>
+      </form>
+      {action.error === undefined ? null : <ErrorNotice error={action.error} />}
+    </section>
+  );
+}
+
 async function dkimStatus(domain: string): Promise<DkimStatus> {
   return dataOf(api().GET('/domain/dkim/status-1.0', { params: { query: { domain } } }));
 }
@@ -45,6 +125,7 @@ export function DomainsPage({ domain }: { domain: string | undefined }) {
   return (
     <>
       <h1>Domains</h1>
+      <DomainList current={domain} />
       <form
         class="filters row"
         aria-label="Look up a domain"
@@ -90,11 +171,34 @@ export function DomainsPage({ domain }: { domain: string | undefined }) {
 }
 
 function DomainView({ domain }: { domain: string }) {
+  const [records, setRecords] = useState<DomainViewData>();
+  const [view] = useAsync(async () => {
+    const result = await dataOf(api().POST('/domain/query-1.0', { body: { domain } }));
+    return 'domain' in result ? result.domain : undefined;
+  }, [domain]);
   const [status, reload] = useAsync(async () => {
     const result = await dkimStatus(domain);
     remember(domain);
     return result;
   }, [domain]);
+  const shown = records ?? (view.state === 'ready' ? view.value : undefined);
+  const panel =
+    shown === undefined ? null : (
+      <DomainRecords
+        view={shown}
+        onChange={(next) => {
+          setRecords(next);
+          reload();
+        }}
+      />
+    );
+  if (shown?.claim === true)
+    return (
+      <>
+        <h2>{domain}</h2>
+        {panel}
+      </>
+    );
   if (status.state === 'error' && status.error instanceof ApiError && status.error.code === 112)
     return (
       <Empty title={`${domain} is not one of your domains`}>
@@ -109,6 +213,7 @@ function DomainView({ domain }: { domain: string }) {
       {(value) => (
         <>
           <h2>{domain}</h2>
+          {panel}
           {value.svc_config === null ? (
             <p>No active DKIM key: mail from this domain is not signed.</p>
           ) : (

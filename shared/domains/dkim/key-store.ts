@@ -48,19 +48,37 @@ export const retiredKeyRetentionDays = envNumber(
   { min: 0 },
 );
 
-async function sealedKey(
+export async function sealedKey(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
 ): Promise<Omit<NewStoredKey, 'createdAt'>> {
+  return (await sealedKeyWithPem(domain, algorithm, now)).sealed;
+}
+
+async function sealedKeyWithPem(
+  domain: string,
+  algorithm: DkimAlgorithm,
+  now: Date,
+): Promise<{ sealed: Omit<NewStoredKey, 'createdAt'>; privateKeyPem: string }> {
   const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
   const pair = await generateDkimKeyPair(algorithm);
   const privateKeyCiphertext = await sealSecret(
     Buffer.from(pair.privateKeyPem, 'utf8'),
     encryptionContext(domain, selector),
   );
-  return { domain, selector, algorithm, publicKey: pair.publicKey, privateKeyCiphertext };
+  return {
+    sealed: { domain, selector, algorithm, publicKey: pair.publicKey, privateKeyCiphertext },
+    privateKeyPem: pair.privateKeyPem,
+  };
 }
+
+/**
+ * Given the new RSA key (the key itself, or an Ed25519 key's companion) before it is activated:
+ * SES's BYODKIM takes it (docs/domains.md, "On AWS"). The only other way a private key leaves this
+ * module.
+ */
+export type BeforeActivation = (rsa: { selector: string; privateKeyPem: string }) => Promise<void>;
 
 /**
  * Generates a key pair (and, for Ed25519, an RSA-2048 companion pair), encrypts the private keys
@@ -73,13 +91,20 @@ export async function createActiveDkimKey(
   algorithm: DkimAlgorithm,
   previousSelector: string | undefined,
   now: Date = new Date(),
+  beforeActivation?: BeforeActivation,
 ): Promise<NewDkimKey> {
   const companionAlgo = companionAlgorithm(algorithm);
-  const [primary, companion, previous] = await Promise.all([
-    sealedKey(domain, algorithm, now),
-    companionAlgo === undefined ? undefined : sealedKey(domain, companionAlgo, now),
+  const [primaryWithPem, companionWithPem, previous] = await Promise.all([
+    sealedKeyWithPem(domain, algorithm, now),
+    companionAlgo === undefined ? undefined : sealedKeyWithPem(domain, companionAlgo, now),
     previousSelector === undefined ? undefined : getDkimKey(domain, previousSelector),
   ]);
+  const primary = primaryWithPem.sealed;
+  const companion = companionWithPem?.sealed;
+  if (beforeActivation !== undefined) {
+    const rsa = companionWithPem ?? primaryWithPem;
+    await beforeActivation({ selector: rsa.sealed.selector, privateKeyPem: rsa.privateKeyPem });
+  }
   const createdAt = now.toISOString();
   await activateDkimKey({
     key: { ...primary, createdAt, companionSelector: companion?.selector },

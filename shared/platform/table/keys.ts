@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
  * the same account shards.
  */
 
-export const shardCount = { account: 4, work: 32 } as const;
+export const shardCount = { account: 4, work: 32, domainChecks: 8 } as const;
 
 /** Writer slots of an account's domain and tag counters (`keys.stats`), read in parallel when grouped. */
 export const statsWriters = 4;
@@ -62,6 +62,13 @@ export const keys = {
   serviceKey: (name: string) => ({ pk: `SERVICE_KEY#${name}`, sk: 'KEY' }),
   domain: (domain: string) => ({ pk: `DOMAIN#${domain}`, sk: 'DOMAIN' }),
   domainsOfAccount: (accountId: string) => `ACCOUNT_DOMAINS#${accountId}`,
+  /**
+   * gsi3: domains due for a background DNS check (docs/domains.md), spread by name over
+   * `shardCount.domainChecks` shards; sort key `<next_check_at>#<domain>`.
+   */
+  domainChecks: (shard: number) => `DOMAIN_CHECK#${shard}`,
+  /** A pending claim of a domain by another account, with the claimant's own DKIM key. */
+  domainClaim: (domain: string, accountId: string) => ({ pk: `DOMAIN#${domain}`, sk: `CLAIM#${accountId}` }),
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
   /** gsi2: an account's messages in one listing lane (`laneOf`), per account shard. */

@@ -1,5 +1,6 @@
 import { keyEventTypes } from '../../apikeys/index.ts';
 import { type MessageChange, messageEventTypes } from '../../messages/index.ts';
+import { domainEventTypes } from './domain-events.ts';
 
 /**
  * Webhook events (docs/webhooks.md): every change of a message (`MessageChange`, from the messages
@@ -11,6 +12,7 @@ export const webhookEventTypes = [
   'inbound.received',
   'webhook.disabled',
   ...keyEventTypes,
+  ...domainEventTypes,
 ] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];

@@ -1,6 +1,7 @@
 import { inboundExampleSummary } from '../../inbound/index.ts';
 import type { MessageStatus } from '../../messages/index.ts';
 import { reportedStatus } from '../../messages/index.ts';
+import { isDomainEventType } from './domain-events.ts';
 import type { WebhookEventType } from './events.ts';
 
 /**
@@ -67,6 +68,13 @@ export function sampleEventBody(
       type,
       timestamp,
       data: { key_id: 'testtesttesttest', name: 'Test event', prefix: 'svc_live_testtesttesttest' },
+    });
+  }
+  if (isDomainEventType(type)) {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: { domain: 'example.test', status: type.slice('domain.'.length) },
     });
   }
   if (type === 'webhook.disabled') {

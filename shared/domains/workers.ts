@@ -1,0 +1,16 @@
+import type { Worker } from '../platform/worker.ts';
+
+/** Checks the DNS records of the domains whose check is due (docs/domains.md, "Schedule"). */
+export const domainChecksWorker = {
+  id: 'domain-checks',
+  trigger: 'schedule',
+  everyMinutes: 5,
+  summary: 'Checks the DNS records of domains whose background check is due',
+  impact:
+    'domains added through the API stop turning verified on their own (verify still works), and a domain that lost a record is not reported',
+  // Reads due entries and domains, stores each check's outcome.
+  access: { table: 'write', sesIdentities: true },
+} as const satisfies Worker;
+
+/** The functions of this wing that no HTTP route invokes: the worker table (shared/workers.ts) lists them. */
+export const domainsWorkers = [domainChecksWorker] as const;

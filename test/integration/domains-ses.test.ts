@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { addDomain } from '../../shared/domains/add.ts';
+import { removeDomain } from '../../shared/domains/delete.ts';
+import { getDomain } from '../../shared/domains/store/domains.ts';
+import { verifyDomain } from '../../shared/domains/verify.ts';
+import { publishRecords } from '../support/dns.ts';
+import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
+import { type SesStandIn, startSesStandIn } from '../support/ses-stand-in.ts';
+
+/**
+ * With MAIL_TRANSPORT=ses, add creates the SES identity (BYODKIM with the domain's own RSA key and
+ * selector, and its custom MAIL FROM), verify folds SES's status in, delete removes it, and a
+ * failed step leaves nothing behind. The real AWS SDK talks to the local SESv2 stand-in.
+ */
+let ses: SesStandIn;
+const noMail = { list: async () => [], cancel: async () => 0 };
+
+beforeAll(async () => {
+  useHostEnvironment();
+  ses = await startSesStandIn();
+  process.env.MAIL_TRANSPORT = 'ses';
+  process.env.AWS_ENDPOINT_URL_SESV2 = ses.url;
+});
+
+afterAll(async () => {
+  await ses?.close();
+});
+
+function publish(records: Array<{ type: string; name: string; value: string }>) {
+  const byName = new Map<string, { txt: string[][]; mx: Array<{ priority: number; exchange: string }> }>();
+  for (const record of records) {
+    const entry = byName.get(record.name) ?? { txt: [], mx: [] };
+    if (record.type === 'MX') entry.mx.push({ priority: 10, exchange: record.value });
+    else entry.txt.push(record.value.match(/.{1,255}/g) ?? ['']);
+    byName.set(record.name, entry);
+  }
+  for (const [name, entry] of byName) publishRecords(name, entry);
+}
+
+describe('SES identities of self-service domains', () => {
+  it('add creates the BYODKIM identity with its MAIL FROM; verify needs SES too; delete removes it', async () => {
+    const account = uniqueAccount('ses');
+    const domain = uniqueDomain('ses');
+    const view = await addDomain({ domain }, account);
+    const identity = ses.identities.get(domain);
+    assert.ok(identity, 'identity created');
+    const dkim = view.records.find((record) => record.purpose === 'dkim');
+    assert.equal(`${identity.selector}._domainkey.${domain}`, dkim?.name, 'the domain’s own selector');
+    assert.match(identity.privateKey ?? '', /^MII[A-Za-z0-9+/=]+$/);
+    assert.equal(identity.mailFrom, `bounce.${domain}`);
+
+    publish(view.records);
+    const waiting = await verifyDomain(domain, account);
+    assert.equal(waiting.sending_ready, false, 'SES has not verified yet');
+    assert.deepEqual(waiting.records.find((record) => record.purpose === 'dkim')?.error?.observed, [
+      'SES: PENDING',
+    ]);
+
+    identity.dkimStatus = 'SUCCESS';
+    identity.mailFromStatus = 'SUCCESS';
+    const verified = await verifyDomain(domain, account, { now: new Date(Date.now() + 11_000) });
+    assert.equal(verified.status, 'verified');
+    assert.equal(verified.sending_ready, true);
+
+    await removeDomain(domain, account, false, noMail);
+    assert.equal(ses.identities.has(domain), false);
+  });
+
+  it('leaves nothing half-created when a step fails', async () => {
+    const account = uniqueAccount('ses');
+    const domain = uniqueDomain('half');
+    ses.failMailFrom.add(domain);
+    await assert.rejects(addDomain({ domain }, account));
+    assert.equal(ses.identities.has(domain), false, 'no identity without its domain');
+    assert.equal(await getDomain(domain), undefined, 'no domain without its identity');
+  });
+});
