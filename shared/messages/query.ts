@@ -6,6 +6,7 @@ import { keys, shardCount } from '../platform/table/keys.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
 import { detailsView, type MessageItem, summaryView } from './model/message.ts';
 import { messageStatuses } from './model/statuses.ts';
+import { type MessageStream, streamOf } from './model/stream.ts';
 import { metadataTerm, recipientTerm, type SearchTerm, tagTerm, termDigest, termsOf } from './model/terms.ts';
 import type { MessageQueryRequest } from './schemas.ts';
 import { laneOf, statusesOfLane } from './store/message-index.ts';
@@ -86,13 +87,18 @@ function statusStreams(
   statuses: readonly string[],
   range: { createdFrom?: string; createdTo?: string },
   cache: Map<string, MessageItem>,
+  stream: MessageStream | undefined,
 ): KeyStream[] {
   const streams: KeyStream[] = [];
   for (const lane of [...new Set(statuses.map(laneOf))]) {
     const whole = statusesOfLane(lane, messageStatuses).every((status) => statuses.includes(status));
-    const keep: Keep | undefined = whole
-      ? undefined
-      : (item) => item.account_id === account && statuses.includes(item.status);
+    const keep: Keep | undefined =
+      whole && stream === undefined
+        ? undefined
+        : (item) =>
+            item.account_id === account &&
+            statuses.includes(item.status) &&
+            (stream === undefined || streamOf(item) === stream);
     for (const shard of shards)
       streams.push(
         keyStream(
@@ -128,15 +134,17 @@ function searchStreams(
   statuses: readonly string[] | undefined,
   range: { createdFrom?: string; createdTo?: string },
   cache: Map<string, MessageItem>,
+  stream: MessageStream | undefined,
 ): KeyStream[] {
   const digest = termDigest(search.drive);
   const also = search.also.map((term) => `${term.kind}:${term.text}`);
   const keep: Keep | undefined =
-    statuses === undefined && also.length === 0
+    statuses === undefined && also.length === 0 && stream === undefined
       ? undefined
       : (item) => {
           if (item.account_id !== account) return false;
           if (statuses !== undefined && !statuses.includes(item.status)) return false;
+          if (stream !== undefined && streamOf(item) !== stream) return false;
           const has = new Set(termsOf(item).map((term) => `${term.kind}:${term.text}`));
           return also.every((term) => has.has(term));
         };
@@ -188,6 +196,7 @@ export async function listMessages(
   const search = searchOf(filters);
   const fingerprint = {
     statuses,
+    ...(filters.stream === undefined ? {} : { stream: filters.stream }),
     from: createdFrom?.toISOString(),
     to: createdTo?.toISOString(),
     ...(search === undefined
@@ -201,8 +210,21 @@ export async function listMessages(
   };
   const streams =
     search === undefined
-      ? statusStreams(account, statuses.includes(allStatuses) ? messageStatuses : statuses, range, cache)
-      : searchStreams(account, search, statuses.includes(allStatuses) ? undefined : statuses, range, cache);
+      ? statusStreams(
+          account,
+          statuses.includes(allStatuses) ? messageStatuses : statuses,
+          range,
+          cache,
+          filters.stream,
+        )
+      : searchStreams(
+          account,
+          search,
+          statuses.includes(allStatuses) ? undefined : statuses,
+          range,
+          cache,
+          filters.stream,
+        );
   const streamIds = streams.map((stream) => stream.id);
 
   let positions: Positions = Object.fromEntries(streamIds.map((id) => [id, { done: false }]));

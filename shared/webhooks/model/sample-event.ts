@@ -20,6 +20,7 @@ const messageStatusAfter: Record<Exclude<keyof typeof reportedStatus, 'message.c
   'message.delayed': 'sent',
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
+  'recipient.unsubscribed': 'delivered',
 };
 
 const sampleDetail: Partial<Record<WebhookEventType, string>> = {
@@ -52,6 +53,7 @@ export function sampleEventBody(
         subject: message.subject,
         tags: message.tags,
         metadata: message.metadata,
+        stream: 'transactional',
       },
     });
   }
@@ -83,6 +85,7 @@ export function sampleEventBody(
       subject: message.subject,
       tags: message.tags,
       metadata: message.metadata,
+      stream: type === 'recipient.unsubscribed' ? 'broadcast' : 'transactional',
     },
   });
 }
