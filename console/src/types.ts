@@ -75,6 +75,7 @@ export const suppressionReasons = exhaustive<SuppressionReason>()([
   'hard_bounce',
   'complaint',
   'manual',
+  'unsubscribed',
 ] as const);
 
 export const webhookEventTypes = exhaustive<WebhookEventType>()([
@@ -86,6 +87,7 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'recipient.unsubscribed',
   'inbound.received',
   'webhook.disabled',
 ] as const);

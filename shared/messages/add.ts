@@ -24,9 +24,9 @@ import {
   recipientsOf,
 } from './model/message.ts';
 import { maxHoldMs, sendAtProblem } from './model/scheduling.ts';
+import { actionTransitions, type CreationMode, initialStatus, type MessageStatus } from './model/statuses.ts';
 import { unsubscribePlaceholder } from './model/stream.ts';
 import { streamProblems } from './model/stream-checks.ts';
-import { actionTransitions, type CreationMode, initialStatus, type MessageStatus } from './model/statuses.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from './schemas.ts';
 import { searchEntriesOf } from './store/message-index.ts';
 import {

@@ -22,6 +22,7 @@
  * - mail: sends through SES with the configuration set.
  * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
+ * - linkTokens: seals or opens the tokens of links in mail (the link key's secret, PUBLIC_API_URL).
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch' | 'settle-counters';
 export type ObjectAccess = 'read' | 'write' | 'delete';
@@ -39,4 +40,9 @@ export interface AccessNeeds {
   /** Composes messages as the sender does, without sending: the relay's name (MAIL_TRANSPORT). */
   readonly composes?: true;
   readonly avatars?: true;
+  /**
+   * Seals or opens the tokens of links in mail (shared/platform/tokens/link-tokens.ts): reads the
+   * link key's secret (LINK_TOKEN_SECRET_ARN) and knows the public base URL (PUBLIC_API_URL).
+   */
+  readonly linkTokens?: true;
 }
