@@ -83,7 +83,7 @@ export const deliveryRouteDetails = {
     summary: "One-click unsubscribe (RFC 8058): the recipient leaves the account's broadcast stream",
     tag: 'streams',
     // Opens the token (the link key), writes the broadcast suppression and the message's note.
-    access: { table: 'write', linkTokens: true },
+    access: { table: 'write', linkTokens: 'open' },
     pathParameters: tokenParameter,
     form: {
       'List-Unsubscribe': { description: 'Always `One-Click` (RFC 8058 section 3.1)', example: 'One-Click' },
@@ -96,7 +96,7 @@ export const deliveryRouteDetails = {
     summary:
       'The page of an unsubscribe link: a button that makes the one-click POST (a GET alone changes nothing)',
     tag: 'streams',
-    access: { linkTokens: true },
+    access: { linkTokens: 'open' },
     pathParameters: tokenParameter,
     page: {
       description: 'A small page (strict CSP, no third-party origin) with the unsubscribe button',

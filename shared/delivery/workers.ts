@@ -13,7 +13,7 @@ export const senderWorker = {
     dkimKey: 'decrypt',
     mail: true,
     // A broadcast's one-click unsubscribe link (docs/streams.md).
-    linkTokens: true,
+    linkTokens: 'seal',
   },
 } as const satisfies Worker;
 

@@ -22,7 +22,8 @@
  * - mail: sends through SES with the configuration set.
  * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
- * - linkTokens: seals or opens the tokens of links in mail (the link key's secret, PUBLIC_API_URL).
+ * - linkTokens: `open` or `seal` the tokens of links in mail (the link key's secret; sealing also
+ *   PUBLIC_API_URL).
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch' | 'settle-counters';
 export type ObjectAccess = 'read' | 'write' | 'delete';
@@ -41,8 +42,10 @@ export interface AccessNeeds {
   readonly composes?: true;
   readonly avatars?: true;
   /**
-   * Seals or opens the tokens of links in mail (shared/platform/tokens/link-tokens.ts): reads the
-   * link key's secret (LINK_TOKEN_SECRET_ARN) and knows the public base URL (PUBLIC_API_URL).
+   * The tokens of links in mail (shared/platform/tokens/link-tokens.ts): `open` reads the link key's
+   * secret (LINK_TOKEN_SECRET_ARN); `seal` also knows the public base URL the links start with
+   * (PUBLIC_API_URL). Only workers seal: a route function that knew the API's URL would make the API
+   * depend on itself.
    */
-  readonly linkTokens?: true;
+  readonly linkTokens?: 'seal' | 'open';
 }

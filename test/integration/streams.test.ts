@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { headerValue } from '../../shared/delivery/mail/compose.ts';
 import {
   addMessage,
@@ -10,8 +10,10 @@ import {
   waitForStatus,
 } from '../support/delivery.ts';
 import { call, useHostEnvironment } from '../support/host.ts';
+import { statsOf, waitForTotals } from '../support/stats.ts';
 import { dkimpyVerdicts, pathOf, postOneClick, unsubscribeUrlOf } from '../support/streams.ts';
 import { lookup } from '../support/suppressions.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 useHostEnvironment();
 
@@ -54,7 +56,60 @@ const eml = (uuid: string): Buffer => {
   return raw;
 };
 
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  assert.deepEqual(receiver.contractProblems, []);
+});
+
 describe('broadcast streams and one-click unsubscribe', () => {
+  it('an unsubscribe is a recipient.unsubscribed webhook event and an unsubscribed count, by stream', async () => {
+    const who = await sendingDomain('rsa-sha256');
+    const path = `/streams-${who.account}`;
+    const hook = await call('POST', '/webhook/add-1.0', {
+      token: who.token,
+      body: { url: `${receiver.url}${path}`, events: ['recipient.unsubscribed', 'message.delivered'] },
+    });
+    assert.equal(hook.status, 200, hook.text);
+    const address = recipient();
+    const message = await sendBroadcast(who, address);
+    await sendTransactional(who, recipient());
+    assert.equal((await postOneClick(unsubscribeUrlOf(eml(message.message_uuid)))).status, 200);
+
+    const received = await receiver.waitFor((all) =>
+      all.some((request) => request.path === path && request.body.includes('recipient.unsubscribed')),
+    );
+    const events = received
+      .filter((request) => request.path === path)
+      .map((request) => JSON.parse(request.body));
+    const unsubscribed = events.find((event) => event.type === 'recipient.unsubscribed');
+    assert.equal(unsubscribed.data.message_uuid, message.message_uuid);
+    assert.equal(unsubscribed.data.recipient.email, address);
+    assert.equal(unsubscribed.data.recipient.status, 'unsubscribed');
+    assert.equal(unsubscribed.data.stream, 'broadcast');
+    const delivered = events.filter((event) => event.type === 'message.delivered');
+    assert.deepEqual(delivered.map((event) => event.data.stream).sort(), ['broadcast', 'transactional']);
+
+    const range = {
+      date_from: new Date(Date.now() - 3_600_000).toISOString(),
+      date_to: new Date(Date.now() + 3_600_000).toISOString(),
+      granularity: 'day',
+    };
+    await waitForTotals(who.token, range, { accepted: 2, delivered: 2, unsubscribed: 1 });
+    const byStream = await statsOf(who.token, { ...range, group_by: 'stream' });
+    const totalOf = (key: string, counter: string) =>
+      byStream.series
+        .find((series: { key: string }) => series.key === key)
+        ?.points.reduce((sum: number, point: Record<string, number>) => sum + (point[counter] ?? 0), 0);
+    assert.equal(totalOf('broadcast', 'unsubscribed'), 1);
+    assert.equal(totalOf('broadcast', 'delivered'), 1);
+    assert.equal(totalOf('transactional', 'delivered'), 1);
+    assert.equal(byStream.totals.unsubscribed, 1);
+  });
+
   it('a delivered broadcast carries the RFC 8058 headers and List-Id, every DKIM signature covers them', async () => {
     const who = await sendingDomain('ed25519-sha256');
     const message = await sendBroadcast(who, recipient());
