@@ -62,9 +62,16 @@ describe('console: streams', () => {
     await screenshot(page, 'dashboard-unsubscribed');
     await expectAccessible(page, 'Dashboard (unsubscribed)');
 
+    // By stream: one row each; the unsubscribe counts under broadcast.
     await page.getByRole('combobox', { name: /^Group by/ }).selectOption('stream');
-    await page.getByRole('cell', { name: 'broadcast', exact: true }).first().waitFor();
-    await page.getByRole('cell', { name: 'transactional', exact: true }).first().waitFor();
+    await page.waitForURL(/group=stream/);
+    const counts = async (key: string) => {
+      const row = page.locator('table.list tbody tr', { hasText: key });
+      await row.waitFor();
+      return (await row.locator('td').allTextContents()).slice(0, 8);
+    };
+    assert.deepEqual(await counts('broadcast'), ['1', '1', '1', '0', '0', '0', '0', '1']);
+    assert.deepEqual(await counts('transactional'), ['1', '1', '1', '0', '0', '0', '0', '0']);
     await screenshot(page, 'dashboard-by-stream');
   });
 
