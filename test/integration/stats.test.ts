@@ -146,6 +146,7 @@ describe('POST /stats/query-1.0', () => {
       complained: 0,
       suppressed: 0,
       failed: 1,
+      unsubscribed: 0,
     };
     const data = await waitForTotals(token, { ...range(), granularity: 'day' }, counted);
     assert.deepEqual(data.totals, { ...counted, bounce_rate: 0, complaint_rate: 0 });
