@@ -188,6 +188,7 @@ describe('webhook events from message changes', () => {
       subject: 'Hello',
       tags: [],
       metadata: {},
+      stream: 'transactional',
     });
   });
 });
