@@ -40,6 +40,7 @@ import {
 } from './service.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 import { statsSection } from './stats-query.ts';
+import { streamsSection } from './streams.ts';
 import { checkTarget, targetsTable } from './targets.ts';
 import { templateLinearity, templatesBench } from './templates.ts';
 
@@ -51,7 +52,7 @@ import { templateLinearity, templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, large, throughput, scaling, delivery,
- * memory, inbound, batch, stats, console, html-to-text, apikeys);
+ * memory, inbound, batch, stats, console, html-to-text, apikeys, domains, streams);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -73,7 +74,8 @@ const runs = (
     | 'console'
     | 'domains'
     | 'html-to-text'
-    | 'apikeys',
+    | 'apikeys'
+    | 'streams',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -692,6 +694,9 @@ const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: w
 // 9. Batch sending and search filters (bench/batch.ts; its report follows section 8's)
 const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan(quick)) : [];
 
+// 12. Streams (bench/streams.ts): broadcast add and the one-click unsubscribe, side by side.
+const streams = runs('streams') ? await streamsSection(who, sender, account, quick) : undefined;
+
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
@@ -699,6 +704,7 @@ const scaleSection = [
   ...(await scaleAndCost(who, sender, plan.scaleMessages)),
   ...(await keyUsageWrites(host, account, existing, quick ? 50 : 300)),
 ];
+if (streams !== undefined) scaleSection.push('', streams.unitsLine);
 
 // 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
 progress('10 web console');
@@ -788,6 +794,7 @@ lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
 lines.push(...apiKeyLines);
 lines.push(...domainsResult.lines);
+lines.push(...(streams?.lines ?? []));
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -96,6 +96,16 @@ const targets = {
     statement: 'inbound: memory above idle ≤ 3 × the message (streamed parse)',
     whenMissed: 'The message is being buffered whole somewhere.',
   },
+  'broadcast-add': {
+    statement: 'a broadcast add ≤ 1.1 × a transactional add (held, alternating rounds)',
+    whenMissed:
+      'A broadcast is validated like any add plus the List-Id check; a miss means work was added to acceptance that belongs to the send (the link is sealed by the sender).',
+  },
+  'unsubscribe-post': {
+    statement: 'the one-click unsubscribe POST ≤ 1.2 × GET /health plus one conditional write',
+    whenMissed:
+      'The POST opens the token, makes one conditional put and reads the message for its note; look for a second write or a cold key derivation per request.',
+  },
   'html-to-text-linear': {
     statement: 'HTML to text of a 400 KB wide-table newsletter is linear: time at 2× ≤ 2.3 × time at 1×',
     whenMissed:

@@ -188,6 +188,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The page of an unsubscribe link: a button that makes the one-click POST (a GET alone changes nothing)
+         * @description Public: no token needed.
+         */
+        get: operations["unsubscribePage"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058): the recipient leaves the account's broadcast stream
+         * @description Public: no token needed.
+         */
+        post: operations["unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stats/query-1.0": {
         parameters: {
             query?: never;
@@ -1057,10 +1081,10 @@ export interface components {
         /** @description An event about one recipient of a message: one per recipient and change. Its data carries the message's uuid, status, subject, tags and metadata, so a receiver can route it without looking the message up. */
         MessageEvent: {
             /**
-             * @description message.sent: the relay accepted it for the recipient; message.delivered: the recipient's server accepted it; message.bounced: a permanent refusal; message.complained: a complaint (SES); message.delayed: a delivery delay (SES); message.failed: the recipient will not get it; message.suppressed: the recipient is on the suppression list, nothing was sent (enum property replaced by openapi-typescript)
+             * @description message.sent: the relay accepted it for the recipient; message.delivered: the recipient's server accepted it; message.bounced: a permanent refusal; message.complained: a complaint (SES); message.delayed: a delivery delay (SES); message.failed: the recipient will not get it; message.suppressed: the recipient is on the suppression list, nothing was sent; recipient.unsubscribed: the recipient used the one-click unsubscribe of a broadcast (docs/streams.md) (enum property replaced by openapi-typescript)
              * @enum {string}
              */
-            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed";
+            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "recipient.unsubscribed";
             /**
              * @description When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)
              * @example 2026-11-23T10:58:40.648+00:00
@@ -1085,11 +1109,11 @@ export interface components {
                      */
                     email: string;
                     /**
-                     * @description What the event reports for the recipient: the part of `type` after `message.`
+                     * @description What the event reports for the recipient: the part of `type` after `message.` (or `recipient.`)
                      * @example delivered
                      * @enum {string}
                      */
-                    status: "sent" | "delivered" | "bounced" | "complained" | "delayed" | "failed" | "suppressed";
+                    status: "sent" | "delivered" | "bounced" | "complained" | "delayed" | "failed" | "suppressed" | "unsubscribed";
                     /**
                      * @description The receiving side's answer (SMTP reply, or SES bounce or delay diagnostic), or null
                      * @example 250 2.0.0 Ok
@@ -1131,6 +1155,12 @@ export interface components {
                 metadata: {
                     [key: string]: string;
                 };
+                /**
+                 * @description The message's stream (docs/streams.md)
+                 * @example transactional
+                 * @enum {string}
+                 */
+                stream: "transactional" | "broadcast";
             };
         };
         /** @description A message was cancelled (manual-cancel): once per message, with no recipient. */
@@ -1196,6 +1226,12 @@ export interface components {
                 metadata: {
                     [key: string]: string;
                 };
+                /**
+                 * @description The message's stream (docs/streams.md)
+                 * @example transactional
+                 * @enum {string}
+                 */
+                stream: "transactional" | "broadcast";
             };
         };
         /** @description A received message was stored: one per received message and receiving recipient (docs/inbound.md). */
@@ -2354,6 +2390,17 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
+                    /**
+                     * @description transactional (default): receipts, resets, alerts; broadcast: newsletters and other subscription mail, sent to exactly one `to` recipient with a one-click unsubscribe link and List-Unsubscribe headers (docs/streams.md)
+                     * @example broadcast
+                     * @enum {string}
+                     */
+                    stream?: "transactional" | "broadcast";
+                    /**
+                     * @description Broadcast only: the List-Id header (RFC 2919), an optional name then <label.namespace>
+                     * @example Weekly news <weekly.news.example.com>
+                     */
+                    list_id?: string;
                 } | unknown | unknown | {
                     scheduling: {
                         /** @enum {unknown} */
@@ -2747,6 +2794,17 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                        /**
+                         * @description transactional (default): receipts, resets, alerts; broadcast: newsletters and other subscription mail, sent to exactly one `to` recipient with a one-click unsubscribe link and List-Unsubscribe headers (docs/streams.md)
+                         * @example broadcast
+                         * @enum {string}
+                         */
+                        stream?: "transactional" | "broadcast";
+                        /**
+                         * @description Broadcast only: the List-Id header (RFC 2919), an optional name then <label.namespace>
+                         * @example Weekly news <weekly.news.example.com>
+                         */
+                        list_id?: string;
                     } | unknown | unknown | {
                         scheduling: {
                             /** @enum {unknown} */
@@ -3037,6 +3095,12 @@ export interface operations {
                          * @example invoice
                          */
                         subject?: string;
+                        /**
+                         * @description Only messages of this stream
+                         * @example broadcast
+                         * @enum {string}
+                         */
+                        stream?: "transactional" | "broadcast";
                     };
                     cursor?: string;
                 };
@@ -3084,7 +3148,7 @@ export interface operations {
                                 updated_at: string;
                                 /** @description What happened to the mail for this recipient, in order */
                                 events: {
-                                    /** @description sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed or complained */
+                                    /** @description sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed, complained or unsubscribed (the recipient used the one-click unsubscribe of a broadcast) */
                                     status: string;
                                     /**
                                      * @description ISO 8601 with the server time zone offset
@@ -3142,6 +3206,14 @@ export interface operations {
                                     version: number;
                                 };
                             };
+                            /**
+                             * @description transactional or broadcast
+                             * @example transactional
+                             * @enum {string}
+                             */
+                            stream: "transactional" | "broadcast";
+                            /** @description The List-Id given at add (broadcast) */
+                            list_id?: string;
                             status_history: {
                                 status: string;
                                 /**
@@ -3191,6 +3263,12 @@ export interface operations {
                                      */
                                     send_at?: string;
                                 };
+                                /**
+                                 * @description transactional or broadcast
+                                 * @example transactional
+                                 * @enum {string}
+                                 */
+                                stream: "transactional" | "broadcast";
                                 /**
                                  * @description ISO 8601 with the server time zone offset
                                  * @example 2026-11-22T09:15:00.000+01:00
@@ -3829,6 +3907,314 @@ export interface operations {
             };
         };
     };
+    unsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sealed token of the List-Unsubscribe link (opaque; names the account, recipient and message)
+                 * @example AQx3c2Vj…
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A small page (strict CSP, no third-party origin) with the unsubscribe button */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description 103: IP address blocked by network rule */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8"];
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sealed token of the List-Unsubscribe link (opaque; names the account, recipient and message)
+                 * @example AQx3c2Vj…
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description Always `One-Click` (RFC 8058 section 3.1)
+                     * @enum {string}
+                     */
+                    "List-Unsubscribe": "One-Click";
+                };
+            };
+        };
+        responses: {
+            /** @description Unsubscribed (or already): an empty body, no redirect, no cookie */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 103: IP address blocked by network rule */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103"];
+                };
+            };
+            /** @description 112: Requested resource does not exist */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 112,
+                     *         "message": "Requested resource does not exist"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_112"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8"];
+                };
+            };
+        };
+    };
     statsQuery: {
         parameters: {
             query?: never;
@@ -3855,10 +4241,10 @@ export interface operations {
                      */
                     granularity: "hour" | "day";
                     /**
-                     * @description One series per sending domain, or per tag (`name:value`); absent: one series, key `all`
+                     * @description One series per sending domain, per tag (`name:value`) or per stream (`transactional`, `broadcast`); absent: one series, key `all`
                      * @enum {string}
                      */
-                    group_by?: "domain" | "tag";
+                    group_by?: "domain" | "tag" | "stream";
                 };
             };
         };
@@ -3874,7 +4260,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             series: {
-                                /** @description `all`, the sending domain, or the tag as `name:value` */
+                                /** @description `all`, the sending domain, the tag as `name:value`, or the stream */
                                 key: string;
                                 points: {
                                     /** @description Start of the hour or day */
@@ -3893,6 +4279,8 @@ export interface operations {
                                     suppressed: number;
                                     /** @description Recipients that failed */
                                     failed: number;
+                                    /** @description Recipients that used the one-click unsubscribe of a broadcast */
+                                    unsubscribed: number;
                                 }[];
                             }[];
                             /** @description The account's totals over the range, whatever the grouping */
@@ -3911,6 +4299,8 @@ export interface operations {
                                 suppressed: number;
                                 /** @description Recipients that failed */
                                 failed: number;
+                                /** @description Recipients that used the one-click unsubscribe of a broadcast */
+                                unsubscribed: number;
                                 /** @description bounced ÷ sent, a fraction (0 when nothing was sent) */
                                 bounce_rate: number;
                                 /** @description complained ÷ delivered, a fraction (0 when nothing was delivered) */
@@ -6006,11 +6396,17 @@ export interface operations {
                     email?: string;
                     filters?: {
                         /**
-                         * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                         * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report), manual (added through the API or the admin import) or unsubscribed (the one-click unsubscribe of a broadcast)
                          * @example hard_bounce
                          * @enum {string}
                          */
-                        reason?: "hard_bounce" | "complaint" | "manual";
+                        reason?: "hard_bounce" | "complaint" | "manual" | "unsubscribed";
+                        /**
+                         * @description Which mail the entry stops: all (bounces, complaints, manual entries: every stream) or broadcast (an unsubscribe: transactional mail still goes out)
+                         * @example all
+                         * @enum {string}
+                         */
+                        stream?: "all" | "broadcast";
                         /**
                          * @description date_from: ISO 8601 with an offset; bounds created_at (inclusive)
                          * @example 2026-11-22T09:15:00+01:00
@@ -6042,14 +6438,20 @@ export interface operations {
                             suppression: {
                                 email: string;
                                 /**
-                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report), manual (added through the API or the admin import) or unsubscribed (the one-click unsubscribe of a broadcast)
                                  * @example hard_bounce
                                  * @enum {string}
                                  */
-                                reason: "hard_bounce" | "complaint" | "manual";
+                                reason: "hard_bounce" | "complaint" | "manual" | "unsubscribed";
+                                /**
+                                 * @description Which mail the entry stops: all (bounces, complaints, manual entries: every stream) or broadcast (an unsubscribe: transactional mail still goes out)
+                                 * @example all
+                                 * @enum {string}
+                                 */
+                                stream: "all" | "broadcast";
                                 /** @description What caused it: the bounce or complaint as reported, or a note */
                                 detail: string | null;
-                                /** @description The message whose bounce or complaint added the address; null for manual entries */
+                                /** @description The message whose bounce, complaint or unsubscribe link added the address; null for manual entries */
                                 message_uuid: string | null;
                                 /**
                                  * @description When the address was suppressed
@@ -6061,14 +6463,20 @@ export interface operations {
                             suppressions: {
                                 email: string;
                                 /**
-                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)
+                                 * @description Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report), manual (added through the API or the admin import) or unsubscribed (the one-click unsubscribe of a broadcast)
                                  * @example hard_bounce
                                  * @enum {string}
                                  */
-                                reason: "hard_bounce" | "complaint" | "manual";
+                                reason: "hard_bounce" | "complaint" | "manual" | "unsubscribed";
+                                /**
+                                 * @description Which mail the entry stops: all (bounces, complaints, manual entries: every stream) or broadcast (an unsubscribe: transactional mail still goes out)
+                                 * @example all
+                                 * @enum {string}
+                                 */
+                                stream: "all" | "broadcast";
                                 /** @description What caused it: the bounce or complaint as reported, or a note */
                                 detail: string | null;
-                                /** @description The message whose bounce or complaint added the address; null for manual entries */
+                                /** @description The message whose bounce, complaint or unsubscribe link added the address; null for manual entries */
                                 message_uuid: string | null;
                                 /**
                                  * @description When the address was suppressed
@@ -6671,7 +7079,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -6702,7 +7110,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6947,7 +7355,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6992,7 +7400,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7035,7 +7443,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -7502,7 +7910,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7979,7 +8387,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to receive from now on; left out, they stay */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -8005,7 +8413,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -8243,7 +8651,7 @@ export interface operations {
                      * @example message.delivered
                      * @enum {string}
                      */
-                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -8274,7 +8682,7 @@ export interface operations {
                              * @description An event type
                              * @enum {string}
                              */
-                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                             /** @enum {boolean} */
                             queued: true;
                         };

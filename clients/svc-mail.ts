@@ -11,6 +11,8 @@ import type { components, operations, paths } from './openapi.ts';
  *   // up to 500 messages in one request, and a page of them found again by tag:
  *   await api.POST('/message/batch-1.0', { body: { messages: [{ … }, { … }] } });
  *   await api.POST('/message/query-1.0', { body: { filters: { tag: { name: 'category', value: 'receipt' } } } });
+ *   // a newsletter: one recipient, with the one-click unsubscribe link and List-Unsubscribe headers
+ *   await api.POST('/message/add-1.0', { body: { message_sender, to: ['ada@example.org'], stream: 'broadcast', … } });
  */
 export type SvcMailClient = Client<paths>;
 
@@ -36,7 +38,10 @@ export type { components, operations, paths };
  *   else if (event.type !== 'webhook.disabled') route(event.data.tags, event.data.metadata);
  */
 export type WebhookEvent = components['schemas']['WebhookEvent'];
-/** `message.sent`, `.delivered`, `.bounced`, `.complained`, `.delayed`, `.failed`, `.suppressed`: one recipient each. */
+/**
+ * `message.sent`, `.delivered`, `.bounced`, `.complained`, `.delayed`, `.failed`, `.suppressed` and
+ * `recipient.unsubscribed`: one recipient each.
+ */
 export type MessageEvent = components['schemas']['MessageEvent'];
 /** `message.cancelled`: once per message, `data.recipient` null. */
 export type MessageCancelledEvent = components['schemas']['MessageCancelledEvent'];

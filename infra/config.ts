@@ -64,6 +64,11 @@ export interface ServiceConfig {
   corsOrigins: string[];
   gravatarBaseUrl: string;
   avatarTtlSeconds: number;
+  /**
+   * The base URL of the links in mail (one-click unsubscribe, docs/streams.md) when the API is
+   * reached at a custom domain; absent: the API's own URL.
+   */
+  unsubscribeBaseUrl: string | undefined;
   /** Optional address subscribed to the alarm topic. */
   alarmEmail: string | undefined;
   /**
@@ -300,6 +305,8 @@ export function readConfig(context: ContextReader): ServiceConfig {
   const gravatarBaseUrl = text('gravatarBaseUrl', 'https://gravatar.com/avatar') as string;
   url('gravatarBaseUrl', gravatarBaseUrl, { https: true });
   const avatarTtlSeconds = number('avatarTtlSeconds', 86_400, { min: 60, integer: true });
+  const unsubscribeBaseUrl = text('unsubscribeBaseUrl');
+  if (unsubscribeBaseUrl !== undefined) url('unsubscribeBaseUrl', unsubscribeBaseUrl, { https: true });
 
   const alarmEmail = text('alarmEmail');
   if (alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(alarmEmail)) {
@@ -383,6 +390,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     corsOrigins: corsOrigins.length > 0 ? [...new Set(corsOrigins)] : ['*'],
     gravatarBaseUrl,
     avatarTtlSeconds,
+    unsubscribeBaseUrl: unsubscribeBaseUrl?.replace(/\/+$/, ''),
     alarmEmail,
     sesAccountSuppression,
     webhookConcurrency,

@@ -12,7 +12,12 @@ export const dashboardRanges = {
 } as const;
 export type DashboardRange = keyof typeof dashboardRanges;
 
-export const dashboardGroups = { all: 'The account', domain: 'Sending domain', tag: 'Tag' } as const;
+export const dashboardGroups = {
+  all: 'The account',
+  domain: 'Sending domain',
+  tag: 'Tag',
+  stream: 'Stream',
+} as const;
 export type DashboardGroup = keyof typeof dashboardGroups;
 
 /** SES places an account under review, then may pause its sending, at these rates. */
@@ -30,7 +35,15 @@ export function complaintRate(point: Pick<StatsPoint, 'complained' | 'delivered'
   return point.delivered === 0 ? 0 : point.complained / point.delivered;
 }
 
-export type Counter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+export type Counter =
+  | 'accepted'
+  | 'sent'
+  | 'delivered'
+  | 'bounced'
+  | 'complained'
+  | 'suppressed'
+  | 'failed'
+  | 'unsubscribed';
 export const counters: readonly Counter[] = [
   'accepted',
   'sent',
@@ -39,6 +52,7 @@ export const counters: readonly Counter[] = [
   'complained',
   'suppressed',
   'failed',
+  'unsubscribed',
 ];
 
 /** One series' counts added up over the range (the rows of the table beside the charts). */

@@ -47,6 +47,7 @@ type SuppressionQueryData = Data<'/suppression/query-1.0'>;
 export type SuppressionPage = Extract<SuppressionQueryData, { suppressions: unknown }>;
 export type SuppressionEntry = SuppressionPage['suppressions'][number];
 export type SuppressionReason = SuppressionEntry['reason'];
+export type SuppressionStream = SuppressionEntry['stream'];
 
 type WebhookQueryData = Data<'/webhook/query-1.0'>;
 export type WebhookList = Extract<WebhookQueryData, { webhooks: unknown }>;
@@ -83,7 +84,16 @@ export const suppressionReasons = exhaustive<SuppressionReason>()([
   'hard_bounce',
   'complaint',
   'manual',
+  'unsubscribed',
 ] as const);
+
+export const suppressionStreams = exhaustive<SuppressionStream>()(['all', 'broadcast'] as const);
+
+/** How the Suppressions page names each stream an entry stops. */
+export const suppressionStreamLabels: Record<SuppressionStream, string> = {
+  all: 'every stream',
+  broadcast: 'broadcast only',
+};
 
 export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.sent',
@@ -94,6 +104,7 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'recipient.unsubscribed',
   'inbound.received',
   'webhook.disabled',
   'key.created',

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { Code, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { errorResponse } from '../../shared/platform/http/envelope.ts';
 import { methodNotAllowedMessage, requestLimits, tooLargeDetail } from '../../shared/platform/http/limits.ts';
-import type { Route } from '../../shared/platform/http/route.ts';
+import { matchRoutePath, type Route } from '../../shared/platform/http/route.ts';
 import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
 import { routes } from '../../shared/routes.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
@@ -39,6 +39,7 @@ function toEvent(
   route: Route,
   body: Buffer,
   requestId: string,
+  pathParameters: Record<string, string> | null,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -63,7 +64,7 @@ function toEvent(
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: null,
+    pathParameters,
     stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
@@ -98,6 +99,12 @@ function toEvent(
       },
     },
   };
+}
+
+/** The `{name}` segments of a matched route's path, or null for a path without any (as API Gateway). */
+function pathParametersOf(route: Route, pathname: string): Record<string, string> | null {
+  const parameters = matchRoutePath(route.path, pathname) ?? {};
+  return Object.keys(parameters).length === 0 ? null : parameters;
 }
 
 function normaliseAddress(address: string): string {
@@ -156,7 +163,7 @@ export async function handleGatewayRequest(
   const url = new URL(request.url ?? '/', 'http://localhost');
   // The web console's files (on AWS: CloudFront, not API Gateway).
   if (consoleSite !== undefined && handleConsoleRequest(request, response, url, consoleSite)) return;
-  const candidates = routes.filter((route) => route.path === url.pathname);
+  const candidates = routes.filter((route) => matchRoutePath(route.path, url.pathname) !== undefined);
   if (candidates.length === 0) {
     request.resume();
     return send(
@@ -204,7 +211,10 @@ export async function handleGatewayRequest(
   const handler = withFault(requestedFault(request), loaded);
   try {
     const result = await asFunction(route.id, () =>
-      handler(toEvent(request, url, route, body, requestId), lambdaContext(route.id, requestId)),
+      handler(
+        toEvent(request, url, route, body, requestId, pathParametersOf(route, url.pathname)),
+        lambdaContext(route.id, requestId),
+      ),
     );
     send(response, result, requestId);
   } catch (error) {

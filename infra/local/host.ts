@@ -155,6 +155,17 @@ async function startParts(
     AUTH_JWKS_URL: process.env.AUTH_JWKS_URL ?? idp.jwksUrl,
     DATA_DIR: dataDir,
   };
+  // The gateway listens before the workers start: the sender puts its URL into the unsubscribe
+  // links of broadcasts (PUBLIC_API_URL), and a queue kept from an earlier run is sent at once.
+  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, consoleSite);
+  started.push({
+    name: 'gateway',
+    stop: async () => {
+      gateway.server.closeAllConnections();
+      await new Promise<void>((done) => gateway.server.close(() => done()));
+    },
+  });
+  env.PUBLIC_API_URL = gateway.url;
   // Variables already set by the operator win, so a broken configuration can be tried on purpose.
   for (const [name, value] of Object.entries(env)) {
     if (process.env[name] === undefined) process.env[name] = value;
@@ -181,7 +192,6 @@ async function startParts(
     log(`domain ${domain} → account ${account}: ${result}`);
   }
 
-  const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, consoleSite);
   let server: Server | undefined = gateway.server;
   idp.allowConsole(consoleUrls(gateway.url));
   // From here on the host is up: stop() below owns every part.

@@ -207,6 +207,36 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       content: { 'application/json': { schema: request, ...(examples === undefined ? {} : { examples }) } },
     };
   }
+  for (const [name, parameter] of Object.entries(entry.pathParameters ?? {})) {
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      description: parameter.description,
+      schema: { type: 'string' },
+      example: parameter.example,
+    });
+  }
+  if (entry.form !== undefined) {
+    const fields = Object.entries(entry.form);
+    requestBody = {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            required: fields.map(([name]) => name),
+            properties: Object.fromEntries(
+              fields.map(([name, field]) => [
+                name,
+                { type: 'string', enum: [field.example], description: field.description },
+              ]),
+            ),
+          },
+        },
+      },
+    };
+  }
   for (const header of entry.headers ?? []) parameters.push({ in: 'header', ...header });
   if (route.dryRun) {
     parameters.push({
@@ -229,7 +259,15 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
 
   const successExamples = examplesOf(entry.examples?.response, true);
   const responses: Record<string, Schema> = {};
-  if (entry.raw !== undefined) {
+  if (entry.page !== undefined) {
+    responses['200'] = {
+      description: entry.page.description,
+      headers: requestIdHeader,
+      ...(entry.page.contentType === undefined
+        ? {}
+        : { content: { [entry.page.contentType]: { schema: { type: 'string' } } } }),
+    };
+  } else if (entry.raw !== undefined) {
     responses['200'] = {
       description: entry.raw.description,
       headers: { ...requestIdHeader, ETag: etagHeader },
@@ -449,6 +487,11 @@ export function buildOpenApi(): Schema {
       { name: 'templates', description: 'Versioned Handlebars templates and their preview' },
       { name: 'inbound', description: 'Mail received by your receiving domains' },
       { name: 'apikeys', description: 'API keys of your account, and what a credential may do (whoami)' },
+      {
+        name: 'streams',
+        description:
+          'The one-click unsubscribe of broadcast mail (RFC 8058): public links in the mail itself',
+      },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),

@@ -283,6 +283,13 @@ export class ServiceFunction extends Construct {
   }
 
   /** SMTP_SECRET_ARN plus reading that one secret (the relay's credentials, read at cold start). */
+  /** LINK_TOKEN_SECRET_ARN plus reading that secret: the key of the tokens in links of mail. */
+  bindLinkKey(secretArn: string): this {
+    this.addEnvironment('LINK_TOKEN_SECRET_ARN', secretArn);
+    this.allow('ReadLinkTokenKey', ['secretsmanager:GetSecretValue'], [secretArn]);
+    return this;
+  }
+
   bindSmtpSecret(secretArn: string): this {
     this.addEnvironment('SMTP_SECRET_ARN', secretArn);
     this.allow('ReadSmtpRelayCredentials', ['secretsmanager:GetSecretValue'], [secretArn]);

@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
 import type { AccessNeeds, ObjectPrefix } from '../../shared/platform/access.ts';
@@ -99,6 +100,8 @@ const memory: Partial<Record<FunctionId, number>> = {
 export class MailServiceStack extends Stack {
   readonly functions = new Map<FunctionId, ServiceFunction>();
   readonly storage: Storage;
+  /** The key of the tokens in links of mail (one-click unsubscribe): 32 random bytes, base64. */
+  readonly linkKey: secretsmanager.Secret;
   readonly api: ServiceApi;
   readonly firewall: Firewall;
   readonly alarms: Alarms;
@@ -123,6 +126,12 @@ export class MailServiceStack extends Stack {
     this.storage = new Storage(this, 'Storage', {
       retentionDays: config.retentionDays,
       avatarTtlSeconds: config.avatarTtlSeconds,
+    });
+    // 43 characters of A-Z, a-z and 0-9 decode from base64 to 32 bytes carrying about 256 random bits.
+    this.linkKey = new secretsmanager.Secret(this, 'LinkTokenKey', {
+      description:
+        'Key of the sealed tokens in links of sent mail (one-click unsubscribe); base64 of 32 bytes',
+      generateSecretString: { passwordLength: 43, excludePunctuation: true, includeSpace: false },
     });
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
@@ -245,6 +254,16 @@ export class MailServiceStack extends Stack {
       throttleBurst: config.stageThrottleBurst,
       logRetention,
     });
+    // The base of the links in mail: known once the API exists, so set on the (worker) functions that
+    // seal links only now; the API never depends on a worker, so this makes no cycle.
+    for (const [id, needs] of Object.entries(functionAccess)) {
+      if (needs.linkTokens === 'seal') {
+        this.functionById(id as FunctionId).addEnvironment(
+          'PUBLIC_API_URL',
+          config.unsubscribeBaseUrl ?? this.api.api.url,
+        );
+      }
+    }
     this.console = new ConsoleHosting(this, 'Console', {
       settings: config.console,
       apiUrl: this.api.api.url,
@@ -373,6 +392,7 @@ export class MailServiceStack extends Stack {
     }
     if (needs.composes === true) fn.addEnvironment('MAIL_TRANSPORT', config.mailTransport);
     if (needs.sesIdentities === true) fn.bindSesIdentities(config.mailTransport);
+    if (needs.linkTokens !== undefined) fn.bindLinkKey(this.linkKey.secretArn);
     if (needs.avatars === true) {
       fn.addEnvironment('GRAVATAR_BASE_URL', config.gravatarBaseUrl);
       fn.addEnvironment('AVATAR_TTL_SECONDS', String(config.avatarTtlSeconds));

@@ -1,3 +1,10 @@
+import {
+  broadcastHeaders,
+  emlWithUnsubscribeLink,
+  htmlWithUnsubscribeLink,
+  textWithUnsubscribeLink,
+  withoutListHeaders,
+} from './mail/broadcast.ts';
 import { composeMime, messageIdFor, mimeBoundaryFor, prepareEml, wireForm } from './mail/compose.ts';
 import { type SigningKey, signMessage } from './mail/dkim-signer.ts';
 import { feedbackId } from './mail/envelope.ts';
@@ -18,6 +25,12 @@ export interface Composition {
   transport: TransportName;
   /** The account's opaque Feedback-ID tag (./feedback-id.ts): stable, so not recorded. */
   feedbackTag: string;
+  /**
+   * A broadcast's one-click unsubscribe URL (docs/streams.md), drawn when it was sent and recorded.
+   * Absent for transactional mail, and for a broadcast's preview (composed as accepted, placeholder
+   * and all, without the list headers).
+   */
+  unsubscribeUrl?: string;
 }
 
 export type ComposableMessage = Pick<
@@ -34,6 +47,8 @@ export type ComposableMessage = Pick<
   | 'subject'
   | 'headers'
   | 'attachments'
+  | 'stream'
+  | 'list_id'
 >;
 
 export async function composeSignedMessage(
@@ -43,11 +58,24 @@ export async function composeSignedMessage(
 ): Promise<{ raw: Buffer; signed: boolean }> {
   const messageId = messageIdFor(message.message_uuid, message.tenant);
   const feedback = feedbackId(message.message_uuid, composition.feedbackTag, message.tenant);
+  // A broadcast's list headers and visible link come first, then any link rewriting, then signing.
+  const url = message.stream === 'broadcast' ? composition.unsubscribeUrl : undefined;
+  const listHeaders = url === undefined ? undefined : broadcastHeaders(url, message.list_id);
   let composed: Buffer;
   if (message.content_kind === 'eml') {
     if (bodies.eml === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content`);
-    composed = prepareEml(bodies.eml, messageId, { now: composition.at, feedbackId: feedback });
+    composed = prepareEml(
+      url === undefined ? bodies.eml : emlWithUnsubscribeLink(bodies.eml, url),
+      messageId,
+      {
+        now: composition.at,
+        feedbackId: feedback,
+        ...(listHeaders === undefined ? {} : { serviceHeaders: listHeaders }),
+      },
+    );
   } else {
+    const text = bodies.text?.toString('utf8');
+    const html = bodies.html?.toString('utf8');
     composed = await composeMime({
       messageId,
       sender: message.message_sender,
@@ -56,9 +84,12 @@ export async function composeSignedMessage(
       cc: message.cc,
       replyTo: message.reply_to,
       subject: message.subject,
-      headers: message.headers,
-      text: bodies.text?.toString('utf8'),
-      html: bodies.html?.toString('utf8'),
+      headers:
+        listHeaders === undefined
+          ? message.headers
+          : { ...withoutListHeaders(message.headers ?? {}), ...listHeaders },
+      text: url === undefined || text === undefined ? text : textWithUnsubscribeLink(text, url),
+      html: url === undefined || html === undefined ? html : htmlWithUnsubscribeLink(html, url),
       attachments: message.attachments.map((attachment, index) => ({
         filename: attachment.filename,
         contentType: attachment.content_type,

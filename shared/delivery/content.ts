@@ -133,7 +133,13 @@ async function compositionOf(
   const keys: SigningKey[] | undefined =
     record.selectors === undefined ? [] : await getSigningKeysBySelector(message.tenant, record.selectors);
   return {
-    composition: { at: new Date(record.at), keys: keys ?? [], transport: record.transport, feedbackTag },
+    composition: {
+      at: new Date(record.at),
+      keys: keys ?? [],
+      transport: record.transport,
+      feedbackTag,
+      ...(record.unsubscribe_url === undefined ? {} : { unsubscribeUrl: record.unsubscribe_url }),
+    },
     exact: keys !== undefined,
     preview: false,
   };

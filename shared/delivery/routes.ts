@@ -7,8 +7,20 @@ export const messageContent = route('message-content', 'POST /message/content-1.
   'messages:read_content',
 ]);
 
+/** RFC 8058 one-click unsubscribe of a broadcast (docs/streams.md): public, the token is the credential. */
+export const unsubscribeOneClick = route('unsubscribe', 'POST /unsubscribe/{token}', [], { public: true });
+export const unsubscribePage = route('unsubscribe-page', 'GET /unsubscribe/{token}', [], { public: true });
+
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
-export const deliveryRoutes = [messageContent] as const;
+export const deliveryRoutes = [messageContent, unsubscribeOneClick, unsubscribePage] as const;
+
+const tokenParameter = {
+  token: {
+    description:
+      'The sealed token of the List-Unsubscribe link (opaque; names the account, recipient and message)',
+    example: 'AQx3c2Vj…',
+  },
+};
 
 /**
  * What the OpenAPI document, the stack (descriptions, alarms, IAM) and the local host derive of each
@@ -66,5 +78,30 @@ export const deliveryRouteDetails = {
         },
       },
     },
+  },
+  unsubscribe: {
+    summary: "One-click unsubscribe (RFC 8058): the recipient leaves the account's broadcast stream",
+    tag: 'streams',
+    // Opens the token (the link key), writes the broadcast suppression and the message's note.
+    access: { table: 'write', linkTokens: 'open' },
+    pathParameters: tokenParameter,
+    form: {
+      'List-Unsubscribe': { description: 'Always `One-Click` (RFC 8058 section 3.1)', example: 'One-Click' },
+    },
+    page: { description: 'Unsubscribed (or already): an empty body, no redirect, no cookie' },
+    // 112: an unknown, altered or foreign token (nothing changes); 107: a body that is not the one-click request.
+    errors: [Code.NotFound, Code.InvalidInput],
+  },
+  'unsubscribe-page': {
+    summary:
+      'The page of an unsubscribe link: a button that makes the one-click POST (a GET alone changes nothing)',
+    tag: 'streams',
+    access: { linkTokens: 'open' },
+    pathParameters: tokenParameter,
+    page: {
+      description: 'A small page (strict CSP, no third-party origin) with the unsubscribe button',
+      contentType: 'text/html',
+    },
+    errors: [Code.NotFound],
   },
 } as const satisfies RouteDetailsOf<(typeof deliveryRoutes)[number]>;

@@ -1,4 +1,4 @@
-import { deliverySettings, recipientEntry } from '../messages/index.ts';
+import { deliverySettings, type MessageStream, recipientEntry, streamOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { countMessages } from '../platform/observability/metrics.ts';
 import {
@@ -57,7 +57,11 @@ export interface SendDependencies {
   now?: () => number;
   leaseMs?: number;
   /** The pre-send check: which recipients the account suppresses (default: the suppression list). */
-  suppressions?: (account: string, emails: readonly string[]) => Promise<Map<string, Suppression>>;
+  suppressions?: (
+    account: string,
+    emails: readonly string[],
+    stream: MessageStream,
+  ) => Promise<Map<string, Suppression>>;
 }
 
 export async function sendQueuedMessage(
@@ -108,6 +112,7 @@ export async function sendQueuedMessage(
     const listed = await (deps.suppressions ?? suppressedRecipients)(
       claimed.account_id,
       recipients.filter((recipient) => recipient.status === 'pending').map((recipient) => recipient.email),
+      streamOf(claimed),
     );
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
@@ -197,19 +202,40 @@ async function buildSignedMessage(
     );
   }
   const feedbackTag = await feedbackTagOf(message.account_id);
+  const unsubscribeUrl = await broadcastUnsubscribeUrl(message);
   const { composeSignedMessage } = await composer;
   const { raw } = await composeSignedMessage(message, bodies, {
     at,
     keys,
     transport: transport.name,
     feedbackTag,
+    ...(unsubscribeUrl === undefined ? {} : { unsubscribeUrl }),
   });
   const composed: ComposedRecord = {
     at: at.toISOString(),
     selectors: keys.map((key) => key.selector),
     transport: transport.name,
+    ...(unsubscribeUrl === undefined ? {} : { unsubscribe_url: unsubscribeUrl }),
   };
   return { raw, composed };
+}
+
+/**
+ * A broadcast's one-click unsubscribe URL for its one recipient (docs/streams.md); a resend after
+ * an expired lease keeps the URL it first recorded, so every copy the recipient got works alike.
+ */
+async function broadcastUnsubscribeUrl(message: DeliveryMessage): Promise<string | undefined> {
+  if (streamOf(message) !== 'broadcast') return undefined;
+  if (message.composed?.unsubscribe_url !== undefined) return message.composed.unsubscribe_url;
+  const recipient = message.to[0];
+  if (recipient === undefined) return undefined;
+  // Loaded by broadcasts only: the link key's Secrets Manager client stays out of transactional sends.
+  const { unsubscribeUrlFor } = await import('./unsubscribe/link.ts');
+  return unsubscribeUrlFor({
+    messageUuid: message.message_uuid,
+    account: message.account_id,
+    email: recipient.email,
+  });
 }
 
 function isPermanent(error: unknown): boolean {

@@ -7,7 +7,14 @@ export const senderWorker = {
   summary: 'Claims, composes, DKIM-signs and sends queued messages',
   impact: 'queued messages are not sent; they wait in the queue and, after repeated failures, end as failed',
   // Claims, composes from the stored bodies, DKIM-signs (decrypts the key) and sends.
-  access: { table: 'write', objects: { 'messages/': ['read'] }, dkimKey: 'decrypt', mail: true },
+  access: {
+    table: 'write',
+    objects: { 'messages/': ['read'] },
+    dkimKey: 'decrypt',
+    mail: true,
+    // A broadcast's one-click unsubscribe link (docs/streams.md).
+    linkTokens: 'seal',
+  },
 } as const satisfies Worker;
 
 /** Marks messages the queue gave up on as failed. */

@@ -26,6 +26,8 @@ import {
 } from './model/message.ts';
 import { maxHoldMs, sendAtProblem } from './model/scheduling.ts';
 import { actionTransitions, type CreationMode, initialStatus, type MessageStatus } from './model/statuses.ts';
+import { unsubscribePlaceholder } from './model/stream.ts';
+import { streamProblems } from './model/stream-checks.ts';
 import { type MessageAddRequest, maxAttachments, maxRecipients } from './schemas.ts';
 import { searchEntriesOf } from './store/message-index.ts';
 import {
@@ -198,6 +200,17 @@ export class MessageTemplates {
   }
 }
 
+/**
+ * The template's model with `unsubscribe_url` set to the placeholder itself, so that a template's
+ * `{{{unsubscribe_url}}}` renders to the placeholder, which the sender replaces with the recipient's
+ * own link (docs/streams.md): the link is sealed when the message is sent, not when it is accepted.
+ */
+function withUnsubscribePlaceholder(
+  template: NonNullable<MessageAddRequest['template']>,
+): NonNullable<MessageAddRequest['template']> {
+  return { ...template, model: { ...(template.model ?? {}), unsubscribe_url: unsubscribePlaceholder } };
+}
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** POST /message/add-1.0: a new message, or manual-send / manual-cancel of a held one. */
@@ -312,6 +325,8 @@ export interface PreparedMessage {
   template?: RenderedMessage['template'];
   /** HTML-only content's text part, derived once on acceptance and stored with it. */
   derivedText?: string;
+  stream: 'transactional' | 'broadcast';
+  listId?: string;
 }
 
 /**
@@ -347,11 +362,12 @@ export async function prepareNewMessage(
   templates: MessageTemplates,
 ): Promise<PreparedMessage> {
   const sender = input.message_sender as Address;
+  const stream = input.stream ?? 'transactional';
   const rendering =
     input.template === undefined
       ? undefined
       : templates.render(
-          input.template,
+          withUnsubscribePlaceholder(input.template),
           sender.email,
           domains,
           (input.attachments ?? []).reduce((sum, attachment) => sum + attachment.content.length, 0),
@@ -415,6 +431,16 @@ export async function prepareNewMessage(
     if (input.subject === undefined) subject = facts.subject;
   }
   if (from.length === 0) from = [sender];
+  const streamIssues = streamProblems({
+    stream,
+    to,
+    cc,
+    bcc,
+    content,
+    ...(emlBytes === undefined ? {} : { eml: emlBytes }),
+    templated: rendered !== undefined,
+  });
+  if (streamIssues.length > 0) throw invalid(streamIssues);
   const recipientCount = to.length + cc.length + bcc.length;
   if (recipientCount === 0)
     throw invalid([{ field: 'to', message: 'At least one recipient in to, cc or bcc' }]);
@@ -479,6 +505,8 @@ export async function prepareNewMessage(
     status: initialStatus[mode],
     ...(sendAt === undefined ? {} : { sendAt }),
     ...(rendered === undefined ? {} : { template: rendered.template }),
+    stream,
+    ...(input.list_id === undefined ? {} : { listId: input.list_id }),
   };
 }
 
@@ -536,6 +564,8 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
     updated_at: at,
     attempts: 0,
     ...(prepared.template === undefined ? {} : { template: prepared.template }),
+    ...(prepared.stream === 'broadcast' ? { stream: 'broadcast' as const } : {}),
+    ...(prepared.listId === undefined ? {} : { list_id: prepared.listId }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).

@@ -25,6 +25,7 @@ export {
 } from './model/message.ts';
 export { holdExpiredDetail } from './model/scheduling.ts';
 export { type MessageStatus, messageStatuses, type RecipientStatus } from './model/statuses.ts';
+export { type MessageStream, streamOf, unsubscribePlaceholder } from './model/stream.ts';
 export {
   contentKeyOf,
   indexChangeFor,

@@ -6,6 +6,7 @@ import { keys, shardCount } from '../platform/table/keys.ts';
 import { parseDateWithOffset } from '../platform/time/format.ts';
 import { detailsView, type MessageItem, summaryView } from './model/message.ts';
 import { messageStatuses } from './model/statuses.ts';
+import { streamOf } from './model/stream.ts';
 import { subjectMatcher } from './model/subject-search.ts';
 import { metadataTerm, recipientTerm, type SearchTerm, tagTerm, termDigest, termsOf } from './model/terms.ts';
 import type { MessageQueryRequest } from './schemas.ts';
@@ -116,7 +117,7 @@ function statusStreams(
 /**
  * The search filters (`tag`, `metadata`, `recipient`): one of them drives the query through its
  * search entries (`TERM#<account>#<digest>#<shard>`, one stream per account shard); the others,
- * a status filter and the `subject` text are checked on the items the streams read. A recipient is the likeliest to
+ * a status filter, the `subject` text and the `stream` are checked on the items the streams read. A recipient is the likeliest to
  * be rare, then a metadata pair, then a tag, so that order picks the driving term.
  */
 function searchOf(filters: Filters): { drive: SearchTerm; also: SearchTerm[] } | undefined {
@@ -196,6 +197,7 @@ export async function listMessages(
   const search = searchOf(filters);
   const fingerprint = {
     statuses,
+    ...(filters.stream === undefined ? {} : { stream: filters.stream }),
     from: createdFrom?.toISOString(),
     to: createdTo?.toISOString(),
     ...(search === undefined
@@ -204,8 +206,13 @@ export async function listMessages(
     ...(filters.subject === undefined ? {} : { subject: filters.subject.trim() }),
   };
   const matchesSubject = filters.subject === undefined ? undefined : subjectMatcher(filters.subject);
-  const subjectKeep: Keep | undefined =
-    matchesSubject === undefined ? undefined : (item) => matchesSubject(item.subject);
+  const { stream } = filters;
+  const alsoKeep: Keep | undefined =
+    matchesSubject === undefined && stream === undefined
+      ? undefined
+      : (item) =>
+          (matchesSubject === undefined || matchesSubject(item.subject)) &&
+          (stream === undefined || streamOf(item) === stream);
   const cache = new Map<string, MessageItem>();
   const range = {
     ...(createdFrom === undefined ? {} : { createdFrom: createdFrom.toISOString() }),
@@ -218,7 +225,7 @@ export async function listMessages(
           statuses.includes(allStatuses) ? messageStatuses : statuses,
           range,
           cache,
-          subjectKeep,
+          alsoKeep,
         )
       : searchStreams(
           account,
@@ -226,7 +233,7 @@ export async function listMessages(
           statuses.includes(allStatuses) ? undefined : statuses,
           range,
           cache,
-          subjectKeep,
+          alsoKeep,
         );
   const streamIds = streams.map((stream) => stream.id);
 

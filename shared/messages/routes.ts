@@ -246,6 +246,7 @@ export const messagesRouteDetails = {
                 recipients_count: 2,
                 recipients: ['ada@example.org', 'grace@example.org'],
                 scheduling: { mode: 'immediate' },
+                stream: 'transactional',
                 created_at: at,
                 updated_at: at,
               },
@@ -286,6 +287,7 @@ export const messagesRouteDetails = {
             metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
+            stream: 'transactional',
             status_history: [
               { status: 'queued', at, detail: 'immediate' },
               { status: 'processing', at, detail: 'send attempt 1' },
@@ -327,6 +329,7 @@ export const messagesRouteDetails = {
             metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
+            stream: 'transactional',
             status_history: [{ status: 'queued', at }],
             created_at: at,
             updated_at: at,

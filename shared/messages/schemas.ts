@@ -18,6 +18,7 @@ import { messageTemplate, messageTemplateRecord } from '../templates/index.ts';
 import { foreignFieldHint } from './model/foreign-fields.ts';
 import { metadataLimits, tagLimits, tagListProblems } from './model/labels.ts';
 import { messageStatuses, schedulingModes } from './model/statuses.ts';
+import { listIdProblem, messageStreams } from './model/stream.ts';
 
 /**
  * Request and response schemas of the three message routes (docs/messages.md), the single
@@ -290,6 +291,25 @@ const messageFields = {
   metadata: z.optional(metadata),
   scheduling: z.optional(scheduling),
   template: z.optional(messageTemplate),
+  stream: z.optional(
+    describe(
+      z.enum(messageStreams, { error: `stream must be one of ${messageStreams.join(', ')}` }),
+      'transactional (default): receipts, resets, alerts; broadcast: newsletters and other subscription mail, sent to exactly one `to` recipient with a one-click unsubscribe link and List-Unsubscribe headers (docs/streams.md)',
+      'broadcast',
+    ),
+  ),
+  list_id: z.optional(
+    describe(
+      headerValue('list_id', 300).check(
+        z.superRefine((value, context) => {
+          const problem = listIdProblem(value);
+          if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
+        }),
+      ),
+      'Broadcast only: the List-Id header (RFC 2919), an optional name then <label.namespace>',
+      'Weekly news <weekly.news.example.com>',
+    ),
+  ),
 };
 
 const contentFields = [
@@ -305,6 +325,8 @@ const contentFields = [
   'tags',
   'metadata',
   'template',
+  'stream',
+  'list_id',
 ] as const;
 
 export const messageAddRequest = describe(
@@ -371,6 +393,33 @@ export const messageAddRequest = describe(
         });
       }
       const emlGivesRecipients = value.content?.kind === 'eml';
+      if (value.stream === 'broadcast') {
+        for (const field of ['cc', 'bcc'] as const) {
+          if ((value[field]?.length ?? 0) > 0) {
+            context.addIssue({
+              code: 'custom',
+              message: 'A broadcast message has exactly one recipient, in to (send a batch for many)',
+              path: [field],
+              input: value[field],
+            });
+          }
+        }
+        if ((value.to?.length ?? 0) > 1 || ((value.to?.length ?? 0) === 0 && !emlGivesRecipients)) {
+          context.addIssue({
+            code: 'custom',
+            message: 'A broadcast message has exactly one recipient, in to (send a batch for many)',
+            path: ['to'],
+            input: value.to,
+          });
+        }
+      } else if (value.list_id !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: 'list_id is for broadcast messages (stream "broadcast")',
+          path: ['list_id'],
+          input: value.list_id,
+        });
+      }
       if (
         recipients === 0 &&
         (value.content !== undefined || value.template !== undefined) &&
@@ -531,6 +580,13 @@ export const messageFilters = z.strictObject({
       'invoice',
     ),
   ),
+  stream: z.optional(
+    describe(
+      z.enum(messageStreams, { error: `stream must be one of ${messageStreams.join(', ')}` }),
+      'Only messages of this stream',
+      'broadcast',
+    ),
+  ),
 });
 
 export const messageQueryRequest = describe(
@@ -567,6 +623,7 @@ export const messageSummary = z.object({
     ['ada@example.org', 'grace@example.org'],
   ),
   scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
+  stream: describe(z.enum(messageStreams), 'transactional or broadcast', 'transactional'),
   created_at: isoDate,
   updated_at: isoDate,
 });
@@ -574,7 +631,7 @@ export const messageSummary = z.object({
 const recipientEvent = z.object({
   status: describe(
     z.string(),
-    'sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed or complained',
+    'sent (the relay accepted it for this recipient), delivered, bounced, failed, suppressed, delayed, complained or unsubscribed (the recipient used the one-click unsubscribe of a broadcast)',
   ),
   at: isoDate,
   response: z.optional(
@@ -620,6 +677,8 @@ export const messageDetails = z.object({
   attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number() })),
   scheduling: z.object({ mode: z.string(), send_at: z.optional(isoDate) }),
   template: z.optional(messageTemplateRecord),
+  stream: describe(z.enum(messageStreams), 'transactional or broadcast', 'transactional'),
+  list_id: z.optional(describe(z.string(), 'The List-Id given at add (broadcast)')),
   status_history: z.array(z.object({ status: z.string(), at: isoDate, detail: z.optional(z.string()) })),
   created_at: isoDate,
   updated_at: isoDate,

@@ -25,6 +25,8 @@
  *   DeleteEmailIdentity), and knows the transport (MAIL_TRANSPORT).
  * - composes: knows which relay the sender uses (MAIL_TRANSPORT), to compose as it would.
  * - avatars: reads the avatar settings (Gravatar base URL, cache lifetime).
+ * - linkTokens: `open` or `seal` the tokens of links in mail (the link key's secret; sealing also
+ *   PUBLIC_API_URL).
  */
 export type TableAccess = 'read' | 'write' | 'delete' | 'write-delete' | 'write-batch' | 'settle-counters';
 export type ObjectAccess = 'read' | 'write' | 'delete';
@@ -43,4 +45,11 @@ export interface AccessNeeds {
   /** Composes messages as the sender does, without sending: the relay's name (MAIL_TRANSPORT). */
   readonly composes?: true;
   readonly avatars?: true;
+  /**
+   * The tokens of links in mail (shared/platform/tokens/link-tokens.ts): `open` reads the link key's
+   * secret (LINK_TOKEN_SECRET_ARN); `seal` also knows the public base URL the links start with
+   * (PUBLIC_API_URL). Only workers seal: a route function that knew the API's URL would make the API
+   * depend on itself.
+   */
+  readonly linkTokens?: 'seal' | 'open';
 }

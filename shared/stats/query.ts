@@ -109,8 +109,10 @@ export async function queryStats(
   // The account's own rows (one partition) serve the totals and the `all` series; a grouped query
   // reads its dimension's rows too, except by domain, whose rows add up to the account's (each
   // message has exactly one sending domain).
+  // The same holds by stream: each message has exactly one.
+  const partitioned = request.group_by === 'domain' || request.group_by === 'stream';
   const kinds: DimensionKind[] =
-    request.group_by === undefined ? ['all'] : request.group_by === 'domain' ? ['domain'] : ['all', 'tag'];
+    request.group_by === undefined ? ['all'] : partitioned ? [request.group_by] : ['all', 'tag'];
   // Hourly: the day rows of the range's days; daily: the week rows of its weeks, named by their Mondays.
   const period: RowPeriod = hourly ? 'day' : 'week';
   const [fromRow, toRow] = hourly
@@ -132,15 +134,14 @@ export async function queryStats(
     counts.every((point) => statCounters.every((name) => point[name] === 0));
 
   const grouped = request.group_by === undefined ? undefined : tallies.get(request.group_by);
-  const account =
-    request.group_by === 'domain'
-      ? buckets.map((_, index) => {
-          const counts = zeroCounts();
-          for (const series of (grouped as Map<string, Counts[]>).values())
-            addCounts(counts, series[index] as Counts);
-          return counts;
-        })
-      : (tallies.get('all')?.get('') ?? buckets.map(() => zeroCounts()));
+  const account = partitioned
+    ? buckets.map((_, index) => {
+        const counts = zeroCounts();
+        for (const series of (grouped as Map<string, Counts[]>).values())
+          addCounts(counts, series[index] as Counts);
+        return counts;
+      })
+    : (tallies.get('all')?.get('') ?? buckets.map(() => zeroCounts()));
   const series =
     grouped === undefined
       ? [{ key: 'all', points: pointsOf(account) }]

@@ -50,6 +50,7 @@ export const statsRouteDetails = {
                     complained: 0,
                     suppressed: 1,
                     failed: 0,
+                    unsubscribed: 0,
                   },
                   {
                     at: '2026-11-21T00:00:00.000+01:00',
@@ -60,6 +61,7 @@ export const statsRouteDetails = {
                     complained: 1,
                     suppressed: 0,
                     failed: 0,
+                    unsubscribed: 0,
                   },
                   {
                     at: '2026-11-22T00:00:00.000+01:00',
@@ -70,6 +72,7 @@ export const statsRouteDetails = {
                     complained: 0,
                     suppressed: 0,
                     failed: 0,
+                    unsubscribed: 0,
                   },
                 ],
               },
@@ -82,6 +85,7 @@ export const statsRouteDetails = {
               complained: 1,
               suppressed: 1,
               failed: 0,
+              unsubscribed: 0,
               bounce_rate: 0.012987012987012988,
               complaint_rate: 0.004405286343612335,
             },

@@ -20,8 +20,8 @@ export const statsQueryRequest = describe(
     ),
     group_by: z.optional(
       describe(
-        z.enum(['domain', 'tag'], { error: 'group_by must be domain or tag' }),
-        'One series per sending domain, or per tag (`name:value`); absent: one series, key `all`',
+        z.enum(['domain', 'tag', 'stream'], { error: 'group_by must be domain, tag or stream' }),
+        'One series per sending domain, per tag (`name:value`) or per stream (`transactional`, `broadcast`); absent: one series, key `all`',
       ),
     ),
   }),
@@ -40,12 +40,13 @@ const counts = {
   complained: count('Recipients that complained'),
   suppressed: count('Recipients skipped: on the suppression list'),
   failed: count('Recipients that failed'),
+  unsubscribed: count('Recipients that used the one-click unsubscribe of a broadcast'),
 } satisfies Record<(typeof statCounters)[number], unknown>;
 
 export const statsQueryResponse = z.object({
   series: z.array(
     z.object({
-      key: describe(z.string(), '`all`, the sending domain, or the tag as `name:value`'),
+      key: describe(z.string(), '`all`, the sending domain, the tag as `name:value`, or the stream'),
       points: z.array(
         z.object({
           at: describe(serverDate('Start of the hour or day'), 'Start of the hour or day'),

@@ -1,3 +1,3 @@
 export { applySuppressions, hardBouncesOf, type Suppression } from './model/suppressions.ts';
 export { parseSuppressedAddress } from './schemas.ts';
-export { suppressAutomatically, suppressedRecipients } from './suppressions.ts';
+export { suppressAutomatically, suppressedRecipients, suppressUnsubscribed } from './suppressions.ts';

@@ -4,7 +4,7 @@ import { parseAddress } from '../platform/mail/addresses.ts';
 import { incomingDate, serverDate } from '../platform/schemas/dates.ts';
 import { describe, documented } from '../platform/schemas/describe.ts';
 import { lookupOrPage, lookupOrPageKeywords, pageLimit } from '../platform/schemas/lookup-or-page.ts';
-import { normaliseEmail, suppressionReasons } from './model/suppressions.ts';
+import { normaliseEmail, suppressionReasons, suppressionStreams } from './model/suppressions.ts';
 
 /**
  * Request and response schemas of the three suppression routes, the single source for validation,
@@ -61,12 +61,19 @@ const emailList = describe(
 
 const reason = describe(
   z.enum(suppressionReasons, { error: `reason must be one of ${suppressionReasons.join(', ')}` }),
-  'Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report) or manual (added through the API or the admin import)',
+  'Why the address is suppressed: hard_bounce (a permanent bounce), complaint (a spam report), manual (added through the API or the admin import) or unsubscribed (the one-click unsubscribe of a broadcast)',
   'hard_bounce',
+);
+
+const stream = describe(
+  z.enum(suppressionStreams, { error: `stream must be one of ${suppressionStreams.join(', ')}` }),
+  'Which mail the entry stops: all (bounces, complaints, manual entries: every stream) or broadcast (an unsubscribe: transactional mail still goes out)',
+  'all',
 );
 
 export const suppressionFilters = z.strictObject({
   reason: z.optional(reason),
+  stream: z.optional(stream),
   date_from: z.optional(
     incomingDate('date_from', 'date_from: ISO 8601 with an offset; bounds created_at (inclusive)'),
   ),
@@ -96,10 +103,11 @@ export type SuppressionQueryRequest = z.infer<typeof suppressionQueryRequest>;
 export const suppressionEntry = z.object({
   email: z.string(),
   reason,
+  stream,
   detail: describe(z.nullable(z.string()), 'What caused it: the bounce or complaint as reported, or a note'),
   message_uuid: describe(
     z.nullable(z.string()),
-    'The message whose bounce or complaint added the address; null for manual entries',
+    'The message whose bounce, complaint or unsubscribe link added the address; null for manual entries',
   ),
   created_at: serverDate('When the address was suppressed'),
 });
@@ -135,7 +143,7 @@ export const suppressionAddResponse = z.object({
 
 export const suppressionDeleteRequest = describe(
   z.strictObject({ emails: emailList }),
-  'Addresses to remove from your suppression list; mail to them is sent again',
+  "Addresses to remove from your suppression list (every stream's entry: removing an unsubscribe re-subscribes); mail to them is sent again",
 );
 export type SuppressionDeleteRequest = z.infer<typeof suppressionDeleteRequest>;
 

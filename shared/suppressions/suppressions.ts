@@ -11,16 +11,17 @@ import {
   encodeSuppressionCursor,
   mergePages,
   positionOf,
+  reasonsOfStream,
   type Suppression,
   type SuppressionCause,
   type SuppressionReason,
+  type SuppressionStream,
   suppressionReasons,
 } from './model/suppressions.ts';
 import {
   addSuppressionIfAbsent,
   deleteSuppression,
   findSuppressions,
-  getSuppression,
   putSuppressions,
   querySuppressions,
 } from './store/suppressions.ts';
@@ -57,14 +58,18 @@ async function eachLimited<T, R>(
   return results;
 }
 
-/** `{"email"}`: the account's entry for one address, or null. */
+/**
+ * `{"email"}`: the account's entry for one address, or null: the entry for every stream when there
+ * is one (it says more), else a broadcast-only one (an unsubscribe).
+ */
 export async function lookupSuppression(account: string, email: string): Promise<SuppressionView | null> {
-  const entry = await getSuppression(account, email);
+  const entry = (await findSuppressions(account, [email], ['all', 'broadcast'])).get(email);
   return entry === undefined ? null : suppressionView(entry);
 }
 
 export interface SuppressionFilters {
   reason?: SuppressionReason;
+  stream?: SuppressionStream;
   date_from?: string;
   date_to?: string;
   limit?: number;
@@ -85,8 +90,11 @@ export async function listSuppressions(
   filters: SuppressionFilters,
   cursor: string | undefined,
 ): Promise<SuppressionPage> {
-  const streams: SuppressionReason[] =
-    filters.reason === undefined ? [...suppressionReasons] : [filters.reason];
+  const streams: SuppressionReason[] = (
+    filters.reason === undefined ? [...suppressionReasons] : [filters.reason]
+  ).filter((reason) => filters.stream === undefined || reasonsOfStream[filters.stream].includes(reason));
+  // A reason of the other stream (unsubscribed with stream all): no entry can match.
+  if (streams.length === 0) return { suppressions: [], count: 0, next_cursor: null };
   const { from, to } = dateRangeOf(filters);
   const limit = filters.limit ?? defaultSuppressionLimit;
   const fingerprint = { streams, from: from?.toISOString(), to: to?.toISOString() };
@@ -144,6 +152,7 @@ export async function addManualSuppressions(
     addSuppressionIfAbsent(account, {
       email,
       reason: 'manual',
+      stream: 'all',
       detail: 'Added through the API',
       message_uuid: null,
       created_at: createdAt,
@@ -203,6 +212,7 @@ export async function suppressAutomatically(
     addSuppressionIfAbsent(account, {
       email: cause.email.toLowerCase(),
       reason: cause.reason,
+      stream: 'all',
       detail: clipDetail(cause.detail),
       message_uuid: cause.message_uuid,
       created_at: createdAt,
@@ -222,14 +232,41 @@ export async function suppressAutomatically(
   return added;
 }
 
-/** The sender's pre-send check: which of these recipients the account suppresses. */
+/**
+ * The sender's pre-send check: which of these recipients the account suppresses for a message of
+ * `messageStream` (a broadcast also looks at the broadcast-only entries, in the same BatchGetItem).
+ */
 export async function suppressedRecipients(
   account: string,
   emails: readonly string[],
+  messageStream: 'transactional' | 'broadcast' = 'transactional',
 ): Promise<Map<string, Suppression>> {
   const addresses = distinctAddresses(emails);
   if (addresses.length === 0) return new Map();
-  return findSuppressions(account, addresses);
+  return findSuppressions(account, addresses, messageStream === 'broadcast' ? ['all', 'broadcast'] : ['all']);
+}
+
+/**
+ * A one-click unsubscribe (docs/streams.md): the address is suppressed for the account's broadcast
+ * stream, the message it came from kept. One conditional put: true when added, false when the
+ * address had unsubscribed already (a repeated POST changes nothing).
+ */
+export async function suppressUnsubscribed(
+  account: string,
+  email: string,
+  messageUuid: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const added = await addSuppressionIfAbsent(account, {
+    email: email.toLowerCase(),
+    reason: 'unsubscribed',
+    stream: 'broadcast',
+    detail: 'One-click unsubscribe (RFC 8058)',
+    message_uuid: messageUuid,
+    created_at: now.toISOString(),
+  });
+  log('info', 'recipient unsubscribed', { account, message_uuid: messageUuid, added });
+  return added;
 }
 
 /**
@@ -251,6 +288,7 @@ export async function importSuppressions(
     missing.map((email) => ({
       email,
       reason: 'manual' as const,
+      stream: 'all' as const,
       detail: options.detail ?? 'Imported by an operator',
       message_uuid: null,
       created_at: createdAt,

@@ -40,6 +40,12 @@ const tag = z.object({
   value: describe(z.string(), 'The tag value', 'shipping'),
 });
 
+const stream = describe(
+  z.enum(['transactional', 'broadcast']),
+  "The message's stream (docs/streams.md)",
+  'transactional',
+);
+
 /** What every message event carries about its message, in the order of the body. */
 const messageUuid = describe(z.string(), 'The message', '2a52b27c-0980-473f-96bc-aa7afca8d390');
 const messageStatus = describe(z.enum(messageStatuses), "The message's status after the change");
@@ -61,7 +67,7 @@ export const messageEvent = describe(
   z.object({
     type: describe(
       z.enum(recipientEventTypes),
-      "message.sent: the relay accepted it for the recipient; message.delivered: the recipient's server accepted it; message.bounced: a permanent refusal; message.complained: a complaint (SES); message.delayed: a delivery delay (SES); message.failed: the recipient will not get it; message.suppressed: the recipient is on the suppression list, nothing was sent",
+      "message.sent: the relay accepted it for the recipient; message.delivered: the recipient's server accepted it; message.bounced: a permanent refusal; message.complained: a complaint (SES); message.delayed: a delivery delay (SES); message.failed: the recipient will not get it; message.suppressed: the recipient is on the suppression list, nothing was sent; recipient.unsubscribed: the recipient used the one-click unsubscribe of a broadcast (docs/streams.md)",
       'message.delivered',
     ),
     timestamp,
@@ -73,7 +79,7 @@ export const messageEvent = describe(
           email: describe(z.string(), 'The recipient', 'ada@example.org'),
           status: describe(
             z.enum(recipientEventTypes.map((type) => reportedStatus[type])),
-            'What the event reports for the recipient: the part of `type` after `message.`',
+            'What the event reports for the recipient: the part of `type` after `message.` (or `recipient.`)',
             'delivered',
           ),
           detail: describe(
@@ -87,6 +93,7 @@ export const messageEvent = describe(
       subject,
       tags,
       metadata,
+      stream,
     }),
   }),
   "An event about one recipient of a message: one per recipient and change. Its data carries the message's uuid, status, subject, tags and metadata, so a receiver can route it without looking the message up.",
@@ -103,6 +110,7 @@ export const messageCancelledEvent = describe(
       subject,
       tags,
       metadata,
+      stream,
     }),
   }),
   'A message was cancelled (manual-cancel): once per message, with no recipient.',
@@ -220,6 +228,27 @@ export const webhookEventExamples: Record<string, Example> = {
         subject: 'Your order has shipped',
         tags: [{ name: 'category', value: 'shipping' }],
         metadata: { order_id: '4711' },
+        stream: 'transactional',
+      },
+    },
+  },
+  unsubscribed: {
+    summary: 'recipient.unsubscribed',
+    value: {
+      type: 'recipient.unsubscribed',
+      timestamp: exampleAt,
+      data: {
+        message_uuid: '2a52b27c-0980-473f-96bc-aa7afca8d390',
+        status: 'delivered',
+        recipient: {
+          email: 'ada@example.org',
+          status: 'unsubscribed',
+          detail: 'ada@example.org: One-click unsubscribe (RFC 8058)',
+        },
+        subject: 'This week at the shop',
+        tags: [],
+        metadata: {},
+        stream: 'broadcast',
       },
     },
   },
@@ -235,6 +264,7 @@ export const webhookEventExamples: Record<string, Example> = {
         subject: 'Your order has shipped',
         tags: [],
         metadata: {},
+        stream: 'transactional',
       },
     },
   },

@@ -311,7 +311,11 @@ describe('IAM least privilege: named negative checks', () => {
   });
 
   it('public routes can reach nothing but their own logs (and X-Ray, which has no resources)', () => {
-    for (const id of routes.filter((route) => route.public).map((route) => route.id)) {
+    // The unsubscribe routes open the link's token (the link key); the POST also writes the suppression.
+    const tokenRoutes = new Set(['unsubscribe', 'unsubscribe-page']);
+    for (const id of routes
+      .filter((route) => route.public && !tokenRoutes.has(route.id))
+      .map((route) => route.id)) {
       const statements = statementsOf(template, id);
       assert.deepEqual(
         statements.flatMap(actionsOf).sort(),
@@ -322,6 +326,26 @@ describe('IAM least privilege: named negative checks', () => {
       for (const name of ['TABLE_NAME', 'QUEUE_URL', 'BUCKET_NAME', 'AUTH_JWKS_URL'])
         assert.ok(!(name in env), `${id}: ${name}`);
     }
+  });
+
+  it('the unsubscribe routes read the link key and nothing else but, for the POST, the table', () => {
+    for (const id of ['unsubscribe', 'unsubscribe-page'] as const) {
+      const statements = statementsOf(template, id);
+      const keyReads = statements.filter((statement) =>
+        actionsOf(statement).includes('secretsmanager:GetSecretValue'),
+      );
+      assert.equal(keyReads.length, 1, id);
+      assert.match(JSON.stringify(keyReads[0]?.Resource), /LinkTokenKey/);
+      const env = environmentOf(template, id);
+      assert.ok('LINK_TOKEN_SECRET_ARN' in env, id);
+      for (const name of ['QUEUE_URL', 'BUCKET_NAME', 'AUTH_JWKS_URL', 'PUBLIC_API_URL'])
+        assert.ok(!(name in env), `${id}: ${name}`);
+      assert.equal('TABLE_NAME' in env, id === 'unsubscribe', `${id}: TABLE_NAME`);
+    }
+    assert.ok(
+      'PUBLIC_API_URL' in environmentOf(template, 'sender'),
+      'the sender knows the base of its links',
+    );
   });
 
   it('every role writes only to its own log group and has no managed policies', () => {

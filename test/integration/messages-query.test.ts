@@ -132,6 +132,7 @@ describe('POST /message/query-1.0', () => {
         'recipients_count',
         'scheduling',
         'status',
+        'stream',
         'subject',
         'updated_at',
       ]);

@@ -84,7 +84,9 @@ describe('OpenAPI document', () => {
     for (const route of routes) {
       const entry = routeDetails[route.id as RouteId];
       const responseExamples = Object.values(entry.examples?.response ?? {});
-      if (entry.raw === undefined) assert.ok(responseExamples.length > 0, `${route.id}: a success example`);
+      // A page or an empty answer (the unsubscribe routes) has no JSON to show.
+      if (entry.raw === undefined && entry.page === undefined)
+        assert.ok(responseExamples.length > 0, `${route.id}: a success example`);
       for (const example of responseExamples) {
         const forged = {
           status: 200,

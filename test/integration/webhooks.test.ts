@@ -162,6 +162,7 @@ describe('webhook events from message changes', () => {
       subject: 'Hello',
       tags: [],
       metadata: {},
+      stream: 'transactional',
     });
   });
 });

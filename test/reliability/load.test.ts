@@ -214,6 +214,7 @@ describe('load through the local host', () => {
       complained: 0,
       suppressed: suppressed + copies,
       failed: 0,
+      unsubscribed: 0,
     };
     const statsRange = {
       date_from: new Date(started - 86_400_000).toISOString(),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { matchRoutePath } from '../../shared/platform/http/route.ts';
 
 /**
  * Checks a response against the committed OpenAPI document (docs/openapi.json): the status must be
@@ -52,6 +53,12 @@ export function contractChecker(document: OpenApiDocument) {
     const problems: string[] = [];
     if (expected.headers?.['x-request-id'] !== undefined && !response.headers.get('x-request-id'))
       problems.push(`${label}: header x-request-id is missing`);
+    if (expected.content?.['text/html'] !== undefined) {
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.startsWith('text/html'))
+        problems.push(`${label}: content-type ${type || '(none)'}, not HTML`);
+      return problems;
+    }
     const media = expected.content?.['application/json'];
     if (media === undefined) {
       if (response.text !== '')
@@ -78,8 +85,14 @@ export function contractChecker(document: OpenApiDocument) {
   }
 
   /** Problems of one response to `method path` (path without the query string); [] when it conforms. */
-  return function problems(method: string, path: string, response: CheckedResponse): string[] {
+  return function problems(method: string, requestPath: string, response: CheckedResponse): string[] {
+    let path = requestPath;
     const lower = method.toLowerCase();
+    // A path with `{name}` segments (the unsubscribe link) is documented by its template.
+    if (document.paths[path] === undefined) {
+      const template = Object.keys(document.paths).find((candidate) => matchRoutePath(candidate, path));
+      if (template !== undefined) path = template;
+    }
     const item = document.paths[path];
     const operation = item?.[lower];
     const label = `${method} ${path} → ${response.status}`;

@@ -27,6 +27,7 @@ export async function storeTestEvents(accountId: string, count: number, concurre
         recipient: { email: `event-${index}@recipient.test`, status: 'delivered', detail: null },
         tags: [],
         metadata: {},
+        stream: 'transactional',
       },
       formatDate,
     );

@@ -165,6 +165,7 @@ describe('console dashboard figures', () => {
     complained: 0,
     suppressed: 0,
     failed: 0,
+    unsubscribed: 0,
     ...counts,
   });
 
@@ -200,6 +201,7 @@ describe('console dashboard figures', () => {
       complained: 0,
       suppressed: 0,
       failed: 1,
+      unsubscribed: 0,
     });
     assert.equal(percent(0), '0 %');
     assert.equal(percent(1 / 3), '33.3 %');

@@ -35,6 +35,7 @@ describe("each recipient's events, from the history", () => {
           {
             email: 'listed@example.net',
             reason: 'manual',
+            stream: 'all',
             detail: null,
             message_uuid: null,
             created_at: created,

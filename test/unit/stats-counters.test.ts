@@ -72,10 +72,11 @@ describe('what a change of a message counts', () => {
     assert.deepEqual(countedEvents(settled, settled, { createdAt: at }), []);
   });
 
-  test('every message counts under all, its sending domain and each distinct tag', () => {
+  test('every message counts under all, its sending domain, its stream and each distinct tag', () => {
     assert.deepEqual(
       dimensionsOf({
         tenant: 'Shop.Example',
+        stream: 'broadcast',
         tags: [
           { name: 'kind', value: 'receipt' },
           { name: 'kind', value: 'receipt' },
@@ -85,6 +86,7 @@ describe('what a change of a message counts', () => {
       [
         { kind: 'all', value: '' },
         { kind: 'domain', value: 'shop.example' },
+        { kind: 'stream', value: 'broadcast' },
         { kind: 'tag', value: 'kind:receipt' },
         { kind: 'tag', value: 'plan:pro' },
       ],

@@ -21,6 +21,7 @@ const pending = (email: string): Recipient => ({ email, kind: 'to', status: 'pen
 const entry = (email: string, reason: Suppression['reason'] = 'hard_bounce'): Suppression => ({
   email,
   reason,
+  stream: reason === 'unsubscribed' ? 'broadcast' : 'all',
   detail: '550 5.1.1',
   message_uuid: reason === 'manual' ? null : '0193a1f2-7c4e-7b1a-9d2e-5f6a7b8c9d0e',
   created_at: at,

@@ -195,7 +195,9 @@ describe('events from message changes', () => {
       'subject',
       'tags',
       'metadata',
+      'stream',
     ]);
+    assert.equal(body.data.stream, 'transactional');
     assert.equal(body.timestamp, '2026-11-23T10:00:01.000+00:00');
     assert.deepEqual(body.data.recipient, { email: 'ok@example.net', status: 'sent', detail: '250 ok' });
   });
@@ -257,6 +259,20 @@ describe('the bodies match the published schema (MessageChange in docs/openapi.j
         { status: 'delayed', at: t2, recipient: 'gone@example.net' },
       ],
     };
+    // A broadcast's one-click unsubscribe: a note about its recipient (docs/streams.md).
+    const unsubscribed = {
+      ...before,
+      stream: 'broadcast' as const,
+      history: [
+        ...before.history,
+        {
+          status: 'unsubscribed',
+          at: t2,
+          recipient: 'ok@example.net',
+          detail: 'ok@example.net: One-click unsubscribe (RFC 8058)',
+        },
+      ],
+    };
     const failed = base({
       status: 'failed',
       recipients: base().recipients.map((recipient) => ({ ...recipient, status: 'failed' })),
@@ -276,6 +292,7 @@ describe('the bodies match the published schema (MessageChange in docs/openapi.j
     return [
       ...deriveChanges(base(), settled()),
       ...deriveChanges(before, noted),
+      ...deriveChanges({ ...before, stream: 'broadcast' as const }, unsubscribed),
       ...deriveChanges(base(), failed),
       ...deriveChanges(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed),
       ...deriveChanges(waiting, cancelled),

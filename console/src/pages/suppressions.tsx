@@ -4,13 +4,13 @@ import { AsyncView, ConfirmButton, DateRange, Empty, ErrorNotice, Time } from '.
 import { parseCsv } from '../csv.ts';
 import { fromLocalInput, plural, toLocalInput } from '../format.ts';
 import { href, navigate, type Route } from '../router.ts';
-import type { SuppressionEntry, SuppressionPage, SuppressionReason } from '../types.ts';
-import { suppressionReasons } from '../types.ts';
+import type { SuppressionEntry, SuppressionPage, SuppressionReason, SuppressionStream } from '../types.ts';
+import { suppressionReasons, suppressionStreamLabels, suppressionStreams } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
 
 /**
- * Suppressions: the addresses the account never sends to. Look one up, list them by reason and
- * date (a page at a time), add some by hand or from a CSV file, remove one.
+ * Suppressions: the addresses the account never sends to. Look one up, list them by reason, stream
+ * (every stream, or broadcast only: an unsubscribe) and date (a page at a time), add some by hand or from a CSV file, remove one.
  */
 const pageSize = 50;
 /** The add route takes at most this many addresses per call. */
@@ -18,13 +18,18 @@ const batchSize = 1000;
 
 interface ListFilters {
   reason: SuppressionReason | undefined;
+  stream: SuppressionStream | undefined;
   from: string | undefined;
   to: string | undefined;
 }
 
 function filtersOf(route: Route): ListFilters {
   const reason = route.query.get('reason');
+  const stream = route.query.get('stream');
   return {
+    stream: (suppressionStreams as readonly string[]).includes(stream ?? '')
+      ? (stream as SuppressionStream)
+      : undefined,
     reason: (suppressionReasons as readonly string[]).includes(reason ?? '')
       ? (reason as SuppressionReason)
       : undefined,
@@ -40,6 +45,7 @@ async function suppressionPage(filters: ListFilters, cursor: string | undefined)
         filters: {
           limit: pageSize,
           ...(filters.reason === undefined ? {} : { reason: filters.reason }),
+          ...(filters.stream === undefined ? {} : { stream: filters.stream }),
           ...(filters.from === undefined ? {} : { date_from: filters.from }),
           ...(filters.to === undefined ? {} : { date_to: filters.to }),
         },
@@ -74,12 +80,15 @@ export function SuppressionsPage({ route }: { route: Route }) {
           result.suppressions.length === 0 ? (
             <Empty
               title={
-                filters.reason || filters.from || filters.to
+                filters.reason || filters.stream || filters.from || filters.to
                   ? 'No suppressions match these filters'
                   : 'Your suppression list is empty'
               }
             >
-              <p>Addresses are added by hard bounces and complaints, and by you (above).</p>
+              <p>
+                Addresses are added by hard bounces and complaints, by the unsubscribe links of broadcasts
+                (broadcast only), and by you (above).
+              </p>
             </Empty>
           ) : (
             <>
@@ -89,6 +98,7 @@ export function SuppressionsPage({ route }: { route: Route }) {
                   <a
                     href={href('suppressions', undefined, {
                       reason: filters.reason,
+                      stream: filters.stream,
                       from: filters.from,
                       to: filters.to,
                     })}
@@ -102,6 +112,7 @@ export function SuppressionsPage({ route }: { route: Route }) {
                   <a
                     href={href('suppressions', undefined, {
                       reason: filters.reason,
+                      stream: filters.stream,
                       from: filters.from,
                       to: filters.to,
                       cursor: result.next_cursor,
@@ -148,8 +159,8 @@ function Lookup() {
           </p>
         ) : (
           <p>
-            <strong>{result.entry.email}</strong> is suppressed ({result.entry.reason}) since{' '}
-            <Time value={result.entry.created_at} />
+            <strong>{result.entry.email}</strong> is suppressed ({result.entry.reason},{' '}
+            {suppressionStreamLabels[result.entry.stream]}) since <Time value={result.entry.created_at} />
             {result.entry.detail ? `: ${result.entry.detail}` : ''}.
           </p>
         )}
@@ -292,6 +303,7 @@ function ImportCsv({ onImported }: { onImported: () => void }) {
 
 function ListFilterForm({ filters }: { filters: ListFilters }) {
   const [reason, setReason] = useState(filters.reason ?? '');
+  const [stream, setStream] = useState(filters.stream ?? '');
   const [from, setFrom] = useState(toLocalInput(filters.from));
   const [to, setTo] = useState(toLocalInput(filters.to));
   return (
@@ -301,7 +313,12 @@ function ListFilterForm({ filters }: { filters: ListFilters }) {
       onSubmit={(event) => {
         event.preventDefault();
         navigate(
-          href('suppressions', undefined, { reason, from: fromLocalInput(from), to: fromLocalInput(to) }),
+          href('suppressions', undefined, {
+            reason,
+            stream,
+            from: fromLocalInput(from),
+            to: fromLocalInput(to),
+          }),
         );
       }}
     >
@@ -312,6 +329,17 @@ function ListFilterForm({ filters }: { filters: ListFilters }) {
           {suppressionReasons.map((value) => (
             <option key={value} value={value}>
               {value}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Stream{' '}
+        <select value={stream} onChange={(event) => setStream(event.currentTarget.value)}>
+          <option value="">any</option>
+          {suppressionStreams.map((value) => (
+            <option key={value} value={value}>
+              {suppressionStreamLabels[value]}
             </option>
           ))}
         </select>
@@ -343,6 +371,7 @@ function SuppressionTable({
           <tr>
             <th scope="col">Address</th>
             <th scope="col">Reason</th>
+            <th scope="col">Stream</th>
             <th scope="col">Detail</th>
             <th scope="col">Since</th>
             <th scope="col">
@@ -355,6 +384,7 @@ function SuppressionTable({
             <tr key={entry.email}>
               <td>{entry.email}</td>
               <td>{entry.reason}</td>
+              <td>{suppressionStreamLabels[entry.stream]}</td>
               <td class="detail">
                 {entry.detail ?? ''}
                 {entry.message_uuid === null ? null : (

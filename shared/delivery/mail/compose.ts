@@ -190,6 +190,8 @@ export interface PrepareEmlOptions {
   now?: Date;
   /** The service's `Feedback-ID`, replacing the EML's own. */
   feedbackId?: string;
+  /** Header fields the service sets (a broadcast's list headers), replacing the EML's own. */
+  serviceHeaders?: Record<string, string>;
 }
 
 /** The name of a raw header field (`Name: value…`), or '' for a line without a colon. */
@@ -230,7 +232,10 @@ export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOp
   // servers' and verifiers' to write, never the sender's (shared/platform/mail/headers.ts).
   // The service's Feedback-ID replaces the EML's own: on a shared platform a tenant must not file
   // its complaints under another tenant's tag (docs/deliverability.md, "Feedback-ID").
-  const replaced = (field: string) => options.feedbackId !== undefined && named('feedback-id')(field);
+  const serviceNames = Object.keys(options.serviceHeaders ?? {});
+  const replaced = (field: string) =>
+    (options.feedbackId !== undefined && named('feedback-id')(field)) ||
+    serviceNames.some((name) => named(name)(field));
   const kept = fields.filter(
     (field) => !named('bcc')(field) && !isTraceHeader(fieldName(field)) && !replaced(field),
   );
@@ -253,6 +258,7 @@ export function prepareEml(eml: Buffer, messageId: string, options: PrepareEmlOp
   }
   if (!kept.some(named('message-id'))) added.push(`Message-ID: ${messageId}`);
   if (options.feedbackId !== undefined) added.push(`Feedback-ID: ${options.feedbackId}`);
+  for (const [name, value] of Object.entries(options.serviceHeaders ?? {})) added.push(`${name}: ${value}`);
   if (added.length === 0 && kept.length === fields.length && kept[dateIndex] === dateField) return eml;
   // The block before `end` never ends in a line break (the blank line follows), even when the
   // dropped field was the last one.

@@ -66,6 +66,8 @@ export interface ComposedRecord {
   at: string;
   selectors?: string[];
   transport: 'smtp' | 'ses';
+  /** A broadcast's one-click unsubscribe URL as sent (docs/streams.md). */
+  unsubscribe_url?: string;
 }
 
 /** What a status change needs to know to compute the message's index keys. */

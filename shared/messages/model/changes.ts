@@ -17,6 +17,7 @@ export const messageEventTypes = [
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'recipient.unsubscribed',
 ] as const;
 
 export type MessageEventType = (typeof messageEventTypes)[number];
@@ -48,6 +49,8 @@ export interface MessageSnapshot {
   /** The message's labels, carried in every event of it (`data.tags`, `data.metadata`). */
   tags: Tag[];
   metadata: Metadata;
+  /** Absent: transactional. */
+  stream?: 'broadcast';
 }
 
 /** One change of one message (a webhook event of the message's, once delivered). */
@@ -64,6 +67,7 @@ export interface MessageChange {
   recipient: { email: string; status: string; detail: string | null } | null;
   tags: Tag[];
   metadata: Metadata;
+  stream: 'transactional' | 'broadcast';
 }
 
 /** Recipient statuses that are events of their own when a recipient reaches them. */
@@ -79,6 +83,7 @@ const recipientNoteEvents: Record<string, MessageEventType> = {
   complaint: 'message.complained',
   complained: 'message.complained',
   delayed: 'message.delayed',
+  unsubscribed: 'recipient.unsubscribed',
 };
 
 /** The status a recipient is reported with in each event's `recipient.status` (none for a cancel). */
@@ -91,6 +96,7 @@ export const reportedStatus = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
+  'recipient.unsubscribed': 'unsubscribed',
 } as const satisfies Record<MessageEventType, string>;
 
 /**
@@ -135,6 +141,7 @@ export function deriveChanges(before: MessageSnapshot | undefined, after: Messag
     subject: after.subject,
     tags: after.tags,
     metadata: after.metadata,
+    stream: after.stream ?? 'transactional',
     recipient:
       recipient === undefined
         ? null
@@ -195,6 +202,7 @@ export interface MessageLabels {
   /** The sending domain. */
   tenant: string;
   tags: ReadonlyArray<{ name: string; value: string }>;
+  stream: 'transactional' | 'broadcast';
   /** UTC ISO: when it was accepted. */
   createdAt: string;
 }

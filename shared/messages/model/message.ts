@@ -158,6 +158,10 @@ export interface MessageItem {
   downloads?: number;
   /** The template the subject and bodies were rendered from when the message was accepted. */
   template?: { alias: string; version: number; layout?: { alias: string; version: number } };
+  /** Absent: transactional (docs/streams.md). */
+  stream?: 'broadcast';
+  /** The List-Id of a broadcast, as given. */
+  list_id?: string;
 }
 
 /**
@@ -306,6 +310,8 @@ export function detailsView(item: MessageItem) {
     })),
     scheduling: schedulingView(item.scheduling),
     ...(item.template === undefined ? {} : { template: item.template }),
+    stream: item.stream ?? 'transactional',
+    ...(item.list_id === undefined ? {} : { list_id: item.list_id }),
     status_history: (item.history ?? []).map((entry) =>
       entry.detail === undefined
         ? { status: entry.status, at: formatDate(entry.at) }
@@ -330,6 +336,7 @@ export function summaryView(item: MessageItem) {
     recipients_count: (item.recipients ?? []).length,
     recipients: (item.recipients ?? []).slice(0, listedRecipients).map((recipient) => recipient.email),
     scheduling: schedulingView(item.scheduling),
+    stream: item.stream ?? 'transactional',
     created_at: formatDate(item.created_at),
     updated_at: formatDate(item.updated_at),
   };

@@ -36,6 +36,7 @@ const recipientStatuses: Readonly<Record<string, string>> = {
   complaint: 'complained',
   complained: 'complained',
   delayed: 'delayed',
+  unsubscribed: 'unsubscribed',
 };
 
 /** Statuses after which the relay never had the message for that recipient. */

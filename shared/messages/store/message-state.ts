@@ -21,7 +21,7 @@ export interface MessageState {
   recipients: StoredRecipient[];
   history: HistoryEntry[];
   relay?: { message_id?: string; response?: string };
-  composed?: { at: string; selectors?: string[]; transport: 'smtp' | 'ses' };
+  composed?: { at: string; selectors?: string[]; transport: 'smtp' | 'ses'; unsubscribe_url?: string };
 }
 
 export const stateAttribute = 'st';

@@ -69,6 +69,7 @@ function snapshotOfItem(item: Record<string, unknown>): MessageSnapshot | undefi
     history,
     tags,
     metadata,
+    ...(item.stream === 'broadcast' ? { stream: 'broadcast' as const } : {}),
   };
 }
 
@@ -87,6 +88,7 @@ export function messageLabelsOf(
     accountId: snapshot.accountId,
     tenant: typeof item.tenant === 'string' ? item.tenant : '',
     tags: snapshot.tags,
+    stream: snapshot.stream ?? 'transactional',
     createdAt: typeof item.created_at === 'string' ? item.created_at : (snapshot.history[0]?.at ?? ''),
   };
 }

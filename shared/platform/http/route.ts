@@ -45,7 +45,8 @@ export type RouteTag =
   | 'webhooks'
   | 'templates'
   | 'inbound'
-  | 'apikeys';
+  | 'apikeys'
+  | 'streams';
 
 export interface Example {
   summary: string;
@@ -81,7 +82,41 @@ export type RouteDetails = {
   examples?: { request?: Record<string, Example>; response?: Record<string, Example> };
   /** The success body is not the `{"data": …}` envelope (the OpenAPI document itself). */
   raw?: { description: string };
+  /** The success answer is a page (`text/html`) or empty (no content type), not the envelope. */
+  page?: { description: string; contentType?: 'text/html' };
+  /** `{name}` segments of the path, by name: their descriptions and examples. */
+  pathParameters?: Record<string, { description: string; example: string }>;
+  /** A form-encoded request body (`application/x-www-form-urlencoded`): its fields. */
+  form?: Record<string, { description: string; example: string }>;
 } & ({ request?: undefined; requestIn?: undefined } | { request: $ZodType; requestIn: 'body' | 'query' });
 
 /** The details of each route of a list, keyed by route id. */
 export type RouteDetailsOf<R extends Route> = Record<R['id'], RouteDetails>;
+
+/**
+ * The `{name}` segments of `pathname` when it matches the route path `template` (as API Gateway
+ * matches a resource path): each segment of the template is a literal or one `{name}` segment of
+ * at least one character without a slash. Undefined when it does not match.
+ */
+export function matchRoutePath(template: string, pathname: string): Record<string, string> | undefined {
+  const want = template.split('/');
+  const have = pathname.split('/');
+  if (want.length !== have.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (let index = 0; index < want.length; index++) {
+    const part = want[index] as string;
+    const value = have[index] as string;
+    const name = /^\{([A-Za-z0-9_]+)\}$/.exec(part)?.[1];
+    if (name === undefined) {
+      if (part !== value) return undefined;
+    } else {
+      if (value === '') return undefined;
+      try {
+        parameters[name] = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return parameters;
+}

@@ -108,6 +108,15 @@ export const keys = {
     pk: `SUPPRESSION#${email}`,
     sk: `ACCOUNT#${accountId}`,
   }),
+  /**
+   * One address an account suppresses for its broadcast stream only (an unsubscribe, docs/streams.md):
+   * beside the entry for every stream, so a later bounce still suppresses everything. A prefix of its
+   * own, so no address can make one key look like the other.
+   */
+  broadcastSuppression: (accountId: string, email: string) => ({
+    pk: `SUPPRESSION_BROADCAST#${email}`,
+    sk: `ACCOUNT#${accountId}`,
+  }),
   /** Partition of the `suppressions` index: one account's list. */
   suppressionsOfAccount: (accountId: string) => `ACCOUNT_SUPPRESSIONS#${accountId}`,
   /**

@@ -63,6 +63,8 @@ export async function sealLinkToken(purpose: LinkPurpose, payload: Uint8Array): 
 export async function openLinkToken(purpose: LinkPurpose, token: string): Promise<Buffer | undefined> {
   if (!/^[A-Za-z0-9_-]{1,2048}$/.test(token)) return undefined;
   const bytes = Buffer.from(token, 'base64url');
+  // Base64 decoding ignores a trailing partial character: only the one spelling of the bytes opens.
+  if (bytes.toString('base64url') !== token) return undefined;
   if (bytes.length < 1 + ivBytes + tagBytes || bytes[0] !== version) return undefined;
   const key = await keyFor(purpose);
   const iv = bytes.subarray(1, 1 + ivBytes);

@@ -24,6 +24,7 @@ export const statCounters = [
   'complained',
   'suppressed',
   'failed',
+  'unsubscribed',
 ] as const;
 
 export type StatCounter = (typeof statCounters)[number];
@@ -39,6 +40,7 @@ export const zeroCounts = (): Counts => ({
   complained: 0,
   suppressed: 0,
   failed: 0,
+  unsubscribed: 0,
 });
 
 const counterOfEvent: Partial<Record<MessageEventType, StatCounter>> = {
@@ -48,6 +50,7 @@ const counterOfEvent: Partial<Record<MessageEventType, StatCounter>> = {
   'message.complained': 'complained',
   'message.suppressed': 'suppressed',
   'message.failed': 'failed',
+  'recipient.unsubscribed': 'unsubscribed',
 };
 
 /** One count and when it happened (UTC ISO). */
@@ -76,7 +79,7 @@ export function countedEvents(
 // ---- Where counts are kept --------------------------------------------------------------------
 
 /** What counts are kept under: the account as a whole (`all`), a sending domain, a tag. */
-export type DimensionKind = 'all' | 'domain' | 'tag';
+export type DimensionKind = 'all' | 'domain' | 'tag' | 'stream';
 
 export interface Dimension {
   kind: DimensionKind;
@@ -84,12 +87,13 @@ export interface Dimension {
   value: string;
 }
 
-/** Every dimension a message counts under: all, its sending domain and each of its tags. */
-export function dimensionsOf(labels: Pick<MessageLabels, 'tenant' | 'tags'>): Dimension[] {
+/** Every dimension a message counts under: all, its sending domain, its stream and each of its tags. */
+export function dimensionsOf(labels: Pick<MessageLabels, 'tenant' | 'tags' | 'stream'>): Dimension[] {
   const tags = new Set(labels.tags.map((tag) => `${tag.name}:${tag.value}`));
   return [
     { kind: 'all', value: '' },
     { kind: 'domain', value: labels.tenant.toLowerCase() },
+    { kind: 'stream', value: labels.stream },
     ...[...tags].map((value) => ({ kind: 'tag' as const, value })),
   ];
 }
@@ -122,6 +126,7 @@ export const counterLetter: Readonly<Record<StatCounter, string>> = {
   complained: 'c',
   suppressed: 'x',
   failed: 'f',
+  unsubscribed: 'u',
 };
 
 /** A day row's attribute: the counter's count in one hour (0–23). */

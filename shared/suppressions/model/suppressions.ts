@@ -7,13 +7,28 @@ import { createHash } from 'node:crypto';
 import { type HistoryEntry, recipientEntry, type StoredRecipient } from '../../messages/index.ts';
 import type { Positions } from '../../platform/paging/cursor.ts';
 
-export const suppressionReasons = ['hard_bounce', 'complaint', 'manual'] as const;
+export const suppressionReasons = ['hard_bounce', 'complaint', 'manual', 'unsubscribed'] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
+
+/**
+ * Which mail an entry stops (docs/streams.md): `all` streams (bounces, complaints, manual entries:
+ * the address cannot or must not get mail) or `broadcast` only (an unsubscribe: a password reset
+ * still reaches someone who left the newsletter).
+ */
+export const suppressionStreams = ['all', 'broadcast'] as const;
+export type SuppressionStream = (typeof suppressionStreams)[number];
+
+/** The reasons of each stream's entries: an unsubscribe is the only broadcast-only reason. */
+export const reasonsOfStream: Readonly<Record<SuppressionStream, readonly SuppressionReason[]>> = {
+  all: ['hard_bounce', 'complaint', 'manual'],
+  broadcast: ['unsubscribed'],
+};
 
 /** A stored entry, as the API shows it (`created_at` is a UTC ISO string until formatted). */
 export interface Suppression {
   email: string;
   reason: SuppressionReason;
+  stream: SuppressionStream;
   detail: string | null;
   message_uuid: string | null;
   created_at: string;
@@ -22,7 +37,7 @@ export interface Suppression {
 /** What causes an automatic entry: one recipient of one message. */
 export interface SuppressionCause {
   email: string;
-  reason: Exclude<SuppressionReason, 'manual'>;
+  reason: Exclude<SuppressionReason, 'manual' | 'unsubscribed'>;
   detail: string;
   message_uuid: string;
 }
@@ -125,12 +140,13 @@ export const positionOf = (entry: Pick<Suppression, 'created_at' | 'email'>): st
 
 /** Why a recipient was skipped, as its detail and history say. */
 export function suppressedDetail(entry: Suppression): string {
+  const on = entry.message_uuid === null ? '' : ` on message ${entry.message_uuid}`;
   const cause =
     entry.reason === 'manual'
       ? 'added manually'
-      : `${entry.reason === 'hard_bounce' ? 'hard bounce' : 'complaint'}${
-          entry.message_uuid === null ? '' : ` on message ${entry.message_uuid}`
-        }`;
+      : entry.reason === 'unsubscribed'
+        ? `unsubscribed from broadcasts${on}`
+        : `${entry.reason === 'hard_bounce' ? 'hard bounce' : 'complaint'}${on}`;
   return `on the account's suppression list (${cause}); not sent`;
 }
 

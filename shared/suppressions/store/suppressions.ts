@@ -2,7 +2,7 @@ import { batchGetItems } from '../../platform/table/batch-get.ts';
 import { writeInBatches } from '../../platform/table/batch-write.ts';
 import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
-import type { Suppression, SuppressionReason } from '../model/suppressions.ts';
+import type { Suppression, SuppressionReason, SuppressionStream } from '../model/suppressions.ts';
 
 /**
  * Storage of the per-account suppression list (docs/data-model.md): one item per account and
@@ -20,20 +20,26 @@ function toSuppression(item: Item): Suppression {
   return {
     email: String(item.email),
     reason: item.reason as SuppressionReason,
+    stream: item.stream === 'broadcast' ? 'broadcast' : 'all',
     detail: typeof item.detail === 'string' ? item.detail : null,
     message_uuid: typeof item.message_uuid === 'string' ? item.message_uuid : null,
     created_at: String(item.created_at),
   };
 }
 
+/** The key of an entry: the entry for every stream, or the broadcast-only one beside it. */
+const keyOf = (accountId: string, email: string, stream: SuppressionStream) =>
+  stream === 'broadcast' ? keys.broadcastSuppression(accountId, email) : keys.suppression(accountId, email);
+
 function itemOf(accountId: string, entry: Suppression): Item {
   return {
-    ...keys.suppression(accountId, entry.email),
+    ...keyOf(accountId, entry.email, entry.stream),
     suppressions_pk: keys.suppressionsOfAccount(accountId),
     suppressions_sk: keys.suppressionsSortKey(entry.reason, entry.created_at, entry.email),
     account_id: accountId,
     email: entry.email,
     reason: entry.reason,
+    ...(entry.stream === 'broadcast' ? { stream: 'broadcast' } : {}),
     ...(entry.detail === null ? {} : { detail: entry.detail }),
     ...(entry.message_uuid === null ? {} : { message_uuid: entry.message_uuid }),
     created_at: entry.created_at,
@@ -59,9 +65,13 @@ async function inChunks<T>(
   );
 }
 
-/** One entry of an account, or undefined. */
-export async function getSuppression(accountId: string, email: string): Promise<Suppression | undefined> {
-  const item = await table.get(keys.suppression(accountId, email), { ConsistentRead: true });
+/** One entry of an account (of `stream`: the entry for every stream unless told), or undefined. */
+export async function getSuppression(
+  accountId: string,
+  email: string,
+  stream: SuppressionStream = 'all',
+): Promise<Suppression | undefined> {
+  const item = await table.get(keyOf(accountId, email, stream), { ConsistentRead: true });
   return item === undefined ? undefined : toSuppression(item);
 }
 
@@ -72,11 +82,17 @@ export async function getSuppression(accountId: string, email: string): Promise<
 export async function findSuppressions(
   accountId: string,
   emails: readonly string[],
+  streams: readonly SuppressionStream[] = ['all'],
 ): Promise<Map<string, Suppression>> {
   const found = new Map<string, Suppression>();
-  await inChunks(emails, batchGetSize, async (chunk) => {
-    for (const item of await batchGetItems(chunk.map((email) => keys.suppression(accountId, email))))
-      if (item.account_id === accountId) found.set(String(item.email), toSuppression(item));
+  const wanted = emails.flatMap((email) => streams.map((stream) => keyOf(accountId, email, stream)));
+  await inChunks(wanted, batchGetSize, async (chunk) => {
+    for (const item of await batchGetItems(chunk)) {
+      if (item.account_id !== accountId) continue;
+      const entry = toSuppression(item);
+      // An entry for every stream says more than a broadcast-only one of the same address.
+      if (found.get(entry.email)?.stream !== 'all') found.set(entry.email, entry);
+    }
   });
   return found;
 }
@@ -104,10 +120,14 @@ export async function putSuppressions(accountId: string, entries: readonly Suppr
   );
 }
 
-/** Removes an entry of the account; true when there was one. */
+/** Removes the account's entries of an address (every stream's and broadcast's); true when there was one. */
 export async function deleteSuppression(accountId: string, email: string): Promise<boolean> {
-  const result = await table.delete({ Key: keys.suppression(accountId, email), ReturnValues: 'ALL_OLD' });
-  return result.outcome === 'applied' && result.attributes !== undefined;
+  const results = await Promise.all(
+    (['all', 'broadcast'] as const).map((stream) =>
+      table.delete({ Key: keyOf(accountId, email, stream), ReturnValues: 'ALL_OLD' }),
+    ),
+  );
+  return results.some((result) => result.outcome === 'applied' && result.attributes !== undefined);
 }
 
 export interface SuppressionQuery {
@@ -136,7 +156,7 @@ export async function querySuppressions(
     const createdAt = query.after.slice(0, 24);
     const email = query.after.slice(25);
     startKey = {
-      ...keys.suppression(query.accountId, email),
+      ...keyOf(query.accountId, email, query.reason === 'unsubscribed' ? 'broadcast' : 'all'),
       suppressions_pk: keys.suppressionsOfAccount(query.accountId),
       suppressions_sk: keys.suppressionsSortKey(query.reason, createdAt, email),
     };

@@ -33,6 +33,7 @@ export function eventBody(event: MessageChange, formatDate: (iso: string) => str
       subject: event.subject,
       tags: event.tags,
       metadata: event.metadata,
+      stream: event.stream,
     },
   });
 }

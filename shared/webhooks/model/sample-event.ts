@@ -21,6 +21,7 @@ const messageStatusAfter: Record<Exclude<keyof typeof reportedStatus, 'message.c
   'message.delayed': 'sent',
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
+  'recipient.unsubscribed': 'delivered',
 };
 
 const sampleDetail: Partial<Record<WebhookEventType, string>> = {
@@ -53,6 +54,7 @@ export function sampleEventBody(
         subject: message.subject,
         tags: message.tags,
         metadata: message.metadata,
+        stream: 'transactional',
       },
     });
   }
@@ -98,6 +100,7 @@ export function sampleEventBody(
       subject: message.subject,
       tags: message.tags,
       metadata: message.metadata,
+      stream: type === 'recipient.unsubscribed' ? 'broadcast' : 'transactional',
     },
   });
 }
