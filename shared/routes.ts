@@ -1,3 +1,4 @@
+import { apikeysRouteDetails, apikeysRoutes } from './apikeys/routes.ts';
 import { avatarsRouteDetails, avatarsRoutes } from './avatars/routes.ts';
 import { deliveryRouteDetails, deliveryRoutes } from './delivery/routes.ts';
 import { domainsRouteDetails, domainsRoutes } from './domains/routes.ts';
@@ -27,6 +28,7 @@ export const routes = [
   ...webhooksRoutes,
   ...templatesRoutes,
   ...inboundRoutes,
+  ...apikeysRoutes,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -43,6 +45,7 @@ export const routeDetails: Record<RouteId, RouteDetails> = {
   ...webhooksRouteDetails,
   ...templatesRouteDetails,
   ...inboundRouteDetails,
+  ...apikeysRouteDetails,
 };
 
 /** One route of the table, by id (the local host, the stack and tests; a handler imports its own). */

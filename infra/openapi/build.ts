@@ -448,6 +448,7 @@ export function buildOpenApi(): Schema {
       },
       { name: 'templates', description: 'Versioned Handlebars templates and their preview' },
       { name: 'inbound', description: 'Mail received by your receiving domains' },
+      { name: 'apikeys', description: 'API keys of your account, and what a credential may do (whoami)' },
     ],
     paths,
     'x-gateway-responses': gatewayResponses(),

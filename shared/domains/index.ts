@@ -1,1 +1,7 @@
-export { type DomainRecord, getDomain, normaliseDomain, toDomain } from './store/domains.ts';
+export {
+  type DomainRecord,
+  getDomain,
+  listDomainsOfAccount,
+  normaliseDomain,
+  toDomain,
+} from './store/domains.ts';

@@ -30,7 +30,7 @@ export function protectedChain<TInput>(
     before: ({ context }) => {
       accounts += 1;
       const account = caller.account ?? `unit-${accounts}`;
-      context.caller = { account, subject: account, scopes: new Set(caller.scopes) };
+      context.caller = { account, subject: account, scopes: new Set(caller.scopes), credential: 'jwt' };
     },
   };
   return buildChain<TInput, any>(

@@ -20,6 +20,8 @@ export const scopes = {
   'templates:write': 'Add, change, publish and delete your templates',
   'inbound:read': 'Read the mail your receiving domains received',
   'inbound:write': 'Delete received mail',
+  'keys:read': 'List your API keys (never their secrets)',
+  'keys:write': 'Create, rotate and revoke your API keys',
 } as const;
 
 export type Scope = keyof typeof scopes;

@@ -44,7 +44,8 @@ export type RouteTag =
   | 'suppressions'
   | 'webhooks'
   | 'templates'
-  | 'inbound';
+  | 'inbound'
+  | 'apikeys';
 
 export interface Example {
   summary: string;

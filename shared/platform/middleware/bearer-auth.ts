@@ -1,13 +1,47 @@
 import type { MiddlewareObj } from '@middy/core';
 import { isAccountActive } from '../auth/account-status.ts';
+import { looksLikeApiKey } from '../auth/api-key-format.ts';
+import { noteKeyUse } from '../auth/api-key-usage.ts';
+import { verifyApiKey } from '../auth/api-key-verifier.ts';
 import { verifyToken } from '../auth/token-verifier.ts';
 import { Code } from '../errors/catalogue.ts';
 import { ServiceError } from '../errors/service-error.ts';
-import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
+import type { ApiContext, ApiEvent, ApiResult, Caller } from '../http/api-types.ts';
 
 const bearer = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)[ ]*$/i;
 
-/** Missing header → 104; expired or not yet valid → 105; any other bad token or disabled account → 110. */
+async function apiKeyCaller(token: string, context: ApiContext, now: number): Promise<Caller> {
+  const record = await verifyApiKey(token, context.sourceIp, now);
+  const usage = noteKeyUse(record.keyId, record.lastUsedAt, now);
+  // The usage write runs beside the request and is awaited when it ends; it never fails one.
+  if (usage !== undefined)
+    pendingUsage.set(
+      context,
+      usage.catch(() => undefined),
+    );
+  const caller: Caller = {
+    account: record.account,
+    subject: `apikey:${record.keyId}`,
+    scopes: new Set(record.scopes),
+    credential: 'api_key',
+    keyId: record.keyId,
+  };
+  if (record.domains.length > 0) caller.domains = record.domains;
+  if (record.rateLimitRps !== undefined) caller.rateLimitRps = record.rateLimitRps;
+  return caller;
+}
+
+const pendingUsage = new WeakMap<ApiContext, Promise<unknown>>();
+
+async function settleUsage(context: ApiContext): Promise<void> {
+  await pendingUsage.get(context);
+}
+
+/**
+ * Missing header → 104; expired or not yet valid → 105; any other bad token or disabled account →
+ * 110. A credential starting `svc_` is an API key (docs/apikeys.md): malformed, unknown, wrong or
+ * revoked → 110, expired → 105, from a network the key does not allow → 103; anything else is a JWT.
+ */
 export function bearerAuth(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext> {
   return {
     name: 'bearerAuth',
@@ -17,11 +51,15 @@ export function bearerAuth(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiConte
       const match = bearer.exec(header);
       if (match?.[1] === undefined)
         throw new ServiceError(Code.TokenInvalid, 'Authorization is not a Bearer token');
-      const token = await verifyToken(match[1]);
-      if (!(await isAccountActive(token.account))) {
+      const caller = looksLikeApiKey(match[1])
+        ? await apiKeyCaller(match[1], context, Date.now())
+        : { ...(await verifyToken(match[1])), credential: 'jwt' as const };
+      if (!(await isAccountActive(caller.account))) {
         throw new ServiceError(Code.TokenInvalid, 'Account is disabled');
       }
-      context.caller = token;
+      context.caller = caller;
     },
+    after: ({ context }) => settleUsage(context),
+    onError: ({ context }) => settleUsage(context),
   };
 }

@@ -145,4 +145,8 @@ export const keys = {
    * account and message uuid, so a reply referencing SES's id is threaded (docs/inbound.md).
    */
   sesMessageId: (sesMessageId: string) => ({ pk: `SES_MESSAGE#${sesMessageId}`, sk: 'SES_MESSAGE' }),
+  /** An API key, found by its id alone (docs/apikeys.md): the one GetItem of a key check. */
+  apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
+  /** gsi1: an account's API keys; sort key `<created_at>#<key_id>`. */
+  apiKeysOfAccount: (accountId: string) => `ACCOUNT_APIKEYS#${accountId}`,
 } as const;
