@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { hostInfo } from './host.ts';
@@ -13,6 +15,7 @@ export interface SubmitOptions {
   /** Implicit TLS (the `securePort`) instead of STARTTLS. */
   secure?: boolean;
   port?: number;
+  authMethod?: 'PLAIN' | 'LOGIN';
   from: string;
   to: readonly string[];
   raw: Buffer;
@@ -21,7 +24,13 @@ export interface SubmitOptions {
 /** A nodemailer transport to the host's submission server, trusting its self-signed certificate. */
 export function submissionTransport(
   key: string,
-  options: { secure?: boolean; port?: number; pool?: boolean } = {},
+  options: {
+    secure?: boolean;
+    port?: number;
+    pool?: boolean;
+    ca?: string;
+    authMethod?: 'PLAIN' | 'LOGIN';
+  } = {},
 ) {
   const { submission } = hostInfo();
   return nodemailer.createTransport({
@@ -29,8 +38,9 @@ export function submissionTransport(
     port: options.port ?? (options.secure ? submission.securePort : submission.port),
     secure: options.secure === true,
     requireTLS: options.secure !== true,
-    tls: { ca: submission.certificate, servername: 'localhost' },
+    tls: { ca: options.ca ?? submission.certificate, servername: 'localhost' },
     auth: { user: 'apikey', pass: key },
+    ...(options.authMethod === undefined ? {} : { authMethod: options.authMethod }),
     ...(options.pool ? { pool: true, maxConnections: 1 } : {}),
   } as Parameters<typeof nodemailer.createTransport>[0]);
 }
@@ -58,4 +68,45 @@ export function composeRaw(mail: ConstructorParameters<typeof MailComposer>[0]):
   // As a client that submits may: Bcc stays in the header, and the server must remove it.
   (node as unknown as { keepBcc: boolean }).keepBcc = true;
   return node.build();
+}
+
+/**
+ * A real HTTP proxy in front of the gateway that answers the API's rate-limit refusal (429, code
+ * 115, Retry-After) to the first `refusals` message sends and forwards everything else.
+ */
+export async function rateLimitedGateway(
+  target: string,
+  refusals: number,
+): Promise<{ url: string; refused(): number; close(): Promise<void> }> {
+  let refused = 0;
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.url === '/message/add-1.0' && refused < refusals) {
+      refused += 1;
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+      response.end(JSON.stringify({ error: { code: 115, message: 'Too many requests' } }));
+      return;
+    }
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(
+        ([name]) => !['host', 'content-length', 'connection'].includes(name),
+      ),
+    ) as Record<string, string>;
+    const answer = await fetch(new URL(request.url ?? '/', target), {
+      method: request.method,
+      headers,
+      ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
+    });
+    response.writeHead(answer.status, {
+      'content-type': answer.headers.get('content-type') ?? 'application/json',
+    });
+    response.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refused: () => refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
