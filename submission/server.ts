@@ -59,8 +59,10 @@ interface SessionUser {
   credential: Credential;
 }
 
+/** The key a session authenticated with; smtp-server may hold other values in `user` before AUTH. */
 function userOf(session: SMTPServerSession): SessionUser | undefined {
-  return session.user as SessionUser | undefined;
+  const user = session.user as Partial<SessionUser> | undefined;
+  return user?.credential === undefined ? undefined : (user as SessionUser);
 }
 
 export function createSubmissionServer(options: SubmissionOptions): SubmissionServer {

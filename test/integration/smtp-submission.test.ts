@@ -15,7 +15,7 @@ import {
   verifyDkim,
   waitForStatus,
 } from '../support/delivery.ts';
-import { call, hostInfo } from '../support/host.ts';
+import { hostInfo } from '../support/host.ts';
 import { composeRaw, rateLimitedGateway, submissionTransport, submit } from '../support/submission.ts';
 
 /**
