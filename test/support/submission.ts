@@ -72,16 +72,26 @@ export function composeRaw(mail: ConstructorParameters<typeof MailComposer>[0]):
 
 /**
  * A real HTTP proxy in front of the gateway that answers the API's rate-limit refusal (429, code
- * 115, Retry-After) to the first `refusals` message sends and forwards everything else.
+ * 115, Retry-After) to the first `refusals` message sends, 503 (code 4) to everything while
+ * `setDown(true)`, and forwards everything else.
  */
 export async function rateLimitedGateway(
   target: string,
   refusals: number,
-): Promise<{ url: string; refused(): number; close(): Promise<void> }> {
+): Promise<{ url: string; refused(): number; setDown(down: boolean): void; close(): Promise<void> }> {
   let refused = 0;
+  let down = false;
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (down) {
+      // The API unavailable, as the gateway answers a store outage.
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ error: { code: 4, message: 'Failed to set up DB connection/transaction' } }),
+      );
+      return;
+    }
     if (request.url === '/message/add-1.0' && refused < refusals) {
       refused += 1;
       response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
@@ -107,6 +117,9 @@ export async function rateLimitedGateway(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refused: () => refused,
+    setDown: (value) => {
+      down = value;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
