@@ -14,6 +14,7 @@ import { messageIndexAttributes } from '../shared/messages/store/message-index.t
 import { keys } from '../shared/platform/table/keys.ts';
 import { routes } from '../shared/routes.ts';
 import { workers } from '../shared/workers.ts';
+import { apiKeysSection, keyUsageWrites } from './apikeys.ts';
 import { batchAndSearch, batchPlan } from './batch.ts';
 import { type ColdStartRow, coldStart } from './cold-start.ts';
 import { consoleBench } from './console.ts';
@@ -49,7 +50,7 @@ import { templateLinearity, templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, large, throughput, scaling, delivery,
- * memory, inbound, batch, stats, console);
+ * memory, inbound, batch, stats, console, html-to-text, apikeys);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -69,7 +70,8 @@ const runs = (
     | 'batch'
     | 'stats'
     | 'console'
-    | 'html-to-text',
+    | 'html-to-text'
+    | 'apikeys',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -691,13 +693,21 @@ const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan
 // ---------------------------------------------------------------------------------------------
 // 7. Scale and cost
 progress(`7/7 scale and cost: ${plan.scaleMessages} messages per profile, every request counted`);
-const scaleSection = await scaleAndCost(who, sender, plan.scaleMessages);
+const scaleSection = [
+  ...(await scaleAndCost(who, sender, plan.scaleMessages)),
+  ...(await keyUsageWrites(host, account, existing, quick ? 50 : 300)),
+];
 
 // 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
 progress('10 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
 // 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
 const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
+// 12. API keys against JWTs (bench/apikeys.ts): warm and first request, side by side.
+progress('12 API keys against JWTs');
+const apiKeyLines = runs('apikeys')
+  ? await apiKeysSection(host, who, account, existing, plan.warmRounds)
+  : [];
 
 await host.stop();
 
@@ -770,6 +780,7 @@ lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
+lines.push(...apiKeyLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

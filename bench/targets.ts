@@ -130,6 +130,20 @@ const targets = {
     statement: 'Activity’s first render ≤ 1.5 × its query',
     whenMissed: 'The page does work per row beyond drawing it.',
   },
+  'apikey-warm': {
+    statement: 'a query by uuid with an API key ≤ 1.1 × with a JWT (warm: both credentials cached)',
+    whenMissed:
+      'A warm key check is a map lookup and one SHA-256 of 43 bytes; a miss means the check began to read the table or log per request.',
+  },
+  'apikey-first': {
+    statement: 'the first request of a key ≤ 1.2 × of a JWT (nothing of either cached on the instance)',
+    whenMissed:
+      'A key’s first request reads its item, then the account’s status (the account is known only from the item): one GetItem more than a JWT whose key set is fetched, a few milliseconds against the emulator. On a new Lambda instance the JWT path also fetches the identity provider’s key set, which this comparison leaves out. The last_used_at write runs beside the request and must never be awaited before the answer.',
+  },
+  'apikey-usage-writes': {
+    statement: 'a key adds no write per request: last_used_at at most once a minute per key',
+    whenMissed: 'The per-instance memory of the last write, or the condition of the update, is broken.',
+  },
 } as const satisfies Record<string, { statement: string; whenMissed: string }>;
 
 export type TargetId = keyof typeof targets;

@@ -1198,8 +1198,38 @@ export interface components {
                 reason: string;
             };
         };
+        /** @description An API key of your account was made (key.created), rotated (key.rotated) or revoked (key.revoked). */
+        ApiKeyEvent: {
+            /**
+             * @description An API key of your account was made, given a new secret, or revoked (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "key.created" | "key.rotated" | "key.revoked";
+            /**
+             * @description When it happened
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The key id
+                 * @example k3y5abcdefgh2345
+                 */
+                key_id: string;
+                /**
+                 * @description Its name
+                 * @example Production app
+                 */
+                name: string;
+                /**
+                 * @description The start of the key, never its secret
+                 * @example svc_live_k3y5abcdefgh2345
+                 */
+                prefix: string;
+            };
+        };
         /** @description The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay. */
-        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"];
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyEvent"];
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`
@@ -5138,7 +5168,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -5169,7 +5199,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5414,7 +5444,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5459,7 +5489,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -5502,7 +5532,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -5969,7 +5999,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6446,7 +6476,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to receive from now on; left out, they stay */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -6472,7 +6502,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -6710,7 +6740,7 @@ export interface operations {
                      * @example message.delivered
                      * @enum {string}
                      */
-                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -6741,7 +6771,7 @@ export interface operations {
                              * @description An event type
                              * @enum {string}
                              */
-                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled";
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked";
                             /** @enum {boolean} */
                             queued: true;
                         };

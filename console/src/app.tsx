@@ -1,6 +1,7 @@
 import type { Session } from './auth.ts';
 import { AsyncView } from './components.tsx';
 import { ActivityPage } from './pages/activity.tsx';
+import { ApiKeysPage } from './pages/apikeys.tsx';
 import { DomainsPage } from './pages/domains.tsx';
 import { MessagePage } from './pages/message.tsx';
 import { SuppressionsPage } from './pages/suppressions.tsx';
@@ -17,6 +18,7 @@ const sections = [
   { page: 'webhooks', label: 'Webhooks', scope: 'webhooks:read' },
   { page: 'templates', label: 'Templates', scope: 'templates:read' },
   { page: 'dashboard', label: 'Dashboard', scope: 'messages:read' },
+  { page: 'apikeys', label: 'API keys', scope: 'keys:read' },
 ] as const;
 
 /** The Dashboard and its chart library (uPlot) load when first opened: the other pages never wait for them. */
@@ -45,6 +47,8 @@ function Page({ route }: { route: Route }) {
       return <TemplatesPage route={route} />;
     case 'dashboard':
       return <Dashboard route={route} />;
+    case 'apikeys':
+      return <ApiKeysPage />;
     default:
       return (
         <>

@@ -112,6 +112,8 @@ const statusTone: Record<string, string> = {
   complained: 'bad',
   mismatch: 'bad',
   unreachable: 'bad',
+  revoked: 'bad',
+  expired: 'warn',
 };
 
 export function StatusBadge({ status }: { status: string }) {

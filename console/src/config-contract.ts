@@ -37,6 +37,8 @@ export const consoleScopes = [
   'webhooks:write',
   'templates:read',
   'templates:write',
+  'keys:read',
+  'keys:write',
 ] as const;
 
 export interface PolicyOptions {

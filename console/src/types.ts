@@ -52,6 +52,10 @@ export type DeliveryAttempt = WebhookDetail['deliveries'][number];
 export type WebhookEventType = WebhookView['events'][number];
 export type WebhookWithSecret = Data<'/webhook/add-1.0'>['webhook'];
 
+export type IssuedApiKey = Data<'/apikey/add-1.0'>;
+export type ApiKeyView = IssuedApiKey['api_key'];
+export type ApiKeyList = Extract<Data<'/apikey/query-1.0'>, { api_keys: unknown }>;
+
 type TemplateQueryData = Data<'/template/query-1.0'>;
 export type TemplateList = Extract<TemplateQueryData, { templates: unknown }>;
 export type TemplateSummary = TemplateList['templates'][number];
@@ -88,4 +92,7 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.cancelled',
   'inbound.received',
   'webhook.disabled',
+  'key.created',
+  'key.rotated',
+  'key.revoked',
 ] as const);

@@ -1,6 +1,7 @@
 import { setDkimAlgorithm } from '#shared/domains/dkim/dkim.ts';
 import { type DkimSetAlgorithmRequest, dkimSetAlgorithmRequest } from '#shared/domains/dkim/schemas.ts';
 import { dkimSetAlgorithm } from '#shared/domains/routes.ts';
+import { requireDomainAllowed } from '#shared/platform/auth/domain-restriction.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
@@ -11,6 +12,8 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 export const handler = protectedHandler<DkimSetAlgorithmRequest>(
   dkimSetAlgorithm,
   { input: { schema: dkimSetAlgorithmRequest, from: 'body' } },
-  async ({ input, caller, dryRun }) =>
-    dataResponse(await setDkimAlgorithm(input.domain, caller.account, input.algorithm, dryRun)),
+  async ({ input, caller, dryRun }) => {
+    requireDomainAllowed(caller, input.domain);
+    return dataResponse(await setDkimAlgorithm(input.domain, caller.account, input.algorithm, dryRun));
+  },
 );

@@ -1,6 +1,7 @@
 import { getDkimStatus } from '#shared/domains/dkim/dkim.ts';
 import { type DkimStatusRequest, dkimStatusRequest } from '#shared/domains/dkim/schemas.ts';
 import { dkimStatus } from '#shared/domains/routes.ts';
+import { requireDomainAllowed } from '#shared/platform/auth/domain-restriction.ts';
 import { dataResponse } from '#shared/platform/http/envelope.ts';
 import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 
@@ -8,5 +9,8 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 export const handler = protectedHandler<DkimStatusRequest>(
   dkimStatus,
   { input: { schema: dkimStatusRequest, from: 'query' } },
-  async ({ input, caller }) => dataResponse(await getDkimStatus(input.domain, caller.account)),
+  async ({ input, caller }) => {
+    requireDomainAllowed(caller, input.domain);
+    return dataResponse(await getDkimStatus(input.domain, caller.account));
+  },
 );

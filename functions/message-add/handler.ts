@@ -15,6 +15,7 @@ export const handler = protectedHandler<MessageAddRequest>(
     dataResponse(
       await addMessage(input, {
         account: caller.account,
+        domains: caller.domains,
         dryRun,
         idempotencyKey: event.headers['idempotency-key'],
         body: event.jsonBody,

@@ -19,6 +19,7 @@ export const handler = protectedHandler<MessageBatchEnvelope>(
     return dataResponse(
       await sendBatch(input, {
         account: caller.account,
+        domains: caller.domains,
         dryRun,
         idempotencyKey: event.headers['idempotency-key'],
         body: event.jsonBody,

@@ -17,7 +17,9 @@ export interface FirewallProps {
  * a client (or an attacker) can vary without changing the token count as one: the scheme's case
  * (`Bearer`, `bearer`, `BEARER`) and runs of blanks between scheme and token (`Bearer  <jwt>`,
  * a tab; HTTP itself drops leading and trailing blanks of a header value). Lower-casing also folds the token itself, which can only merge two keys (count
- * more strictly), never split one.
+ * more strictly), never split one. For an API key (`svc_live_<key_id>_<secret>`) the key is thus
+ * its key id with its secret: key ids are lower case already, so two keys never share a budget;
+ * only during a rotation's grace period do a key's old and new secret count apart.
  */
 export const tokenKeyTransformations: wafv2.CfnWebACL.TextTransformationProperty[] = [
   { priority: 0, type: 'LOWERCASE' },

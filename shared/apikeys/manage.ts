@@ -42,6 +42,7 @@ export async function rotateKey(
     digest: digestOf(secret),
     last4: secret.slice(-4),
     previousUntil: new Date(now.getTime() + graceSeconds * 1000).toISOString(),
+    rotatedAt: now.toISOString(),
   });
   if (item === undefined) {
     if ((await getKeyItem(account, keyId)) === undefined) throw notFound(keyId);

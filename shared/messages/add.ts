@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { getDomain } from '../domains/index.ts';
+import { requireDomainAllowed } from '../platform/auth/domain-restriction.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, isServiceError, ServiceError } from '../platform/errors/service-error.ts';
 import { requestLimits } from '../platform/http/limits.ts';
@@ -42,6 +43,8 @@ import { enqueueSend } from './store/send-queue.ts';
 
 export interface AddOptions {
   account: string;
+  /** An API key's domain restriction: the only domains it may send from (else 113). */
+  domains?: readonly string[] | undefined;
   dryRun: boolean;
   /** The `Idempotency-Key` header, if any. */
   idempotencyKey: string | undefined;
@@ -68,9 +71,12 @@ const invalid = (details: ErrorDetail[]) => new ServiceError(Code.InvalidInput, 
  */
 export class SendingDomains {
   readonly account: string;
+  readonly #restriction: readonly string[] | undefined;
   readonly #owners = new Map<string, Promise<string | undefined>>();
-  constructor(account: string) {
+  /** `restriction`: an API key's domains (shared/platform/auth/domain-restriction.ts); none for a JWT. */
+  constructor(account: string, restriction?: readonly string[]) {
     this.account = account;
+    this.#restriction = restriction;
   }
 
   /** Whether `domain`'s owner is read (or being read) already. */
@@ -94,6 +100,7 @@ export class SendingDomains {
         const message = notYourDomainMessage(domain, this.account);
         throw new ServiceError(Code.AccessDenied, message, { details: [{ field, message }] });
       }
+      requireDomainAllowed({ domains: this.#restriction }, domain, field);
     }
   }
 }
@@ -178,7 +185,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function addMessage(input: MessageAddRequest, options: AddOptions): Promise<AddResult> {
   const now = options.now ?? new Date();
   const claim = idempotencyClaim(options.idempotencyKey, options.body, now);
-  const domains = new SendingDomains(options.account);
+  const domains = new SendingDomains(options.account, options.domains);
   const scheduling = input.scheduling ?? { mode: 'immediate' as const };
   if (scheduling.mode === 'manual-send' || scheduling.mode === 'manual-cancel') {
     // A release or cancel may name its sender too; it is checked like any other.

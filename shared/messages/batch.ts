@@ -36,6 +36,8 @@ import { enqueueManySends } from './store/send-queue.ts';
  */
 export interface BatchOptions {
   account: string;
+  /** An API key's domain restriction: the only domains it may send from (else 113). */
+  domains?: readonly string[] | undefined;
   dryRun: boolean;
   idempotencyKey: string | undefined;
   /** The parsed JSON body, for the idempotency body hash. */
@@ -151,7 +153,7 @@ export async function sendBatch(input: MessageBatchEnvelope, options: BatchOptio
     const record = await getBatchRecord(options.account, claim.key, now);
     if (record !== undefined) return answerFromRecord(record, claim, input, options);
   }
-  const checked = await checkAll(input, options.account, now);
+  const checked = await checkAll(input, options.account, now, options.domains);
   const bad = checked.filter((entry): entry is Extract<Checked, { error: ServiceError }> => 'error' in entry);
   if ((input.validation ?? 'strict') === 'strict' && bad.length > 0)
     throw strictError(bad, input.messages.length);
@@ -218,8 +220,13 @@ export async function sendBatch(input: MessageBatchEnvelope, options: BatchOptio
  * Every item, checked at most `checkConcurrency` at a time; the domain look-ups and the template
  * records are shared, and each item's template is rendered as add renders it.
  */
-function checkAll(input: MessageBatchEnvelope, account: string, now: Date): Promise<Checked[]> {
-  const domains = new SendingDomains(account);
+function checkAll(
+  input: MessageBatchEnvelope,
+  account: string,
+  now: Date,
+  restriction: readonly string[] | undefined,
+): Promise<Checked[]> {
+  const domains = new SendingDomains(account, restriction);
   const templates = new MessageTemplates(account, { batch: true });
   return mapLimit(input.messages, checkConcurrency, (item, index) =>
     checkItem(item, index, domains, templates, now),

@@ -144,6 +144,22 @@ export const webhookDisabledEvent = describe(
   'One of your endpoints was disabled (410 Gone, or 5 days of failures); sent to your other enabled endpoints that subscribe to it.',
 );
 
+export const apiKeyEvent = describe(
+  z.object({
+    type: describe(
+      z.enum(['key.created', 'key.rotated', 'key.revoked']),
+      'An API key of your account was made, given a new secret, or revoked',
+    ),
+    timestamp: serverDate('When it happened', '2026-11-23T10:58:40.648+00:00'),
+    data: z.object({
+      key_id: describe(z.string(), 'The key id', 'k3y5abcdefgh2345'),
+      name: describe(z.string(), 'Its name', 'Production app'),
+      prefix: describe(z.string(), 'The start of the key, never its secret', 'svc_live_k3y5abcdefgh2345'),
+    }),
+  }),
+  'An API key of your account was made (key.created), rotated (key.rotated) or revoked (key.revoked).',
+);
+
 /**
  * Every body a receiver may get, by name: the OpenAPI components of the same names, in this order,
  * are the members of `WebhookEvent`.
@@ -153,6 +169,7 @@ export const webhookEventSchemas = {
   MessageCancelledEvent: messageCancelledEvent,
   InboundReceivedEvent: inboundReceivedEvent,
   WebhookDisabledEvent: webhookDisabledEvent,
+  ApiKeyEvent: apiKeyEvent,
 } as const;
 
 export const webhookEvent = describe(
@@ -161,6 +178,7 @@ export const webhookEvent = describe(
     messageCancelledEvent,
     inboundReceivedEvent,
     webhookDisabledEvent,
+    apiKeyEvent,
   ]),
   'The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay.',
 );
@@ -223,6 +241,14 @@ export const webhookEventExamples: Record<string, Example> = {
         url: 'https://hooks.example.com/svc-mail',
         reason: 'The receiver answered 410 Gone',
       },
+    },
+  },
+  keyRevoked: {
+    summary: 'key.revoked',
+    value: {
+      type: 'key.revoked',
+      timestamp: exampleAt,
+      data: { key_id: 'k3y5abcdefgh2345', name: 'Production app', prefix: 'svc_live_k3y5abcdefgh2345' },
     },
   },
 };

@@ -1,12 +1,15 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { deriveKeyChanges, keySnapshotOf } from '../apikeys/index.ts';
 import { inboundItemOf } from '../inbound/index.ts';
 import { deriveChanges, type MessageChange, messageSnapshotOf } from '../messages/index.ts';
 import { describeError, log } from '../platform/observability/log.ts';
-import type { TableChange } from '../platform/table/change.ts';
+import type { ItemImage, TableChange } from '../platform/table/change.ts';
 import { formatDate } from '../platform/time/format.ts';
 import { eventRetentionSeconds } from './config.ts';
 import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
 import { eventBody, subscribes, type WebhookEventType } from './model/events.ts';
 import { inboundReceivedEvent, inboundReceivedType } from './model/inbound-event.ts';
+import { keyEvent } from './model/key-event.ts';
 import {
   type DeliveryJob,
   endpointSnapshotOf,
@@ -20,7 +23,7 @@ import {
  * The table stream's consumer (docs/webhooks.md, "Events"): every committed change of a message
  * item is diffed into events, every received message's new item is an `inbound.received`, and an
  * endpoint item that became disabled is a `webhook.disabled` (for the account's other endpoints:
- * the disabled one is no longer enabled); each event is stored (7 days, for replays) and fanned out
+ * the disabled one is no longer enabled), an API key item made, rotated or revoked is a `key.*`; each event is stored (7 days, for replays) and fanned out
  * as one queue job per enabled endpoint of the account that subscribed to its type. The stream is the
  * outbox: nothing that was written can be missed, and a change whose events could not be stored or
  * queued throws, so the stream hands it (and what follows it) over again (functions/webhook-fanout
@@ -78,6 +81,18 @@ function eventsOf(
       ],
     };
   }
+  const apiKey = keySnapshotOf(plainKeyItem(change.after));
+  if (apiKey !== undefined) {
+    return {
+      accountId: apiKey.accountId,
+      logFields: { key_id: apiKey.keyId },
+      events: deriveKeyChanges(keySnapshotOf(plainKeyItem(change.before)), apiKey).map((keyChange) => ({
+        ...keyEvent(keyChange, formatDate),
+        type: keyChange.type,
+        about: {},
+      })),
+    };
+  }
   const endpoint = endpointSnapshotOf(change.after);
   if (endpoint !== undefined) {
     const before = endpointSnapshotOf(change.before);
@@ -105,6 +120,11 @@ function eventsOf(
       about: { messageUuid: webhookEvent.messageUuid },
     })),
   };
+}
+
+/** An API key item's image as a plain item (other items are left alone: most changes are messages'). */
+function plainKeyItem(image: ItemImage | undefined): Record<string, unknown> | undefined {
+  return image?.pk?.S?.startsWith('APIKEY#') ? (unmarshall(image) as Record<string, unknown>) : undefined;
 }
 
 async function fanOutChange(

@@ -10,6 +10,7 @@ import { keys } from '../../shared/platform/table/keys.ts';
 import { makeKey, whoami } from '../support/apikeys.ts';
 import { call, hostInfo, uniqueAccount, useHostEnvironment } from '../support/host.ts';
 import { newAccount, textMessage } from '../support/messages.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 useHostEnvironment();
 
@@ -99,5 +100,38 @@ describe('API keys: made once, accepted by the one chain', () => {
     assert.equal(answer.status, 401, answer.text);
     assert.equal(answer.body.error.code, 110);
     assert.match(answer.body.error.message, /disabled/);
+  });
+
+  it('announces key.created, key.rotated and key.revoked to webhooks, without the secret', async () => {
+    const who = await newAccount('key');
+    const receiver = await startWebhookReceiver();
+    try {
+      const endpoint = await call('POST', '/webhook/add-1.0', {
+        token: who.token,
+        body: { url: `${receiver.url}/keys`, events: ['key.created', 'key.rotated', 'key.revoked'] },
+      });
+      assert.equal(endpoint.status, 200, endpoint.text);
+      const made = await makeKey(who, { name: 'announced' });
+      const keyId = made.api_key.key_id as string;
+      const rotated = await call('POST', '/apikey/rotate-1.0', { token: who.token, body: { key_id: keyId } });
+      await call('POST', '/apikey/revoke-1.0', { token: who.token, body: { key_id: keyId } });
+      const ofKey = (list: { body: string }[]) =>
+        list.map((entry) => JSON.parse(entry.body)).filter((event) => event.data.key_id === keyId);
+      const events = ofKey(await receiver.waitFor((list) => ofKey(list).length >= 3));
+      assert.deepEqual(events.map((event) => event.type).sort(), [
+        'key.created',
+        'key.revoked',
+        'key.rotated',
+      ]);
+      for (const event of events) {
+        assert.deepEqual(event.data, { key_id: keyId, name: 'announced', prefix: `svc_live_${keyId}` });
+      }
+      const bodies = receiver.received.map((entry) => entry.body).join('\n');
+      for (const key of [made.key, rotated.body.data.key as string]) {
+        assert.equal(bodies.includes(key.slice(-43)), false);
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 });

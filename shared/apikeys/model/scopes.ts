@@ -19,7 +19,8 @@ export function scopesOfRequest(
 ): string[] {
   if (request.scopes !== undefined) return [...new Set(request.scopes)].sort();
   if (request.preset === 'sending_access') return [...sendingAccess];
-  return scopeNames.filter((scope) => callerScopes.has(scope));
+  // full_access, asked for or by default.
+  return scopeNames.filter((scope) => callerScopes.has(scope)).sort();
 }
 
 /** The scopes of `wanted` the caller does not hold itself (a key may not be given them: 113). */

@@ -95,17 +95,18 @@ export async function revokeKeyItem(
 export async function rotateKeyItem(
   account: string,
   keyId: string,
-  change: { digest: string; last4: string; previousUntil: string },
+  change: { digest: string; last4: string; previousUntil: string; rotatedAt: string },
 ): Promise<Record<string, unknown> | undefined> {
   const result = await table.update({
     Key: keys.apiKey(keyId),
     UpdateExpression:
-      'SET previous_digest = digest, previous_until = :until, digest = :digest, last4 = :last4',
+      'SET previous_digest = digest, previous_until = :until, digest = :digest, last4 = :last4, rotated_at = :at',
     ConditionExpression: 'account_id = :account AND attribute_not_exists(revoked_at)',
     ExpressionAttributeValues: {
       ':until': change.previousUntil,
       ':digest': change.digest,
       ':last4': change.last4,
+      ':at': change.rotatedAt,
       ':account': account,
     },
     ReturnValues: 'ALL_NEW',

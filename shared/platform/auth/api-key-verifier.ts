@@ -15,6 +15,8 @@ const maxCached = 5_000;
 interface Cached {
   record: ApiKeyRecord | undefined;
   allowed: BlockList | undefined;
+  /** When the record was read (ms). */
+  read: number;
   until: number;
 }
 
@@ -32,18 +34,40 @@ function allowListOf(cidrs: readonly string[]): BlockList | undefined {
   return list;
 }
 
-async function lookup(keyId: string, now: number): Promise<Cached> {
+async function lookup(keyId: string, now: number, fresh = false): Promise<Cached> {
   const hit = cache.get(keyId);
-  if (hit !== undefined && hit.until > now) return hit;
+  if (hit !== undefined && hit.until > now && !fresh) return hit;
   const record = await readApiKey(keyId);
   const entry = {
     record,
     allowed: record === undefined ? undefined : allowListOf(record.allowedCidrs),
+    read: now,
     until: now + keyCacheMs,
   };
   if (cache.size >= maxCached) cache.clear();
   cache.set(keyId, entry);
   return entry;
+}
+
+/**
+ * A secret that does not match the cached record may be a rotation's new one, which works at
+ * once: the record is read again. Wrong secrets are failed authentications, charged to the
+ * caller's address by the rate limit, which bounds these reads.
+ */
+async function lookupFor(keyId: string, secret: string, now: number): Promise<Cached> {
+  const cached = await lookup(keyId, now);
+  if (cached.read === now || matchesAny(cached.record, secret, now)) return cached;
+  return lookup(keyId, now, true);
+}
+
+function matchesAny(record: ApiKeyRecord | undefined, secret: string, now: number): boolean {
+  if (record === undefined) return false;
+  if (secretMatches(secret, record.digest)) return true;
+  return (
+    record.previousUntil !== undefined &&
+    now < record.previousUntil &&
+    secretMatches(secret, record.previousDigest)
+  );
 }
 
 /** Constant-time comparison of a presented secret's SHA-256 with a stored digest. */
@@ -67,15 +91,10 @@ function addressAllowed(list: BlockList, address: string): boolean {
 export async function verifyApiKey(token: string, sourceIp: string, now = Date.now()): Promise<ApiKeyRecord> {
   const parsed = parseApiKey(token);
   if (parsed === undefined) throw new ServiceError(Code.TokenInvalid, 'API key is malformed');
-  const { record, allowed } = await lookup(parsed.keyId, now);
+  const { record, allowed } = await lookupFor(parsed.keyId, parsed.secret, now);
   if (record === undefined) throw new ServiceError(Code.TokenInvalid, 'API key is unknown');
-  const current = secretMatches(parsed.secret, record.digest);
-  const previous =
-    !current &&
-    record.previousUntil !== undefined &&
-    now < record.previousUntil &&
-    secretMatches(parsed.secret, record.previousDigest);
-  if (!current && !previous) throw new ServiceError(Code.TokenInvalid, 'API key is invalid');
+  if (!matchesAny(record, parsed.secret, now))
+    throw new ServiceError(Code.TokenInvalid, 'API key is invalid');
   if (record.revokedAt !== undefined && record.revokedAt <= now) {
     throw new ServiceError(Code.TokenInvalid, 'API key is revoked');
   }

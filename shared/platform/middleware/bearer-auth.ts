@@ -10,15 +10,11 @@ import type { ApiContext, ApiEvent, ApiResult, Caller } from '../http/api-types.
 
 const bearer = /^Bearer[ ]+([A-Za-z0-9\-_.~+/]+=*)[ ]*$/i;
 
-async function apiKeyCaller(token: string, context: ApiContext, now: number): Promise<Caller> {
-  const record = await verifyApiKey(token, context.sourceIp, now);
-  const usage = noteKeyUse(record.keyId, record.lastUsedAt, now);
-  // The usage write runs beside the request and is awaited when it ends; it never fails one.
-  if (usage !== undefined)
-    pendingUsage.set(
-      context,
-      usage.catch(() => undefined),
-    );
+async function apiKeyCaller(token: string, sourceIp: string, now: number): Promise<Caller> {
+  const record = await verifyApiKey(token, sourceIp, now);
+  // The usage write runs beside the request, never before its answer, and never fails it: a lost
+  // write only leaves last_used_at a minute older.
+  noteKeyUse(record.keyId, record.lastUsedAt, now)?.catch(() => undefined);
   const caller: Caller = {
     account: record.account,
     subject: `apikey:${record.keyId}`,
@@ -29,12 +25,6 @@ async function apiKeyCaller(token: string, context: ApiContext, now: number): Pr
   if (record.domains.length > 0) caller.domains = record.domains;
   if (record.rateLimitRps !== undefined) caller.rateLimitRps = record.rateLimitRps;
   return caller;
-}
-
-const pendingUsage = new WeakMap<ApiContext, Promise<unknown>>();
-
-async function settleUsage(context: ApiContext): Promise<void> {
-  await pendingUsage.get(context);
 }
 
 /**
@@ -52,14 +42,12 @@ export function bearerAuth(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiConte
       if (match?.[1] === undefined)
         throw new ServiceError(Code.TokenInvalid, 'Authorization is not a Bearer token');
       const caller = looksLikeApiKey(match[1])
-        ? await apiKeyCaller(match[1], context, Date.now())
+        ? await apiKeyCaller(match[1], context.sourceIp, Date.now())
         : { ...(await verifyToken(match[1])), credential: 'jwt' as const };
       if (!(await isAccountActive(caller.account))) {
         throw new ServiceError(Code.TokenInvalid, 'Account is disabled');
       }
       context.caller = caller;
     },
-    after: ({ context }) => settleUsage(context),
-    onError: ({ context }) => settleUsage(context),
   };
 }

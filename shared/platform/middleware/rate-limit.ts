@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import { httpConfig } from '../config/http.ts';
 import { Code } from '../errors/catalogue.ts';
 import { isServiceError, ServiceError } from '../errors/service-error.ts';
-import type { ApiContext, ApiEvent, ApiResult } from '../http/api-types.ts';
+import type { ApiContext, ApiEvent, ApiResult, Caller } from '../http/api-types.ts';
 import { stricterOf } from '../rate-limit/message-budget.ts';
 import { type BucketDecision, TokenBuckets } from '../rate-limit/token-bucket.ts';
 
@@ -12,7 +12,9 @@ type Middleware = MiddlewareObj<ApiEvent, ApiResult, Error, ApiContext>;
  * Two kinds of buckets (`RATE_LIMIT_RPS`, `RATE_LIMIT_BURST` each), in two separate maps:
  * - per source address: requests without a token, requests to public routes, and every request
  *   whose token fails verification (104, 105, 110);
- * - per verified account: requests whose token verified.
+ * - per verified caller: the account for a JWT, the key id for an API key (so one key cannot
+ *   spend another's budget), for requests whose credential verified;
+ * - besides, per API key with its own `rate_limit_rps`: that rate (and as much burst).
  * So nothing a caller makes up picks its bucket: a new random token per request is a failed
  * authentication, charged to the sender's address, and can neither escape the limit nor create
  * entries that push real callers' buckets out of the account map.
@@ -33,6 +35,27 @@ export function addressKey(sourceIp: string): string {
 
 export function accountKey(account: string): string {
   return `account:${account}`;
+}
+
+export function apiKeyKey(keyId: string): string {
+  return `key:${keyId}`;
+}
+
+/** The bucket of a verified caller: its API key's, or its account's for a JWT. */
+export function callerKey(caller: Caller): string {
+  return caller.keyId === undefined ? accountKey(caller.account) : apiKeyKey(caller.keyId);
+}
+
+/** Buckets of keys with their own rate, one map per rate (keys share a few common rates). */
+const ownRateBuckets = new Map<number, TokenBuckets>();
+
+function ownRateOf(rate: number): TokenBuckets {
+  let buckets = ownRateBuckets.get(rate);
+  if (buckets === undefined) {
+    buckets = new TokenBuckets(rate, Math.max(1, rate));
+    ownRateBuckets.set(rate, buckets);
+  }
+  return buckets;
 }
 
 function hasAuthorization(event: ApiEvent): boolean {
@@ -94,13 +117,20 @@ export function rateLimit(options: { isPublic: boolean }): Middleware {
   };
 }
 
-/** After authentication: the verified account's bucket. */
+/** After authentication: the verified caller's bucket, and an API key's own rate when it has one. */
 export function accountRateLimit(): Middleware {
   return {
     name: 'accountRateLimit',
     before: ({ context }) => {
-      if (context.caller === undefined) return;
-      const limited = charge(accountBuckets, accountKey(context.caller.account), context);
+      const caller = context.caller;
+      if (caller === undefined) return;
+      const now = Date.now();
+      const key = callerKey(caller);
+      let decision = accountBuckets.take(key, now);
+      if (caller.rateLimitRps !== undefined) {
+        decision = stricterOf(decision, ownRateOf(caller.rateLimitRps).take(key, now));
+      }
+      const limited = verdict(context, decision);
       if (limited !== undefined) throw limited;
     },
   };
@@ -114,7 +144,7 @@ export function accountRateLimit(): Middleware {
  */
 export function chargeMessages(context: ApiContext, messages: number): void {
   if (context.caller === undefined || messages <= 1) return;
-  const decision = accountBuckets.charge(accountKey(context.caller.account), messages - 1, Date.now());
+  const decision = accountBuckets.charge(callerKey(context.caller), messages - 1, Date.now());
   // A batch is charged here after the account's budget admitted it: the headers keep the stricter.
   const earlier = answered.get(context);
   setHeaders(context, earlier === undefined ? decision : stricterOf(decision, earlier));

@@ -1,10 +1,17 @@
+import { keyEventTypes } from '../../apikeys/index.ts';
 import { type MessageChange, messageEventTypes } from '../../messages/index.ts';
 
 /**
  * Webhook events (docs/webhooks.md): every change of a message (`MessageChange`, from the messages
- * wing), `inbound.received` (./inbound-event.ts) and `webhook.disabled` (./endpoint-events.ts).
+ * wing), `inbound.received` (./inbound-event.ts), `webhook.disabled` (./endpoint-events.ts) and the
+ * API key events (./key-event.ts).
  */
-export const webhookEventTypes = [...messageEventTypes, 'inbound.received', 'webhook.disabled'] as const;
+export const webhookEventTypes = [
+  ...messageEventTypes,
+  'inbound.received',
+  'webhook.disabled',
+  ...keyEventTypes,
+] as const;
 
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 

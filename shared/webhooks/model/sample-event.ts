@@ -62,6 +62,13 @@ export function sampleEventBody(
       data: { ...inboundExampleSummary, received_at: timestamp, subject: 'Test event', attachments: [] },
     });
   }
+  if (type === 'key.created' || type === 'key.rotated' || type === 'key.revoked') {
+    return JSON.stringify({
+      type,
+      timestamp,
+      data: { key_id: 'testtesttesttest', name: 'Test event', prefix: 'svc_live_testtesttesttest' },
+    });
+  }
   if (type === 'webhook.disabled') {
     return JSON.stringify({
       type,
