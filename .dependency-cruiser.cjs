@@ -29,7 +29,15 @@ module.exports = {
       comment:
         'shared/ never imports a function, the infrastructure, tests, benchmarks, clients or the console.',
       from: { path: '^shared/' },
-      to: { path: '^(functions|infra|test|bench|clients|console)/' },
+      to: { path: '^(functions|infra|test|bench|clients|console|submission)/' },
+    },
+    {
+      name: 'submission-is-an-api-client',
+      severity: 'error',
+      comment:
+        'The SMTP submission server (submission/) is a client of the public API: it imports nothing of shared/, functions/ or infra/, so it runs as a service of its own.',
+      from: { path: '^submission/' },
+      to: { path: '^(shared|functions|infra|test|bench|clients|console)/' },
     },
     {
       name: 'features-meet-at-public-modules',

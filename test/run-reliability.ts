@@ -10,6 +10,7 @@ import { summaryFile } from './support/figures.ts';
 const fullSizes: Record<string, string> = {
   HOSTILE_RUNS: '2000',
   LOAD_MESSAGES: '5000',
+  SMTP_FLOOD_MESSAGES: '1000',
   FAULT_MESSAGES: '150',
   RACE_ROUNDS: '20',
   ISOLATION_RUNS: '25',

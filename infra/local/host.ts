@@ -12,6 +12,7 @@ import { startGateway } from './gateway.ts';
 import { type IdentityProvider, startIdentityProvider } from './identity-provider.ts';
 import { claimDataDir, recordHost, releaseDataDir } from './pid-file.ts';
 import { type ProvisionedResources, provision } from './provision.ts';
+import { type LocalSubmission, startLocalSubmission } from './submission.ts';
 import { type LocalWorker, localWorkers } from './workers.ts';
 
 export interface LocalHostOptions {
@@ -30,6 +31,9 @@ export interface LocalHostOptions {
   seedDomains?: string;
   /** Start the background workers (event-source loop, schedules, SMTP server). */
   workers?: boolean;
+  /** SMTP submission ports (STARTTLS, implicit TLS); 0 picks a free one. */
+  submissionPort?: number;
+  submissionsPort?: number;
   /** Run the functions' TypeScript sources (default) or the bundles `cdk synth` builds (function-code.ts). */
   code?: FunctionCode;
   /** Test runs only: record every AWS call of every function to this file (aws-call-recorder.ts). */
@@ -55,6 +59,8 @@ export interface LocalHost {
   /** Every variable the handlers run with; tests reuse it to reach the same emulators. */
   env: Record<string, string>;
   emulators: { dynamo: Emulator; sqsS3: Emulator };
+  /** The SMTP submission server (docs/smtp.md) and the self-signed certificate it presents. */
+  submission: LocalSubmission;
   stop(): Promise<void>;
 }
 
@@ -84,7 +90,7 @@ export async function startLocalHost(options: LocalHostOptions = {}): Promise<Lo
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       const port = (error as { port?: number }).port;
       throw new StartupError(
-        `port ${port ?? ''} became busy while starting: set PORT (gateway) or IDP_PORT (identity provider) to a free port and run npm start again`,
+        `port ${port ?? ''} became busy while starting: set PORT (gateway), IDP_PORT (identity provider), SUBMISSION_PORT or SUBMISSIONS_PORT (SMTP submission) to a free port and run npm start again`,
       );
     }
     throw error;
@@ -194,6 +200,15 @@ async function startParts(
 
   let server: Server | undefined = gateway.server;
   idp.allowConsole(consoleUrls(gateway.url));
+  started.push({ name: 'gateway', stop: () => closeServer(gateway.server) });
+  const submission = await startLocalSubmission({
+    apiUrl: gateway.url,
+    dataDir,
+    host: options.host ?? '127.0.0.1',
+    port: options.submissionPort ?? 0,
+    securePort: options.submissionsPort ?? 0,
+  });
+  log(`SMTP submission on ${submission.port} (STARTTLS) and ${submission.securePort} (TLS)`);
   // From here on the host is up: stop() below owns every part.
   started.length = 0;
 
@@ -206,6 +221,7 @@ async function startParts(
     resources,
     env,
     emulators: { dynamo, sqsS3 },
+    submission,
     stop: async () => {
       if (server !== undefined) {
         const closing = server;
@@ -213,6 +229,7 @@ async function startParts(
         closing.closeAllConnections();
         await new Promise<void>((done) => closing.close(() => done()));
       }
+      await submission.stop();
       for (const worker of workers.reverse()) await worker.stop().catch(() => undefined);
       await idp.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop().catch(() => undefined)]);
@@ -220,4 +237,9 @@ async function startParts(
       releaseDataDir(dataDir);
     },
   };
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise<void>((done) => server.close(() => done()));
 }

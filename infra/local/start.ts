@@ -19,12 +19,16 @@ const state: LocalState = envString('LOCAL_STATE', 'persistent') === 'memory' ? 
 const bind = envString('HOST', '127.0.0.1') as string;
 const port = envNumber('PORT', 3000);
 const idpPort = envNumber('IDP_PORT', 3001);
+const submissionPort = envNumber('SUBMISSION_PORT', 2587);
+const submissionsPort = envNumber('SUBMISSIONS_PORT', 2465);
 let host: LocalHost;
 try {
   // Ports first, before any child process exists: a busy port names the variable that moves it.
   await requireFreePorts([
     { variable: 'PORT', port, host: bind },
     { variable: 'IDP_PORT', port: idpPort },
+    { variable: 'SUBMISSION_PORT', port: submissionPort, host: bind },
+    { variable: 'SUBMISSIONS_PORT', port: submissionsPort, host: bind },
   ]);
   if (process.argv.includes('--reset')) {
     // Only what the host itself writes there, so a DATA_DIR pointed at a shared folder loses nothing else.
@@ -39,6 +43,8 @@ try {
     host: bind,
     port,
     idpPort,
+    submissionPort,
+    submissionsPort,
     dataDir,
     state,
     code: process.argv.includes('--bundles') || envString('LOCAL_CODE') === 'bundles' ? 'bundles' : 'source',
@@ -66,6 +72,9 @@ writeFileSync(
       pid: process.pid,
       // The inbound mail server (SES receiving stand-in): send mail for receiving domains here.
       inbound_smtp_port: Number(new URL(host.env.INBOUND_SMTP_URL as string).port),
+      // SMTP submission (docs/smtp.md): STARTTLS and implicit TLS, an API key as the password.
+      submission_port: host.submission.port,
+      submissions_port: host.submission.securePort,
       // The emulators themselves (the env may point elsewhere on purpose), for tests that break them.
       emulators: {
         dynamo: { endpoint: host.emulators.dynamo.endpoint, pid: host.emulators.dynamo.pid },
@@ -90,6 +99,7 @@ svc-mail is running at ${host.url}   (started in ${((Date.now() - started) / 100
   SQS + S3        ${host.env.AWS_ENDPOINT_URL_SQS}   (fauxqs)
   Identity        ${host.idp.issuer}   (OpenID provider; keys at ${host.env.AUTH_JWKS_URL})
   Inbound SMTP    ${host.env.INBOUND_SMTP_URL}   (mail for receiving domains: npm run admin -- domains receiving <domain> on)
+  SMTP submission ${bind}:${host.submission.port} (STARTTLS), ${bind}:${host.submission.securePort} (TLS)   (password: an API key; self-signed certificate in ${join(host.dataDir, 'submission-tls.json')})
   Data dir        ${host.dataDir}   (outbox/: every e-mail the local mail server received)
   State           ${
     host.state === 'persistent'
@@ -105,6 +115,10 @@ Try:
   curl -s ${host.url}/health
   curl -s -X POST ${host.url}/message/add-1.0 -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
     -d '{"message_sender":"app@example.test","from":["App <app@example.test>"],"to":["someone@example.net"],"subject":"Hello","content":{"kind":"text_only","text":"Hi there"}}'
+
+Send over SMTP with an API key (curl -s -X POST ${host.url}/apikey/add-1.0 -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"name":"smtp"}'):
+  swaks --server ${bind}:${host.submission.port} --tls --auth PLAIN --auth-user apikey --auth-password "$API_KEY" \\
+    --from app@example.test --to someone@example.net --header 'Subject: Hello over SMTP'
 
 Press Ctrl+C to stop.
 `);

@@ -24,7 +24,14 @@ function freshDataDir(): string {
 function runStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'infra/local/start.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, IDP_PORT: '0', SEED_DOMAINS: '', ...env },
+    env: {
+      ...process.env,
+      IDP_PORT: '0',
+      SUBMISSION_PORT: '0',
+      SUBMISSIONS_PORT: '0',
+      SEED_DOMAINS: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -66,6 +73,23 @@ describe('npm start that cannot start', () => {
       assert.doesNotMatch(result.output, /\n\s+at /, 'no stack trace');
       assert.doesNotMatch(result.output, /starting DynamoDB Local/, 'nothing was started');
       assert.deepEqual(processesMentioning(dataDir), []);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('checks SUBMISSION_PORT and SUBMISSIONS_PORT before starting anything and names them', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const dataDir = freshDataDir();
+    try {
+      for (const variable of ['SUBMISSION_PORT', 'SUBMISSIONS_PORT']) {
+        const result = await runStart({ PORT: '0', [variable]: String(port), DATA_DIR: dataDir });
+        assert.equal(result.code, 1, result.output);
+        assert.match(result.output, new RegExp(`port ${port} is in use: set ${variable}`));
+        assert.doesNotMatch(result.output, /starting DynamoDB Local/, 'nothing was started');
+      }
     } finally {
       blocker.close();
     }

@@ -87,6 +87,11 @@ async function startHost(): Promise<{ info: HostInfo; stop: () => Promise<void> 
     logFile: process.env.LOG_FILE,
     dns: { server: dns.address, zoneDir: dns.zoneDir },
     gravatarControlUrl: gravatar.controlUrl,
+    submission: {
+      port: host.submission.port,
+      securePort: host.submission.securePort,
+      certificate: host.submission.certificate,
+    },
   };
   const stop = async () => {
     await host.stop();

@@ -15,4 +15,6 @@ export interface HostInfo {
   dns: { server: string; zoneDir: string };
   /** The fake Gravatar's control endpoint (test/support/fake-gravatar.ts). */
   gravatarControlUrl: string;
+  /** The SMTP submission server: STARTTLS port, implicit-TLS port and its certificate (PEM). */
+  submission: { port: number; securePort: number; certificate: string };
 }

@@ -64,6 +64,8 @@ export async function startSecondaryHost(
   Object.assign(env, {
     PORT: '0',
     IDP_PORT: '0',
+    SUBMISSION_PORT: '0',
+    SUBMISSIONS_PORT: '0',
     DATA_DIR: dataDir,
     LOCAL_STATE: 'memory',
     SEED_DOMAINS: '',
