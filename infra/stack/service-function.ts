@@ -242,9 +242,11 @@ export class ServiceFunction extends Construct {
 
   /**
    * MAIL_TRANSPORT=ses and SES_CONFIGURATION_SET plus sending (SES v2 SendEmail with raw content)
-   * as exactly the given identities (those the stack creates) through that configuration set.
+   * through that configuration set. The identities are every identity of the region: accounts add
+   * their sending domains through the API at run time (docs/domains.md, "On AWS"); which account may
+   * send as which domain is the service's check before any mail is queued.
    */
-  bindSes(configurationSetName: string, identities: readonly string[]): this {
+  bindSes(configurationSetName: string): this {
     this.addEnvironment('MAIL_TRANSPORT', 'ses');
     this.addEnvironment('SES_CONFIGURATION_SET', configurationSetName);
     const stack = Stack.of(this);
@@ -254,7 +256,7 @@ export class ServiceFunction extends Construct {
       'SendMailThroughConfigurationSet',
       ['ses:SendEmail', 'ses:SendRawEmail'],
       [
-        ...identities.map((identity) => sesArn(`identity/${identity}`)),
+        stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
         sesArn(`configuration-set/${configurationSetName}`),
       ],
     );
@@ -282,7 +284,6 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** SMTP_SECRET_ARN plus reading that one secret (the relay's credentials, read at cold start). */
   /** LINK_TOKEN_SECRET_ARN plus reading that secret: the key of the tokens in links of mail. */
   bindLinkKey(secretArn: string): this {
     this.addEnvironment('LINK_TOKEN_SECRET_ARN', secretArn);
@@ -290,6 +291,7 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
+  /** SMTP_SECRET_ARN plus reading that one secret (the relay's credentials, read at cold start). */
   bindSmtpSecret(secretArn: string): this {
     this.addEnvironment('SMTP_SECRET_ARN', secretArn);
     this.allow('ReadSmtpRelayCredentials', ['secretsmanager:GetSecretValue'], [secretArn]);

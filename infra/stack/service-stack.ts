@@ -380,10 +380,7 @@ export class MailServiceStack extends Stack {
     if (needs.mail === true) {
       fn.addEnvironment('MAIL_FROM_SUBDOMAIN', config.mailFromSubdomain);
       if (config.mailTransport === 'ses') {
-        fn.bindSes(
-          this.configurationSet.configurationSetName,
-          this.sesIdentities.map((identity) => identity.emailIdentityName),
-        );
+        fn.bindSes(this.configurationSet.configurationSetName);
       } else {
         fn.addEnvironment('MAIL_TRANSPORT', 'smtp');
         fn.addEnvironment('SMTP_URL', config.smtpUrl as string);

@@ -274,13 +274,17 @@ describe('IAM least privilege: named negative checks', () => {
     assert.equal(environmentOf(template, 'sender').MAIL_FROM_SUBDOMAIN, 'bounce');
   });
 
-  it('lets SES send only as the identities the stack creates, never identity/*', () => {
+  it('lets SES send as the domains accounts add at run time, only through the configuration set', () => {
     const { template: two } = synthService({ context: { sesIdentity: 'mail.example.com,example.org' } });
     const [statement] = statementsOf(two, 'sender').filter((s) => actionsOf(s).includes('ses:SendRawEmail'));
     const resources = JSON.stringify(statement?.Resource);
-    assert.doesNotMatch(resources, /identity\/\*/);
-    assert.match(resources, /identity\/",\{"Ref":"SesIdentity0/);
-    assert.match(resources, /identity\/",\{"Ref":"SesIdentity1/);
+    assert.match(resources, /identity\/\*/);
+    assert.match(resources, /configuration-set\/"?,?\{"Ref":"ConfigurationSet/);
+    assert.deepEqual(
+      statementsOf(two, 'message-add').filter((s) => actionsOf(s).includes('ses:SendRawEmail')),
+      [],
+      'only the sender sends',
+    );
     two.resourceCountIs('AWS::SES::EmailIdentity', 2);
     two.hasResourceProperties('AWS::SES::EmailIdentity', {
       EmailIdentity: 'mail.example.com',
