@@ -8,6 +8,7 @@ import { serviceRouteDetails, serviceRoutes } from './service/routes.ts';
 import { statsRouteDetails, statsRoutes } from './stats/routes.ts';
 import { suppressionsRouteDetails, suppressionsRoutes } from './suppressions/routes.ts';
 import { templatesRouteDetails, templatesRoutes } from './templates/routes.ts';
+import { trackingRouteDetails, trackingRoutes } from './tracking/routes.ts';
 import { webhooksRouteDetails, webhooksRoutes } from './webhooks/routes.ts';
 
 /**
@@ -27,6 +28,7 @@ export const routes = [
   ...webhooksRoutes,
   ...templatesRoutes,
   ...inboundRoutes,
+  ...trackingRoutes,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -43,6 +45,7 @@ export const routeDetails: Record<RouteId, RouteDetails> = {
   ...webhooksRouteDetails,
   ...templatesRouteDetails,
   ...inboundRouteDetails,
+  ...trackingRouteDetails,
 };
 
 /** One route of the table, by id (the local host, the stack and tests; a handler imports its own). */

@@ -86,6 +86,8 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'message.opened',
+  'message.clicked',
   'inbound.received',
   'webhook.disabled',
 ] as const);

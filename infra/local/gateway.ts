@@ -63,7 +63,7 @@ function toEvent(
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: null,
+    pathParameters: pathParametersOf(route.path, url.pathname) ?? null,
     stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
@@ -98,6 +98,33 @@ function toEvent(
       },
     },
   };
+}
+
+/**
+ * The path parameters of `pathname` on a route's path (`/t/c/{token}`: one segment each), as API
+ * Gateway matches them; undefined when the path does not match. A path without `{…}` matches itself.
+ */
+export function pathParametersOf(routePath: string, pathname: string): Record<string, string> | undefined {
+  if (!routePath.includes('{')) return routePath === pathname ? {} : undefined;
+  const pattern = routePath.split('/');
+  const actual = pathname.split('/');
+  if (pattern.length !== actual.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (const [index, segment] of pattern.entries()) {
+    const value = actual[index] as string;
+    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+    if (name === undefined) {
+      if (segment !== value) return undefined;
+    } else {
+      if (value === '') return undefined;
+      try {
+        parameters[name] = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return parameters;
 }
 
 function normaliseAddress(address: string): string {
@@ -156,7 +183,7 @@ export async function handleGatewayRequest(
   const url = new URL(request.url ?? '/', 'http://localhost');
   // The web console's files (on AWS: CloudFront, not API Gateway).
   if (consoleSite !== undefined && handleConsoleRequest(request, response, url, consoleSite)) return;
-  const candidates = routes.filter((route) => route.path === url.pathname);
+  const candidates = routes.filter((route) => pathParametersOf(route.path, url.pathname) !== undefined);
   if (candidates.length === 0) {
     request.resume();
     return send(

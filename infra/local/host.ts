@@ -183,6 +183,9 @@ async function startParts(
 
   const gateway = await startGateway(options.host ?? '127.0.0.1', options.port ?? 3000, consoleSite);
   let server: Server | undefined = gateway.server;
+  // Links in mail (tracking) point at this gateway; the workers share this process's environment.
+  process.env.PUBLIC_API_URL ??= gateway.url;
+  env.PUBLIC_API_URL = process.env.PUBLIC_API_URL;
   idp.allowConsole(consoleUrls(gateway.url));
   // From here on the host is up: stop() below owns every part.
   started.length = 0;

@@ -1,3 +1,4 @@
+import { type TrackingSettings, trackedHtml } from '../tracking/index.ts';
 import { composeMime, messageIdFor, mimeBoundaryFor, prepareEml, wireForm } from './mail/compose.ts';
 import { type SigningKey, signMessage } from './mail/dkim-signer.ts';
 import { feedbackId } from './mail/envelope.ts';
@@ -18,6 +19,11 @@ export interface Composition {
   transport: TransportName;
   /** The account's opaque Feedback-ID tag (./feedback-id.ts): stable, so not recorded. */
   feedbackTag: string;
+  /**
+   * Tracking of this copy (docs/tracking.md): the HTML part's links and pixel name this recipient.
+   * Tokens are sealed deterministically, so the same facts still rebuild the same bytes.
+   */
+  tracking?: { settings: TrackingSettings; recipientIndex: number };
 }
 
 export type ComposableMessage = Pick<
@@ -48,6 +54,8 @@ export async function composeSignedMessage(
     if (bodies.eml === undefined) throw new MissingObjectError(`messages/${message.message_uuid}/content`);
     composed = prepareEml(bodies.eml, messageId, { now: composition.at, feedbackId: feedback });
   } else {
+    const html = bodies.html?.toString('utf8');
+    const tracking = composition.tracking;
     composed = await composeMime({
       messageId,
       sender: message.message_sender,
@@ -58,7 +66,14 @@ export async function composeSignedMessage(
       subject: message.subject,
       headers: message.headers,
       text: bodies.text?.toString('utf8'),
-      html: bodies.html?.toString('utf8'),
+      html:
+        html === undefined || tracking === undefined
+          ? html
+          : await trackedHtml(
+              html,
+              { messageUuid: message.message_uuid, recipientIndex: tracking.recipientIndex },
+              tracking.settings,
+            ),
       attachments: message.attachments.map((attachment, index) => ({
         filename: attachment.filename,
         contentType: attachment.content_type,

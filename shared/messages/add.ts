@@ -286,6 +286,7 @@ export interface PreparedMessage {
   template?: RenderedMessage['template'];
   /** HTML-only content's text part, derived once on acceptance and stored with it. */
   derivedText?: string;
+  tracking?: { opens?: boolean; clicks?: boolean };
 }
 
 /**
@@ -453,6 +454,7 @@ export async function prepareNewMessage(
     status: initialStatus[mode],
     ...(sendAt === undefined ? {} : { sendAt }),
     ...(rendered === undefined ? {} : { template: rendered.template }),
+    ...(input.tracking === undefined ? {} : { tracking: input.tracking }),
   };
 }
 
@@ -510,6 +512,7 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
     updated_at: at,
     attempts: 0,
     ...(prepared.template === undefined ? {} : { template: prepared.template }),
+    ...(prepared.tracking === undefined ? {} : { tracking: prepared.tracking }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).

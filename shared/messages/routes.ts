@@ -286,6 +286,7 @@ export const messagesRouteDetails = {
             metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
+            tracking: {},
             status_history: [
               { status: 'queued', at, detail: 'immediate' },
               { status: 'processing', at, detail: 'send attempt 1' },
@@ -327,6 +328,7 @@ export const messagesRouteDetails = {
             metadata: { order_id: '4711' },
             attachments: [],
             scheduling: { mode: 'immediate' },
+            tracking: { opens: true, clicks: true },
             status_history: [{ status: 'queued', at }],
             created_at: at,
             updated_at: at,

@@ -8,6 +8,8 @@ export interface DomainRecord {
   activeSelector?: string;
   /** The domain receives mail (docs/inbound.md); off unless an operator turned it on. */
   receiving: boolean;
+  /** The domain's default open and click tracking (docs/tracking.md); absent: off. */
+  tracking?: { opens: boolean; clicks: boolean };
 }
 
 export function toDomain(item: Record<string, unknown>): DomainRecord {
@@ -18,6 +20,10 @@ export function toDomain(item: Record<string, unknown>): DomainRecord {
     receiving: item.receiving === true,
   };
   if (typeof item.active_selector === 'string') record.activeSelector = item.active_selector;
+  const tracking = item.tracking as { opens?: unknown; clicks?: unknown } | undefined;
+  if (tracking !== null && typeof tracking === 'object') {
+    record.tracking = { opens: tracking.opens === true, clicks: tracking.clicks === true };
+  }
   return record;
 }
 

@@ -17,6 +17,8 @@ export const messageEventTypes = [
   'message.failed',
   'message.suppressed',
   'message.cancelled',
+  'message.opened',
+  'message.clicked',
 ] as const;
 
 export type MessageEventType = (typeof messageEventTypes)[number];
@@ -64,6 +66,8 @@ export interface MessageChange {
   recipient: { email: string; status: string; detail: string | null } | null;
   tags: Tag[];
   metadata: Metadata;
+  /** Further members of the event's `data` (an open's or a click's facts, shared/tracking). */
+  extra?: Record<string, unknown>;
 }
 
 /** Recipient statuses that are events of their own when a recipient reaches them. */
@@ -91,6 +95,8 @@ export const reportedStatus = {
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
+  'message.opened': 'opened',
+  'message.clicked': 'clicked',
 } as const satisfies Record<MessageEventType, string>;
 
 /**

@@ -78,9 +78,15 @@ export type RouteDetails = {
   /** Request headers the route reads besides Authorization. */
   headers?: readonly HeaderParameter[];
   examples?: { request?: Record<string, Example>; response?: Record<string, Example> };
-  /** The success body is not the `{"data": …}` envelope (the OpenAPI document itself). */
-  raw?: { description: string };
-} & ({ request?: undefined; requestIn?: undefined } | { request: $ZodType; requestIn: 'body' | 'query' });
+  /**
+   * The success body is not the `{"data": …}` envelope: the OpenAPI document itself, or (with
+   * `status` and `contentType`) a route answered to browsers and mail clients (tracking).
+   */
+  raw?: { description: string; status?: number; contentType?: string };
+} & (
+  | { request?: undefined; requestIn?: undefined }
+  | { request: $ZodType; requestIn: 'body' | 'query' | 'path' }
+);
 
 /** The details of each route of a list, keyed by route id. */
 export type RouteDetailsOf<R extends Route> = Record<R['id'], RouteDetails>;

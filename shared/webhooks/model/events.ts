@@ -24,6 +24,7 @@ export function eventBody(event: MessageChange, formatDate: (iso: string) => str
       subject: event.subject,
       tags: event.tags,
       metadata: event.metadata,
+      ...event.extra,
     },
   });
 }
