@@ -3942,6 +3942,12 @@ export interface operations {
                                     suppressed: number;
                                     /** @description Recipients that failed */
                                     failed: number;
+                                    /** @description Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md) */
+                                    opened: number;
+                                    /** @description Recipients who clicked a tracked link, once each */
+                                    clicked: number;
+                                    /** @description Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each */
+                                    human_opened: number;
                                 }[];
                             }[];
                             /** @description The account's totals over the range, whatever the grouping */
@@ -3960,6 +3966,12 @@ export interface operations {
                                 suppressed: number;
                                 /** @description Recipients that failed */
                                 failed: number;
+                                /** @description Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md) */
+                                opened: number;
+                                /** @description Recipients who clicked a tracked link, once each */
+                                clicked: number;
+                                /** @description Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each */
+                                human_opened: number;
                                 /** @description bounced ÷ sent, a fraction (0 when nothing was sent) */
                                 bounce_rate: number;
                                 /** @description complained ÷ delivered, a fraction (0 when nothing was delivered) */

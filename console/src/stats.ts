@@ -30,7 +30,18 @@ export function complaintRate(point: Pick<StatsPoint, 'complained' | 'delivered'
   return point.delivered === 0 ? 0 : point.complained / point.delivered;
 }
 
-export type Counter = 'accepted' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+export type Counter =
+  | 'accepted'
+  | 'sent'
+  | 'delivered'
+  | 'bounced'
+  | 'complained'
+  | 'suppressed'
+  | 'failed'
+  | 'opened'
+  | 'human_opened'
+  | 'clicked';
+/** Opens and clicks count recipients of tracked messages once each (docs/tracking.md). */
 export const counters: readonly Counter[] = [
   'accepted',
   'sent',
@@ -39,6 +50,9 @@ export const counters: readonly Counter[] = [
   'complained',
   'suppressed',
   'failed',
+  'opened',
+  'human_opened',
+  'clicked',
 ];
 
 /** One series' counts added up over the range (the rows of the table beside the charts). */

@@ -40,6 +40,13 @@ const counts = {
   complained: count('Recipients that complained'),
   suppressed: count('Recipients skipped: on the suppression list'),
   failed: count('Recipients that failed'),
+  opened: count(
+    'Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md)',
+  ),
+  clicked: count('Recipients who clicked a tracked link, once each'),
+  human_opened: count(
+    "Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each",
+  ),
 } satisfies Record<(typeof statCounters)[number], unknown>;
 
 export const statsQueryResponse = z.object({

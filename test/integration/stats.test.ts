@@ -45,7 +45,18 @@ const range = () => ({
   date_to: new Date(Date.now() + 3_600_000).toISOString(),
 });
 // accepted counts messages; the others count recipients (docs/stats.md).
-const expected = { accepted: 7, sent: 5, delivered: 5, bounced: 2, complained: 1, suppressed: 1, failed: 0 };
+const expected = {
+  accepted: 7,
+  sent: 5,
+  delivered: 5,
+  bounced: 2,
+  complained: 1,
+  suppressed: 1,
+  failed: 0,
+  opened: 0,
+  clicked: 0,
+  human_opened: 0,
+};
 
 /** A recorded SES event for one of this test's messages, happening now (counts go to the hour of the event). */
 function sesEvent(name: string, uuid: string) {
@@ -146,6 +157,9 @@ describe('POST /stats/query-1.0', () => {
       complained: 0,
       suppressed: 0,
       failed: 1,
+      opened: 0,
+      clicked: 0,
+      human_opened: 0,
     };
     const data = await waitForTotals(token, { ...range(), granularity: 'day' }, counted);
     assert.deepEqual(data.totals, { ...counted, bounce_rate: 0, complaint_rate: 0 });

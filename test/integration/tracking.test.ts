@@ -12,6 +12,7 @@ import {
   waitForStatus,
 } from '../support/delivery.ts';
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
+import { waitForTotals } from '../support/stats.ts';
 import {
   applePrivacyProxy,
   desktopClient,
@@ -235,6 +236,22 @@ describe('open and click tracking', () => {
     });
     await waitForStatus(domain.token, auth.uuid, settled);
     assert.deepEqual(trackingUrls(outboxEml(auth.uuid)?.toString('utf8') ?? '', 'o'), []);
+  });
+
+  test('statistics count opens and clicks once per recipient, and human opens apart', async () => {
+    // Of this file's messages on this domain: ada opened (a person) and clicked three times, grace's
+    // open was Apple's proxy, the others recorded nothing.
+    const now = Date.now();
+    const data = await waitForTotals(
+      sending.token,
+      {
+        date_from: new Date(now - 86_400_000).toISOString(),
+        date_to: new Date(now + 3_600_000).toISOString(),
+        granularity: 'day',
+      },
+      { opened: 2, clicked: 1, human_opened: 1 },
+    );
+    assert.equal(data.totals.opened, 2);
   });
 
   test('tracking with unknown keys, non-boolean values or on eml content is 107 with details', async () => {

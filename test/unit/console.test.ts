@@ -165,6 +165,9 @@ describe('console dashboard figures', () => {
     complained: 0,
     suppressed: 0,
     failed: 0,
+    opened: 0,
+    clicked: 0,
+    human_opened: 0,
     ...counts,
   });
 
@@ -200,6 +203,9 @@ describe('console dashboard figures', () => {
       complained: 0,
       suppressed: 0,
       failed: 1,
+      opened: 0,
+      human_opened: 0,
+      clicked: 0,
     });
     assert.equal(percent(0), '0 %');
     assert.equal(percent(1 / 3), '33.3 %');

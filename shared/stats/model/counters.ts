@@ -24,6 +24,9 @@ export const statCounters = [
   'complained',
   'suppressed',
   'failed',
+  'opened',
+  'clicked',
+  'human_opened',
 ] as const;
 
 export type StatCounter = (typeof statCounters)[number];
@@ -39,6 +42,9 @@ export const zeroCounts = (): Counts => ({
   complained: 0,
   suppressed: 0,
   failed: 0,
+  opened: 0,
+  clicked: 0,
+  human_opened: 0,
 });
 
 const counterOfEvent: Partial<Record<MessageEventType, StatCounter>> = {
@@ -122,6 +128,9 @@ export const counterLetter: Readonly<Record<StatCounter, string>> = {
   complained: 'c',
   suppressed: 'x',
   failed: 'f',
+  opened: 'o',
+  clicked: 'k',
+  human_opened: 'h',
 };
 
 /** A day row's attribute: the counter's count in one hour (0–23). */
