@@ -4,6 +4,8 @@ import { trackingTokenRequest } from './schemas.ts';
 export const trackOpen = route('track-open', 'GET /t/o/{token}', [], { public: true });
 export const trackClick = route('track-click', 'GET /t/c/{token}', [], { public: true });
 
+const token = 'AX3k9c2mQv0f8Jd6yT1bLw4nZs7hRq5eUo2iGa8xVb3cNp6tYj';
+
 /** The routes of this wing: the route table (shared/routes.ts) lists them. */
 export const trackingRoutes = [trackOpen, trackClick] as const;
 
@@ -19,6 +21,9 @@ export const trackingRouteDetails = {
     access: { table: 'write' },
     request: trackingTokenRequest,
     requestIn: 'path',
+    examples: {
+      request: { pixel: { summary: 'The token of an open pixel in a sent message', value: { token } } },
+    },
     raw: { description: 'A 1×1 transparent GIF, whatever the token', status: 200, contentType: 'image/gif' },
   },
   'track-click': {
@@ -27,6 +32,9 @@ export const trackingRouteDetails = {
     access: { table: 'write', objects: { 'messages/': ['read'] } },
     request: trackingTokenRequest,
     requestIn: 'path',
+    examples: {
+      request: { link: { summary: 'The token of a tracked link in a sent message', value: { token } } },
+    },
     raw: {
       description:
         'Found: on to the original URL (Location); an unknown or changed token gets 404 and a neutral page',
