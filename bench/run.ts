@@ -40,6 +40,7 @@ import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.
 import { statsSection } from './stats-query.ts';
 import { checkTarget, targetsTable } from './targets.ts';
 import { templateLinearity, templatesBench } from './templates.ts';
+import { trackingBench } from './tracking.ts';
 
 /**
  * `npm run bench [-- --quick]`: cold starts, warm overhead, throughput, scaling, delivery and memory
@@ -69,7 +70,8 @@ const runs = (
     | 'batch'
     | 'stats'
     | 'console'
-    | 'html-to-text',
+    | 'html-to-text'
+    | 'tracking',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -698,6 +700,8 @@ progress('10 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
 // 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
 const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
+// 12. Open and click tracking (bench/tracking.ts): compose tracked vs untracked, click and open vs health.
+const trackingLines = runs('tracking') ? await trackingBench(who, sender, quick ? 10 : 40) : [];
 
 await host.stop();
 
@@ -770,6 +774,7 @@ lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
+lines.push(...trackingLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();
