@@ -701,7 +701,7 @@ const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
 // 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
 const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
 // 12. Open and click tracking (bench/tracking.ts): compose tracked vs untracked, click and open vs health.
-const trackingLines = runs('tracking') ? await trackingBench(who, sender, quick ? 10 : 40) : [];
+const tracking = runs('tracking') ? await trackingBench(who, sender, quick ? 10 : 40) : undefined;
 
 await host.stop();
 
@@ -770,11 +770,11 @@ const heaviest = [...memory].sort((x, y) => y.rssMb - x.rssMb)[0];
 if (heaviest !== undefined)
   checkTarget('memory-peak', `${heaviest.id}: ${fmt(heaviest.rssMb)} MB`, heaviest.rssMb <= 128);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, scaleMarkers[1], '');
+lines.push(scaleMarkers[0], ...scaleSection, ...(tracking?.costLines ?? []), scaleMarkers[1], '');
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
-lines.push(...trackingLines);
+lines.push(...(tracking?.section ?? []));
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -76,7 +76,12 @@ async function get(url: string): Promise<number> {
   return response.status;
 }
 
-export async function trackingBench(who: Caller, sender: string, rounds: number): Promise<string[]> {
+/** Section 12's lines, and the tracking lines of section 7 (write units per hit, cost per million). */
+export async function trackingBench(
+  who: Caller,
+  sender: string,
+  rounds: number,
+): Promise<{ section: string[]; costLines: string[] }> {
   progress('tracking: compose tracked vs untracked; click and open vs GET /health');
   const domain = sender.split('@')[1] as string;
   const html = newsletter();
@@ -122,7 +127,7 @@ export async function trackingBench(who: Caller, sender: string, rounds: number)
   progress(
     `  compose tracked ${fmt(compose.a.median)} ms vs ${fmt(compose.b.median)} ms; click ${fmt(clicks.a.median)} ms, open ${fmt(opens.a.median)} ms vs health ${fmt(clicks.b.median)} ms`,
   );
-  return [
+  const section = [
     '### 12. Open and click tracking',
     '',
     `Compose and DKIM-sign (rsa-sha256) one ${fmt(html.length / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in process; then a click and an open through the local gateway, each timed beside \`GET /health\` in the same round. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
@@ -133,9 +138,14 @@ export async function trackingBench(who: Caller, sender: string, rounds: number)
     `| click (302) | ${fmtFigure(clicks.a)} | GET /health | ${fmtFigure(clicks.b)} | ${fmtFigure(clicks.ratio, 2)} | ≤ 1.3: ${checkTarget('tracking-click', fmtFigure(clicks.ratio, 2), clicks.ratio.median <= 1.3)} |`,
     `| open (GIF) | ${fmtFigure(opens.a)} | GET /health | ${fmtFigure(opens.b)} | ${fmtFigure(opens.ratio, 2)} | ≤ 1.3: ${checkTarget('tracking-open', fmtFigure(opens.ratio, 2), opens.ratio.median <= 1.3)} |`,
     '',
+  ];
+  const costLines = [
+    '**Open and click tracking** (measured in section 12):',
+    '',
     `Write units per hit, measured (ConsumedCapacity of the record's UpdateItem, ${rounds} hits each): **click ${fmt(units.click.write, 2)}**, **open ${fmt(units.open.write, 2)}**; table read units per hit ${fmt(units.click.read, 2)} and ${fmt(units.open.read, 2)} (the message item, for a click its content item too, and whatever the stream's consumers read in the same window). Cost per million hits, prices ${prices.region} as of ${prices.dated}, without Lambda duration: click $${fmt(units.click.cost, 2)}, open $${fmt(units.open.cost, 2)}; **per million tracked messages** with one open and 0.2 clicks each: $${fmt(units.open.cost + 0.2 * units.click.cost, 2)}.`,
     '',
   ];
+  return { section, costLines };
 }
 
 /** Write and read units per hit of each route, and the AWS cost per million hits without Lambda duration. */
