@@ -1,6 +1,6 @@
 import { publicApiUrl } from '../platform/config/public-url.ts';
 import { sealLinkToken } from '../platform/tokens/link-tokens.ts';
-import { trackableLinks } from './model/html-links.ts';
+import { scanHtml } from './model/html-links.ts';
 import { rewriteHtml } from './model/rewrite.ts';
 import type { TrackingSettings } from './model/settings.ts';
 import { encodeClick, encodeOpen } from './model/token-payload.ts';
@@ -21,10 +21,11 @@ export async function trackedHtml(
   const base = publicApiUrl();
   const excludedPrefix = unsubscribePrefix();
   const payload = { messageUuid: target.messageUuid, recipient: target.recipientIndex };
+  // One linear scan: the links to seal tokens for, then the pure rewrite at the positions it found.
+  const scan = scanHtml(html, excludedPrefix);
   let clickUrl: ((index: number) => string) | undefined;
   if (settings.clicks) {
-    // Sealed first (async), then placed by the pure rewrite: two linear scans of the part.
-    const count = trackableLinks(html, excludedPrefix).length;
+    const count = scan.links.length;
     const tokens = await Promise.all(
       Array.from({ length: count }, (_, link) =>
         sealLinkToken('click', encodeClick({ ...payload, link }), { stable: true }),
@@ -35,5 +36,5 @@ export async function trackedHtml(
   const openUrl = settings.opens
     ? `${base}/t/o/${await sealLinkToken('open', encodeOpen(payload), { stable: true })}`
     : undefined;
-  return rewriteHtml(html, { excludedPrefix, clickUrl, openUrl });
+  return rewriteHtml(html, { excludedPrefix, clickUrl, openUrl }, scan);
 }

@@ -1,4 +1,4 @@
-import { scanHtml } from './html-links.ts';
+import { type HtmlScan, scanHtml } from './html-links.ts';
 
 /**
  * The HTML part as sent with tracking (pure: the URLs are given): each trackable link's `href`
@@ -20,8 +20,12 @@ const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(
 export const openPixel = (url: string) =>
   `<img src="${escapeAttribute(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
 
-export function rewriteHtml(html: string, options: RewriteOptions): string {
-  const scan = scanHtml(html, options.excludedPrefix);
+/** `scan`: the part's scan when the caller made it already (one pass over the HTML in all). */
+export function rewriteHtml(
+  html: string,
+  options: RewriteOptions,
+  scan: HtmlScan = scanHtml(html, options.excludedPrefix),
+): string {
   const edits: Array<{ start: number; end: number; text: string }> = scan.markers.map((marker) => ({
     ...marker,
     text: '',
