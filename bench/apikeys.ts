@@ -76,7 +76,7 @@ export async function apiKeysSection(
   const warmRatio = figure(warmRatios);
   const firstRatio = figure(firstRatios);
   return [
-    '### 12. API keys against JWTs (query by uuid, through the local host)',
+    '### 13. API keys against JWTs (query by uuid, through the local host)',
     '',
     '| request | API key ms | JWT ms | ratio (key / JWT, per round) | target |',
     '|---|---:|---:|---:|---|',

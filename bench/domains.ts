@@ -9,7 +9,7 @@ import { type Figure, figure, fmt, fmtFigure, progress } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
- * `npm run bench` section 12, self-service domains (docs/domains.md):
+ * `npm run bench` section 14, self-service domains (docs/domains.md):
  * - `POST /domain/add-1.0` (RSA-2048 key generation and its encryption included) beside
  *   `POST /message/add-1.0`, alternating, one at a time; target ≤ 2 ×.
  * - the background check's reads: a pass over the same number of due domains with 100 and with
@@ -122,7 +122,7 @@ export async function domainsSection(
     '',
   ];
   const lines = [
-    '### 12. Domains',
+    '### 14. Domains',
     '',
     '| operation | ms | target |',
     '|---|---:|---|',

@@ -3,7 +3,7 @@ import { fmt, progress } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
- * `npm run bench` section 11, HTML to text (docs/security.md, "Limits"): the text part of an
+ * `npm run bench` section 12, HTML to text (docs/security.md, "Limits"): the text part of an
  * HTML-only newsletter of 400 KB with a wide table (40 cells a row), and of the same newsletter at
  * twice the size, converted in this process as message add converts it on acceptance. The best of
  * several rounds each (the least disturbed by other work on the machine). Target: linear, the time
@@ -35,7 +35,7 @@ export async function htmlToTextSection(quick: boolean): Promise<string[]> {
   const at2 = await bestMs(double, rounds);
   const ratio = at2 / at1;
   return [
-    '### 11. HTML to text',
+    '### 12. HTML to text',
     '',
     `The text part of an HTML-only newsletter with a wide table (40 cells a row), as message add derives it on acceptance; best of ${rounds} rounds each.`,
     '',

@@ -43,6 +43,7 @@ import { statsSection } from './stats-query.ts';
 import { streamsSection } from './streams.ts';
 import { checkTarget, targetsTable } from './targets.ts';
 import { templateLinearity, templatesBench } from './templates.ts';
+import { trackingBench } from './tracking.ts';
 
 /**
  * `npm run bench [-- --quick]`: cold starts, warm overhead, throughput, scaling, delivery and memory
@@ -52,7 +53,7 @@ import { templateLinearity, templatesBench } from './templates.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, large, throughput, scaling, delivery,
- * memory, inbound, batch, stats, console, html-to-text, apikeys, domains, streams);
+ * memory, inbound, batch, stats, console, html-to-text, apikeys, domains, streams, tracking);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -75,7 +76,8 @@ const runs = (
     | 'domains'
     | 'html-to-text'
     | 'apikeys'
-    | 'streams',
+    | 'streams'
+    | 'tracking',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -694,7 +696,7 @@ const inboundLines = runs('inbound') ? await inboundSection({ host, bundleDir: w
 // 9. Batch sending and search filters (bench/batch.ts; its report follows section 8's)
 const batchSection = runs('batch') ? await batchAndSearch(who, sender, batchPlan(quick)) : [];
 
-// 12. Streams (bench/streams.ts): broadcast add and the one-click unsubscribe, side by side.
+// 15. Streams (bench/streams.ts): broadcast add and the one-click unsubscribe, side by side.
 const streams = runs('streams') ? await streamsSection(who, sender, account, quick) : undefined;
 
 // ---------------------------------------------------------------------------------------------
@@ -706,20 +708,23 @@ const scaleSection = [
 ];
 if (streams !== undefined) scaleSection.push('', streams.unitsLine);
 
-// 10. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
-progress('10 web console');
+// 11. Web console (bench/console.ts): script size and Activity's first render, in headless Chromium.
+progress('11 web console');
 const consoleSection = runs('console') ? await consoleBench(host, quick) : [];
-// 12. Domains (bench/domains.ts): add beside message add, the background check's reads.
+// 14. Domains (bench/domains.ts): add beside message add, the background check's reads.
 const domainsResult = runs('domains')
   ? await domainsSection(who, sender, quick)
   : { lines: [], costLines: [] };
-// 11. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
+// 12. HTML to text (bench/html-to-text.ts): linear on a wide-table newsletter.
 const htmlToTextLines = runs('html-to-text') ? await htmlToTextSection(quick) : [];
-// 12. API keys against JWTs (bench/apikeys.ts): warm and first request, side by side.
-progress('12 API keys against JWTs');
+// 13. API keys against JWTs (bench/apikeys.ts): warm and first request, side by side.
+progress('13 API keys against JWTs');
 const apiKeyLines = runs('apikeys')
   ? await apiKeysSection(host, who, account, existing, plan.warmRounds)
   : [];
+// 16. Open and click tracking (bench/tracking.ts): compose tracked vs untracked, click and open vs health.
+progress('16 open and click tracking');
+const tracking = runs('tracking') ? await trackingBench(who, sender, quick ? 10 : 40) : undefined;
 
 await host.stop();
 
@@ -788,13 +793,21 @@ const heaviest = [...memory].sort((x, y) => y.rssMb - x.rssMb)[0];
 if (heaviest !== undefined)
   checkTarget('memory-peak', `${heaviest.id}: ${fmt(heaviest.rssMb)} MB`, heaviest.rssMb <= 128);
 lines.push('');
-lines.push(scaleMarkers[0], ...scaleSection, ...domainsResult.costLines, scaleMarkers[1], '');
+lines.push(
+  scaleMarkers[0],
+  ...scaleSection,
+  ...domainsResult.costLines,
+  ...(tracking?.costLines ?? []),
+  scaleMarkers[1],
+  '',
+);
 lines.push(...inboundLines, ...batchSection, ...statsLines);
 lines.push(...consoleSection, '');
 lines.push(...htmlToTextLines);
 lines.push(...apiKeyLines);
 lines.push(...domainsResult.lines);
 lines.push(...(streams?.lines ?? []));
+lines.push(...(tracking?.section ?? []));
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

@@ -7,7 +7,7 @@ import { figure, fmt, fmtFigure, progress } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
- * `npm run bench` section 12, streams (docs/streams.md): a broadcast add against a transactional
+ * `npm run bench` section 15, streams (docs/streams.md): a broadcast add against a transactional
  * add, and the one-click unsubscribe POST against `GET /health` plus one raw conditional write (what
  * the POST must do beyond a public request), in alternating rounds of one run. Then the write units
  * of one unsubscribe, metered. Held adds (manual-wait): the send is measured in section 5.
@@ -115,7 +115,7 @@ export async function streamsSection(
   return {
     unitsLine,
     lines: [
-      '### 12. Streams',
+      '### 15. Streams',
       '',
       `Alternating rounds (${rounds} each, after 2 warm-up rounds). The unsubscribe POST is compared with \`GET /health\` plus one raw conditional PutItem, measured side by side in each round.`,
       '',

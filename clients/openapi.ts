@@ -832,6 +832,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/t/o/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open pixel: a 1×1 GIF, recording an open
+         * @description Public: no token needed.
+         */
+        get: operations["trackOpen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/t/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tracked link: 302 to the link of the stored message, recording a click
+         * @description Public: no token needed.
+         */
+        get: operations["trackClick"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1234,6 +1274,224 @@ export interface components {
                 stream: "transactional" | "broadcast";
             };
         };
+        /** @description An open of a message with open tracking (docs/tracking.md): one per open, first and repeated. */
+        MessageOpenedEvent: {
+            /**
+             * @description A recipient's mail client (or its provider's proxy) loaded the open pixel (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.opened";
+            /**
+             * @description When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The message
+                 * @example 2a52b27c-0980-473f-96bc-aa7afca8d390
+                 */
+                message_uuid: string;
+                /**
+                 * @description The message's status after the change
+                 * @enum {string}
+                 */
+                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                /** @description The recipient who opened or clicked */
+                recipient: {
+                    /**
+                     * @description The recipient
+                     * @example ada@example.org
+                     */
+                    email: string;
+                    /**
+                     * @description The part of `type` after `message.`
+                     * @enum {string}
+                     */
+                    status: "opened";
+                    /**
+                     * @description Always null
+                     * @enum {string|null}
+                     */
+                    detail: null;
+                };
+                /**
+                 * @description The message's subject (empty when it has none)
+                 * @example Your order has shipped
+                 */
+                subject: string;
+                /**
+                 * @description The message's stream (docs/streams.md)
+                 * @example transactional
+                 * @enum {string}
+                 */
+                stream: "transactional" | "broadcast";
+                /**
+                 * @description The message's tags as given when it was accepted; [] when it has none
+                 * @example [
+                 *       {
+                 *         "name": "category",
+                 *         "value": "shipping"
+                 *       }
+                 *     ]
+                 */
+                tags: {
+                    /**
+                     * @description The tag name
+                     * @example category
+                     */
+                    name: string;
+                    /**
+                     * @description The tag value
+                     * @example shipping
+                     */
+                    value: string;
+                }[];
+                /**
+                 * @description The message's metadata as given when it was accepted; {} when it has none
+                 * @example {
+                 *       "order_id": "4711"
+                 *     }
+                 */
+                metadata: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description Whether this is the recipient's first open (or first click) of the message
+                 * @example true
+                 */
+                first: boolean;
+                /**
+                 * @description The mail client's or proxy's User-Agent ('' when none)
+                 * @example Mozilla/5.0
+                 */
+                user_agent: string;
+                /**
+                 * @description The client's network: the address truncated to its /24 (IPv4) or /48 (IPv6); a full address is never stored
+                 * @example 198.51.100.0/24
+                 */
+                client_address: string | null;
+                /**
+                 * @description True when the hit came from a mail provider's image proxy or privacy relay (Apple Mail Privacy Protection, Google's image proxy) or a prefetch on delivery, not from a person reading
+                 * @example false
+                 */
+                machine_open: boolean;
+            };
+        };
+        /** @description A click on a tracked link of a message (docs/tracking.md): one per click, first and repeated. */
+        MessageClickedEvent: {
+            /**
+             * @description A recipient followed a tracked link (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "message.clicked";
+            /**
+             * @description When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)
+             * @example 2026-11-23T10:58:40.648+00:00
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description The message
+                 * @example 2a52b27c-0980-473f-96bc-aa7afca8d390
+                 */
+                message_uuid: string;
+                /**
+                 * @description The message's status after the change
+                 * @enum {string}
+                 */
+                status: "queued" | "scheduled" | "waiting" | "cancelled" | "processing" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+                /** @description The recipient who opened or clicked */
+                recipient: {
+                    /**
+                     * @description The recipient
+                     * @example ada@example.org
+                     */
+                    email: string;
+                    /**
+                     * @description The part of `type` after `message.`
+                     * @enum {string}
+                     */
+                    status: "clicked";
+                    /**
+                     * @description Always null
+                     * @enum {string|null}
+                     */
+                    detail: null;
+                };
+                /**
+                 * @description The message's subject (empty when it has none)
+                 * @example Your order has shipped
+                 */
+                subject: string;
+                /**
+                 * @description The message's stream (docs/streams.md)
+                 * @example transactional
+                 * @enum {string}
+                 */
+                stream: "transactional" | "broadcast";
+                /**
+                 * @description The message's tags as given when it was accepted; [] when it has none
+                 * @example [
+                 *       {
+                 *         "name": "category",
+                 *         "value": "shipping"
+                 *       }
+                 *     ]
+                 */
+                tags: {
+                    /**
+                     * @description The tag name
+                     * @example category
+                     */
+                    name: string;
+                    /**
+                     * @description The tag value
+                     * @example shipping
+                     */
+                    value: string;
+                }[];
+                /**
+                 * @description The message's metadata as given when it was accepted; {} when it has none
+                 * @example {
+                 *       "order_id": "4711"
+                 *     }
+                 */
+                metadata: {
+                    [key: string]: string;
+                };
+                /**
+                 * @description Whether this is the recipient's first open (or first click) of the message
+                 * @example true
+                 */
+                first: boolean;
+                /**
+                 * @description The mail client's or proxy's User-Agent ('' when none)
+                 * @example Mozilla/5.0
+                 */
+                user_agent: string;
+                /**
+                 * @description The client's network: the address truncated to its /24 (IPv4) or /48 (IPv6); a full address is never stored
+                 * @example 198.51.100.0/24
+                 */
+                client_address: string | null;
+                /**
+                 * @description True when the hit came from a mail provider's image proxy or privacy relay (Apple Mail Privacy Protection, Google's image proxy) or a prefetch on delivery, not from a person reading
+                 * @example false
+                 */
+                machine_open: boolean;
+                /**
+                 * @description The URL the click was sent on to, as the message holds it
+                 * @example https://shop.example/orders/4711
+                 */
+                link: string;
+                /**
+                 * @description The link's position among the message's tracked links, from 0
+                 * @example 0
+                 */
+                link_index: number;
+            };
+        };
         /** @description A received message was stored: one per received message and receiving recipient (docs/inbound.md). */
         InboundReceivedEvent: {
             /**
@@ -1390,7 +1648,7 @@ export interface components {
             };
         };
         /** @description The JSON body of a webhook delivery (a signed POST, Standard Webhooks v1), told apart by `type`. The same bytes on every retry and replay. */
-        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyEvent"] | components["schemas"]["DomainEvent"];
+        WebhookEvent: components["schemas"]["MessageEvent"] | components["schemas"]["MessageCancelledEvent"] | components["schemas"]["MessageOpenedEvent"] | components["schemas"]["MessageClickedEvent"] | components["schemas"]["InboundReceivedEvent"] | components["schemas"]["WebhookDisabledEvent"] | components["schemas"]["ApiKeyEvent"] | components["schemas"]["DomainEvent"];
         ErrorDetail: {
             /**
              * @description Path of the field, e.g. `to[1]`
@@ -2401,6 +2659,11 @@ export interface operations {
                      * @example Weekly news <weekly.news.example.com>
                      */
                     list_id?: string;
+                    /** @description Open and click tracking of this message, field by field over the sending domain's default (off unless the domain turns it on; authentication mail, tagged category: authentication, takes no domain default). Not for eml content (docs/tracking.md) */
+                    tracking?: {
+                        opens?: boolean;
+                        clicks?: boolean;
+                    };
                 } | unknown | unknown | {
                     scheduling: {
                         /** @enum {unknown} */
@@ -2805,6 +3068,11 @@ export interface operations {
                          * @example Weekly news <weekly.news.example.com>
                          */
                         list_id?: string;
+                        /** @description Open and click tracking of this message, field by field over the sending domain's default (off unless the domain turns it on; authentication mail, tagged category: authentication, takes no domain default). Not for eml content (docs/tracking.md) */
+                        tracking?: {
+                            opens?: boolean;
+                            clicks?: boolean;
+                        };
                     } | unknown | unknown | {
                         scheduling: {
                             /** @enum {unknown} */
@@ -3168,6 +3436,54 @@ export interface operations {
                                     /** @description The feedback type of a complaint, e.g. abuse */
                                     complaint_type?: string;
                                 }[];
+                                /** @description Opens and clicks of this recipient (docs/tracking.md); present when the message is tracked */
+                                tracking?: {
+                                    /** @description How many times the open pixel was loaded */
+                                    opens: number;
+                                    /**
+                                     * @description ISO 8601 with the server time zone offset
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    first_opened_at?: string;
+                                    /**
+                                     * @description ISO 8601 with the server time zone offset
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    first_human_open_at?: string;
+                                    last_open?: {
+                                        /**
+                                         * @description ISO 8601 with the server time zone offset
+                                         * @example 2026-11-22T09:15:00.000+01:00
+                                         */
+                                        at: string;
+                                        user_agent: string;
+                                        /** @description The client network, truncated to /24 (IPv4) or /48 (IPv6) */
+                                        client_address: string | null;
+                                        machine_open: boolean;
+                                        link?: string;
+                                        link_index?: number;
+                                    };
+                                    /** @description How many times a tracked link was followed */
+                                    clicks: number;
+                                    /**
+                                     * @description ISO 8601 with the server time zone offset
+                                     * @example 2026-11-22T09:15:00.000+01:00
+                                     */
+                                    first_clicked_at?: string;
+                                    last_click?: {
+                                        /**
+                                         * @description ISO 8601 with the server time zone offset
+                                         * @example 2026-11-22T09:15:00.000+01:00
+                                         */
+                                        at: string;
+                                        user_agent: string;
+                                        /** @description The client network, truncated to /24 (IPv4) or /48 (IPv6) */
+                                        client_address: string | null;
+                                        machine_open: boolean;
+                                        link?: string;
+                                        link_index?: number;
+                                    };
+                                };
                             }[];
                             subject: string;
                             /** @enum {string} */
@@ -3214,6 +3530,11 @@ export interface operations {
                             stream: "transactional" | "broadcast";
                             /** @description The List-Id given at add (broadcast) */
                             list_id?: string;
+                            /** @description Tracking as asked at add; a field left out follows the sending domain's default (off unless the domain turns it on) */
+                            tracking: {
+                                opens?: boolean;
+                                clicks?: boolean;
+                            };
                             status_history: {
                                 status: string;
                                 /**
@@ -4281,6 +4602,12 @@ export interface operations {
                                     failed: number;
                                     /** @description Recipients that used the one-click unsubscribe of a broadcast */
                                     unsubscribed: number;
+                                    /** @description Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md) */
+                                    opened: number;
+                                    /** @description Recipients who clicked a tracked link, once each */
+                                    clicked: number;
+                                    /** @description Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each */
+                                    human_opened: number;
                                 }[];
                             }[];
                             /** @description The account's totals over the range, whatever the grouping */
@@ -4301,6 +4628,12 @@ export interface operations {
                                 failed: number;
                                 /** @description Recipients that used the one-click unsubscribe of a broadcast */
                                 unsubscribed: number;
+                                /** @description Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md) */
+                                opened: number;
+                                /** @description Recipients who clicked a tracked link, once each */
+                                clicked: number;
+                                /** @description Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each */
+                                human_opened: number;
                                 /** @description bounced ÷ sent, a fraction (0 when nothing was sent) */
                                 bounce_rate: number;
                                 /** @description complained ÷ delivered, a fraction (0 when nothing was delivered) */
@@ -7079,7 +7412,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description The event types to receive; all when left out */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /**
                      * @description A note for you
                      * @example Order system
@@ -7110,7 +7443,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7355,7 +7688,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7400,7 +7733,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -7443,7 +7776,7 @@ export interface operations {
                                      * @description An event type
                                      * @enum {string}
                                      */
-                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                                     /** @description Attempt number, 1 to 10 */
                                     attempt: number;
                                     /** @description The HTTP status answered, or null when there was no answer */
@@ -7910,7 +8243,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -8387,7 +8720,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description The event types to receive from now on; left out, they stay */
-                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                    events?: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -8413,7 +8746,7 @@ export interface operations {
                                 /** @description The target URL */
                                 url: string;
                                 /** @description The event types it receives */
-                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
+                                events: ("message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed")[];
                                 /** @description Your note, or null */
                                 description: string | null;
                                 /** @description false once the receiver answered 410 Gone, or after 5 days of failures without a success: it receives nothing more (delete it and add it again) */
@@ -8651,7 +8984,7 @@ export interface operations {
                      * @example message.delivered
                      * @enum {string}
                      */
-                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                    type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                     /** @description Accepted and ignored, as on every route */
                     tenant_id?: unknown;
                 };
@@ -8682,7 +9015,7 @@ export interface operations {
                              * @description An event type
                              * @enum {string}
                              */
-                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
+                            type: "message.sent" | "message.delivered" | "message.bounced" | "message.complained" | "message.delayed" | "message.failed" | "message.suppressed" | "message.cancelled" | "recipient.unsubscribed" | "message.opened" | "message.clicked" | "inbound.received" | "webhook.disabled" | "key.created" | "key.rotated" | "key.revoked" | "domain.verified" | "domain.temporary_failure" | "domain.failed" | "domain.claimed";
                             /** @enum {boolean} */
                             queued: true;
                         };
@@ -12333,6 +12666,266 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error_3_4_7"];
+                };
+            };
+        };
+    };
+    trackOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sealed token of the link (opaque)
+                 * @example AXk3b2…
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1×1 transparent GIF, whatever the token */
+            200: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description 103: IP address blocked by network rule */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
+                };
+            };
+        };
+    };
+    trackClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sealed token of the link (opaque)
+                 * @example AXk3b2…
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: on to the original URL (Location); an unknown or changed token gets 404 and a neutral page */
+            302: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 103: IP address blocked by network rule */
+            401: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 103,
+                     *         "message": "IP address blocked by network rule"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_103"];
+                };
+            };
+            /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
+            406: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 107,
+                     *         "message": "Input parameter errors"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_107_114"];
+                };
+            };
+            /** @description 115: Too many requests */
+            429: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in a burst */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current burst */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the burst is available again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 115,
+                     *         "message": "Too many requests"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_115"];
+                };
+            };
+            /** @description 2: Internal and unknown server error */
+            500: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 2,
+                     *         "message": "Internal and unknown server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_2"];
+                };
+            };
+            /** @description 8: Action not present in endpoint mapping; 9: Validator execution error */
+            501: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": 8,
+                     *         "message": "Action not present in endpoint mapping"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error_8_9"];
                 };
             };
         };

@@ -45,6 +45,10 @@ export type WebhookEvent = components['schemas']['WebhookEvent'];
 export type MessageEvent = components['schemas']['MessageEvent'];
 /** `message.cancelled`: once per message, `data.recipient` null. */
 export type MessageCancelledEvent = components['schemas']['MessageCancelledEvent'];
+/** `message.opened`: an open of a tracked message (docs/tracking.md), with `first` and `machine_open`. */
+export type MessageOpenedEvent = components['schemas']['MessageOpenedEvent'];
+/** `message.clicked`: a click on a tracked link, with `link` and `link_index`. */
+export type MessageClickedEvent = components['schemas']['MessageClickedEvent'];
 /** `inbound.received`: a received message's metadata. */
 export type InboundReceivedEvent = components['schemas']['InboundReceivedEvent'];
 /** `webhook.disabled`: another endpoint of the account was disabled. */

@@ -9,6 +9,7 @@ import { serviceRouteDetails, serviceRoutes } from './service/routes.ts';
 import { statsRouteDetails, statsRoutes } from './stats/routes.ts';
 import { suppressionsRouteDetails, suppressionsRoutes } from './suppressions/routes.ts';
 import { templatesRouteDetails, templatesRoutes } from './templates/routes.ts';
+import { trackingRouteDetails, trackingRoutes } from './tracking/routes.ts';
 import { webhooksRouteDetails, webhooksRoutes } from './webhooks/routes.ts';
 
 /**
@@ -29,6 +30,7 @@ export const routes = [
   ...templatesRoutes,
   ...inboundRoutes,
   ...apikeysRoutes,
+  ...trackingRoutes,
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]['id'];
@@ -46,6 +48,7 @@ export const routeDetails: Record<RouteId, RouteDetails> = {
   ...templatesRouteDetails,
   ...inboundRouteDetails,
   ...apikeysRouteDetails,
+  ...trackingRouteDetails,
 };
 
 /** One route of the table, by id (the local host, the stack and tests; a handler imports its own). */

@@ -43,7 +43,11 @@ export type Counter =
   | 'complained'
   | 'suppressed'
   | 'failed'
-  | 'unsubscribed';
+  | 'unsubscribed'
+  | 'opened'
+  | 'human_opened'
+  | 'clicked';
+/** Opens and clicks count recipients of tracked messages once each (docs/tracking.md). */
 export const counters: readonly Counter[] = [
   'accepted',
   'sent',
@@ -53,6 +57,9 @@ export const counters: readonly Counter[] = [
   'suppressed',
   'failed',
   'unsubscribed',
+  'opened',
+  'human_opened',
+  'clicked',
 ];
 
 /** One series' counts added up over the range (the rows of the table beside the charts). */

@@ -105,6 +105,8 @@ export const webhookEventTypes = exhaustive<WebhookEventType>()([
   'message.suppressed',
   'message.cancelled',
   'recipient.unsubscribed',
+  'message.opened',
+  'message.clicked',
   'inbound.received',
   'webhook.disabled',
   'key.created',

@@ -199,6 +199,9 @@ async function startParts(
   }
 
   let server: Server | undefined = gateway.server;
+  // Links in mail (tracking) point at this gateway; the workers share this process's environment.
+  process.env.PUBLIC_API_URL ??= gateway.url;
+  env.PUBLIC_API_URL = process.env.PUBLIC_API_URL;
   idp.allowConsole(consoleUrls(gateway.url));
   started.push({ name: 'gateway', stop: () => closeServer(gateway.server) });
   const submission = await startLocalSubmission({

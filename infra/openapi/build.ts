@@ -185,7 +185,19 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
   const firstRequest = Object.values(requestExamples ?? {})[0]?.value as Record<string, unknown> | undefined;
   const parameters: Schema[] = [];
   let requestBody: Schema | undefined;
-  if (request !== undefined && entry.requestIn === 'query') {
+  if (request !== undefined && entry.requestIn === 'path') {
+    for (const [name, schema] of Object.entries((request.properties ?? {}) as Record<string, Schema>)) {
+      const { description, example, ...rest } = schema;
+      parameters.push({
+        name,
+        in: 'path',
+        required: true,
+        ...(description === undefined ? {} : { description }),
+        schema: rest,
+        ...(example === undefined ? {} : { example }),
+      });
+    }
+  } else if (request !== undefined && entry.requestIn === 'query') {
     const properties = (request.properties ?? {}) as Record<string, Schema>;
     const required = new Set((request.required ?? []) as string[]);
     for (const [name, schema] of Object.entries(properties)) {
@@ -266,6 +278,14 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
       ...(entry.page.contentType === undefined
         ? {}
         : { content: { [entry.page.contentType]: { schema: { type: 'string' } } } }),
+    };
+  } else if (entry.raw?.status !== undefined) {
+    responses[String(entry.raw.status)] = {
+      description: entry.raw.description,
+      headers: requestIdHeader,
+      ...(entry.raw.contentType === undefined
+        ? {}
+        : { content: { [entry.raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }),
     };
   } else if (entry.raw !== undefined) {
     responses['200'] = {

@@ -1,3 +1,4 @@
+import { type TrackingSettings, trackedHtml } from '../tracking/index.ts';
 import {
   broadcastHeaders,
   emlWithUnsubscribeLink,
@@ -31,6 +32,11 @@ export interface Composition {
    * and all, without the list headers).
    */
   unsubscribeUrl?: string;
+  /**
+   * Tracking of this copy (docs/tracking.md): the HTML part's links and pixel name this recipient.
+   * Tokens are sealed deterministically, so the same facts still rebuild the same bytes.
+   */
+  tracking?: { settings: TrackingSettings; recipientIndex: number };
 }
 
 export type ComposableMessage = Pick<
@@ -75,7 +81,10 @@ export async function composeSignedMessage(
     );
   } else {
     const text = bodies.text?.toString('utf8');
-    const html = bodies.html?.toString('utf8');
+    const plainHtml = bodies.html?.toString('utf8');
+    const html =
+      url === undefined || plainHtml === undefined ? plainHtml : htmlWithUnsubscribeLink(plainHtml, url);
+    const tracking = composition.tracking;
     composed = await composeMime({
       messageId,
       sender: message.message_sender,
@@ -89,7 +98,14 @@ export async function composeSignedMessage(
           ? message.headers
           : { ...withoutListHeaders(message.headers ?? {}), ...listHeaders },
       text: url === undefined || text === undefined ? text : textWithUnsubscribeLink(text, url),
-      html: url === undefined || html === undefined ? html : htmlWithUnsubscribeLink(html, url),
+      html:
+        html === undefined || tracking === undefined
+          ? html
+          : await trackedHtml(
+              html,
+              { messageUuid: message.message_uuid, recipientIndex: tracking.recipientIndex },
+              tracking.settings,
+            ),
       attachments: message.attachments.map((attachment, index) => ({
         filename: attachment.filename,
         contentType: attachment.content_type,

@@ -8,6 +8,9 @@ import {
   suppressAutomatically,
   suppressedRecipients,
 } from '../suppressions/index.ts';
+import { effectiveTracking, isTracked, type TrackingSettings } from '../tracking/index.ts';
+import { cachedDomain } from './cached-domain.ts';
+import type { Composition } from './compose-message.ts';
 import { feedbackTagOf } from './feedback-id.ts';
 import { loadComposer } from './load-composer.ts';
 import type { SigningKey } from './mail/dkim-signer.ts';
@@ -102,7 +105,7 @@ export async function sendQueuedMessage(
 
   let transport: MailTransport;
   let outcome: TransportResult;
-  let built: Awaited<ReturnType<typeof buildSignedMessage>>;
+  let built: { raw: Buffer; composed: ComposedRecord };
   let checked: ReturnType<typeof applySuppressions>;
   try {
     // The account and the domain may have changed since the message was accepted.
@@ -117,20 +120,37 @@ export async function sendQueuedMessage(
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
     if (checked.allSuppressed) return recordAllSuppressed(claimed, checked, now());
     transport = await (deps.transport ?? mailTransport)();
-    built = await buildSignedMessage(
+    const sentAt = now();
+    const build = await signedMessageBuilder(
       claimed,
       transport,
       deps.signingKeys ?? activeSigningKeys,
       composer,
-      now(),
+      sentAt,
     );
-    outcome = await transport.send({
-      messageUuid,
-      envelope: { from: bounceAddress(messageUuid, claimed.tenant), to: checked.sendTo },
-      sender: claimed.message_sender,
-      raw: built.raw,
-      tags: claimed.tags ?? [],
-    });
+    const mailTo = (to: string[], raw: Buffer) =>
+      (transport as MailTransport).send({
+        messageUuid,
+        envelope: { from: bounceAddress(messageUuid, claimed.tenant), to },
+        sender: claimed.message_sender,
+        raw,
+        tags: claimed.tags ?? [],
+      });
+    const settings = await trackingOf(claimed, sentAt);
+    if (!isTracked(settings)) {
+      built = await build();
+      outcome = await mailTo(checked.sendTo, built.raw);
+    } else {
+      // Tracked: one copy per recipient, its links and pixel naming that recipient (docs/tracking.md).
+      const results: TransportResult[] = [];
+      let last: Awaited<ReturnType<typeof build>> | undefined;
+      for (const email of checked.sendTo) {
+        last = await build({ settings, recipientIndex: recipientIndexOf(recipients, email) });
+        results.push(await mailTo([email], last.raw));
+      }
+      built = last ?? (await build());
+      outcome = mergedResults(results);
+    }
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
@@ -179,18 +199,48 @@ function recipientsOf(message: DeliveryMessage): Recipient[] {
   );
 }
 
+/** The message's tracking: its own `tracking` over its sending domain's default (docs/tracking.md). */
+async function trackingOf(message: DeliveryMessage, nowMs: number): Promise<TrackingSettings> {
+  const domainDefault = (await cachedDomain(message.tenant, nowMs))?.tracking;
+  return effectiveTracking({
+    tracking: message.tracking,
+    tags: message.tags,
+    content_kind: message.content_kind,
+    ...(domainDefault === undefined ? {} : { domainDefault }),
+  });
+}
+
+/** A recipient's position in the message's recipient list (what tracking tokens name). */
+function recipientIndexOf(recipients: readonly Recipient[], email: string): number {
+  const index = recipients.findIndex((recipient) => recipient.email.toLowerCase() === email.toLowerCase());
+  return Math.max(index, 0);
+}
+
+/** The relay's answers to the copies of a tracked message, as one answer. */
+function mergedResults(results: readonly TransportResult[]): TransportResult {
+  return {
+    messageId: results[0]?.messageId,
+    response: results
+      .map((result) => result.response)
+      .filter(Boolean)
+      .join('; '),
+    recipients: results.flatMap((result) => result.recipients),
+    finalHop: results.every((result) => result.finalHop),
+  };
+}
+
 /**
  * Composes and signs the message for this send, at `nowMs`, with the domain's active keys, and
  * returns the record of the composition (`composed`), from which the content route rebuilds the
- * very same bytes.
+ * very same bytes. The bodies, keys and tag are read once; each call composes one copy.
  */
-async function buildSignedMessage(
+async function signedMessageBuilder(
   message: DeliveryMessage,
   transport: MailTransport,
   signingKeys: (domain: string, owner: string) => Promise<SigningKey[]>,
   composer: ReturnType<typeof loadComposer>,
   nowMs: number,
-): Promise<{ raw: Buffer; composed: ComposedRecord }> {
+): Promise<(tracking?: Composition['tracking']) => Promise<{ raw: Buffer; composed: ComposedRecord }>> {
   const at = new Date(nowMs);
   const bodies = await readMessageContent(message);
   // Never unsigned, and never with a key of another account: only the keys of a domain that the
@@ -204,20 +254,23 @@ async function buildSignedMessage(
   const feedbackTag = await feedbackTagOf(message.account_id);
   const unsubscribeUrl = await broadcastUnsubscribeUrl(message);
   const { composeSignedMessage } = await composer;
-  const { raw } = await composeSignedMessage(message, bodies, {
-    at,
-    keys,
-    transport: transport.name,
-    feedbackTag,
-    ...(unsubscribeUrl === undefined ? {} : { unsubscribeUrl }),
-  });
   const composed: ComposedRecord = {
     at: at.toISOString(),
     selectors: keys.map((key) => key.selector),
     transport: transport.name,
     ...(unsubscribeUrl === undefined ? {} : { unsubscribe_url: unsubscribeUrl }),
   };
-  return { raw, composed };
+  return async (tracking) => {
+    const { raw } = await composeSignedMessage(message, bodies, {
+      at,
+      keys,
+      transport: transport.name,
+      feedbackTag,
+      ...(unsubscribeUrl === undefined ? {} : { unsubscribeUrl }),
+      ...(tracking === undefined ? {} : { tracking }),
+    });
+    return { raw, composed };
+  };
 }
 
 /**

@@ -327,6 +327,7 @@ export interface PreparedMessage {
   derivedText?: string;
   stream: 'transactional' | 'broadcast';
   listId?: string;
+  tracking?: { opens?: boolean; clicks?: boolean };
 }
 
 /**
@@ -507,6 +508,7 @@ export async function prepareNewMessage(
     ...(rendered === undefined ? {} : { template: rendered.template }),
     stream,
     ...(input.list_id === undefined ? {} : { listId: input.list_id }),
+    ...(input.tracking === undefined ? {} : { tracking: input.tracking }),
   };
 }
 
@@ -566,6 +568,7 @@ export function newMessage(prepared: PreparedMessage, uuid: string, account: str
     ...(prepared.template === undefined ? {} : { template: prepared.template }),
     ...(prepared.stream === 'broadcast' ? { stream: 'broadcast' as const } : {}),
     ...(prepared.listId === undefined ? {} : { list_id: prepared.listId }),
+    ...(prepared.tracking === undefined ? {} : { tracking: prepared.tracking }),
   };
   // queued: when the dispatcher re-enqueues it if no sender claimed it; scheduled: send_at;
   // waiting: the end of the longest hold, when the dispatcher fails it (docs/messages.md).

@@ -9,9 +9,11 @@ import { messageStatuses } from './model/statuses.ts';
 import { streamOf } from './model/stream.ts';
 import { subjectMatcher } from './model/subject-search.ts';
 import { metadataTerm, recipientTerm, type SearchTerm, tagTerm, termDigest, termsOf } from './model/terms.ts';
+import { trackingViews } from './model/tracking-view.ts';
 import type { MessageQueryRequest } from './schemas.ts';
 import { laneOf, statusesOfLane } from './store/message-index.ts';
 import { getMessage, getMessages, type IndexStream, queryIndexKeys } from './store/messages.ts';
+import { trackingRecordsOf } from './store/tracking-records.ts';
 
 export const defaultQueryLimit = 100;
 /** The filter fingerprint of an unfiltered query (its cursor is bound to "every status"). */
@@ -25,7 +27,8 @@ export async function getMessageDetails(uuid: string, account: string) {
       details: [{ field: 'message_uuid', message: 'Unknown message' }],
     });
   }
-  return detailsView(item);
+  const tracking = trackingViews(await trackingRecordsOf(item.message_uuid));
+  return detailsView(item, tracking);
 }
 
 export interface MessagePage {

@@ -288,6 +288,7 @@ export const messagesRouteDetails = {
             attachments: [],
             scheduling: { mode: 'immediate' },
             stream: 'transactional',
+            tracking: {},
             status_history: [
               { status: 'queued', at, detail: 'immediate' },
               { status: 'processing', at, detail: 'send attempt 1' },
@@ -330,6 +331,7 @@ export const messagesRouteDetails = {
             attachments: [],
             scheduling: { mode: 'immediate' },
             stream: 'transactional',
+            tracking: { opens: true, clicks: true },
             status_history: [{ status: 'queued', at }],
             created_at: at,
             updated_at: at,

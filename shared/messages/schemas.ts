@@ -272,6 +272,18 @@ export const metadata = describe(
   { order_id: '4711', customer: 'c-1029' },
 );
 
+/** `tracking` on add and batch items: strict, booleans only (docs/tracking.md). */
+export const tracking = describe(
+  z.strictObject(
+    {
+      opens: z.optional(z.boolean({ error: 'tracking.opens must be true or false' })),
+      clicks: z.optional(z.boolean({ error: 'tracking.clicks must be true or false' })),
+    },
+    { error: 'tracking must be an object {"opens": true|false, "clicks": true|false}' },
+  ),
+  "Open and click tracking of this message, field by field over the sending domain's default (off unless the domain turns it on; authentication mail, tagged category: authentication, takes no domain default). Not for eml content (docs/tracking.md)",
+);
+
 const messageFields = {
   message_sender: addressSchema('Sender address; its domain is the tenant and must belong to your account'),
   from: z.optional(addressList('from')),
@@ -310,6 +322,7 @@ const messageFields = {
       'Weekly news <weekly.news.example.com>',
     ),
   ),
+  tracking: z.optional(tracking),
 };
 
 const contentFields = [
@@ -327,6 +340,7 @@ const contentFields = [
   'template',
   'stream',
   'list_id',
+  'tracking',
 ] as const;
 
 export const messageAddRequest = describe(
@@ -373,6 +387,19 @@ export const messageAddRequest = describe(
             'content (or template) is required: {"kind":"text_only","text":…}, {"kind":"html_only","html":…}, {"kind":"mixed","text":…,"html":…} or {"kind":"eml","eml":<base64>}',
           path: ['content'],
           input: undefined,
+        });
+      }
+      if (
+        value.content?.kind === 'eml' &&
+        value.tracking !== undefined &&
+        (value.tracking.opens || value.tracking.clicks)
+      ) {
+        context.addIssue({
+          code: 'custom',
+          message:
+            'An eml message is sent as given (its own MIME structure, perhaps its own signatures): its HTML is never rewritten for tracking; send content as html_only or mixed to track it',
+          path: ['tracking'],
+          input: value.tracking,
         });
       }
       if (value.content?.kind === 'eml' && (value.attachments?.length ?? 0) > 0) {
@@ -651,6 +678,18 @@ const recipientEvent = z.object({
   complaint_type: z.optional(describe(z.string(), 'The feedback type of a complaint, e.g. abuse')),
 });
 
+const trackingHit = z.object({
+  at: isoDate,
+  user_agent: z.string(),
+  client_address: describe(
+    z.nullable(z.string()),
+    'The client network, truncated to /24 (IPv4) or /48 (IPv6)',
+  ),
+  machine_open: z.boolean(),
+  link: z.optional(z.string()),
+  link_index: z.optional(z.number()),
+});
+
 export const messageDetails = z.object({
   message_uuid: z.string(),
   status,
@@ -667,6 +706,20 @@ export const messageDetails = z.object({
       detail: z.optional(z.string()),
       updated_at: isoDate,
       events: describe(z.array(recipientEvent), 'What happened to the mail for this recipient, in order'),
+      tracking: z.optional(
+        describe(
+          z.object({
+            opens: describe(z.number(), 'How many times the open pixel was loaded'),
+            first_opened_at: z.optional(isoDate),
+            first_human_open_at: z.optional(isoDate),
+            last_open: z.optional(trackingHit),
+            clicks: describe(z.number(), 'How many times a tracked link was followed'),
+            first_clicked_at: z.optional(isoDate),
+            last_click: z.optional(trackingHit),
+          }),
+          'Opens and clicks of this recipient (docs/tracking.md); present when the message is tracked',
+        ),
+      ),
     }),
   ),
   subject: z.string(),
@@ -679,6 +732,10 @@ export const messageDetails = z.object({
   template: z.optional(messageTemplateRecord),
   stream: describe(z.enum(messageStreams), 'transactional or broadcast', 'transactional'),
   list_id: z.optional(describe(z.string(), 'The List-Id given at add (broadcast)')),
+  tracking: describe(
+    z.object({ opens: z.optional(z.boolean()), clicks: z.optional(z.boolean()) }),
+    "Tracking as asked at add; a field left out follows the sending domain's default (off unless the domain turns it on)",
+  ),
   status_history: z.array(z.object({ status: z.string(), at: isoDate, detail: z.optional(z.string()) })),
   created_at: isoDate,
   updated_at: isoDate,

@@ -41,6 +41,13 @@ const counts = {
   suppressed: count('Recipients skipped: on the suppression list'),
   failed: count('Recipients that failed'),
   unsubscribed: count('Recipients that used the one-click unsubscribe of a broadcast'),
+  opened: count(
+    'Recipients who opened a tracked message, once each (machine opens included; docs/tracking.md)',
+  ),
+  clicked: count('Recipients who clicked a tracked link, once each'),
+  human_opened: count(
+    "Recipients with an open that was not a machine's (Apple Mail Privacy Protection, image proxies, prefetch), once each",
+  ),
 } satisfies Record<(typeof statCounters)[number], unknown>;
 
 export const statsQueryResponse = z.object({

@@ -3,6 +3,7 @@ import { describeError, log } from '../platform/observability/log.ts';
 import type { DomainCounted } from '../platform/observability/metric-names.ts';
 import { countForDomain } from '../platform/observability/metrics.ts';
 import type { TableChange } from '../platform/table/change.ts';
+import { hitCounters, hitItemOf } from '../tracking/index.ts';
 import {
   bucketOf,
   countedEvents,
@@ -101,8 +102,23 @@ function rowsOf(changes: readonly TableChange[], streamShard: string): Map<strin
   return rows;
 }
 
-/** What one change of a message item counts, and under what (undefined: not a message). */
+/** What one change of a message item or a tracking record counts, and under what (undefined: neither). */
 function countsOfChange(change: TableChange) {
+  const hit = hitItemOf(change.after);
+  if (hit !== undefined) {
+    const labels = {
+      accountId: hit.account_id,
+      tenant: hit.tenant,
+      stream: hit.stream ?? ('transactional' as const),
+      tags: hit.tags ?? [],
+      createdAt: hit.first_at,
+    };
+    const events = hitCounters(hitItemOf(change.before), hit).map((counter) => ({
+      counter,
+      at: hit.last.at,
+    }));
+    return { labels, events };
+  }
   const after = messageSnapshotOf(change.after);
   const labels = messageLabelsOf(change.after);
   if (after === undefined || labels === undefined) return undefined;

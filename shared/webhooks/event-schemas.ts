@@ -27,8 +27,11 @@ import { webhookId } from './schemas.ts';
 
 /** The message events that report one recipient; `message.cancelled` is once per message, without one. */
 const recipientEventTypes = messageEventTypes.filter(
-  (type): type is Exclude<MessageEventType, 'message.cancelled'> => type !== 'message.cancelled',
+  (type): type is Exclude<MessageEventType, 'message.cancelled' | TrackingEventType> =>
+    type !== 'message.cancelled' && type !== 'message.opened' && type !== 'message.clicked',
 );
+
+type TrackingEventType = 'message.opened' | 'message.clicked';
 
 const timestamp = serverDate(
   'When the change happened, in the server time zone (the webhook-timestamp header is the time of the attempt)',
@@ -116,6 +119,81 @@ export const messageCancelledEvent = describe(
   'A message was cancelled (manual-cancel): once per message, with no recipient.',
 );
 
+/** What an open and a click carry besides the message (docs/tracking.md). */
+const trackingFacts = {
+  first: describe(
+    z.boolean(),
+    "Whether this is the recipient's first open (or first click) of the message",
+    true,
+  ),
+  user_agent: describe(z.string(), "The mail client's or proxy's User-Agent ('' when none)", 'Mozilla/5.0'),
+  client_address: describe(
+    z.nullable(z.string()),
+    "The client's network: the address truncated to its /24 (IPv4) or /48 (IPv6); a full address is never stored",
+    '198.51.100.0/24',
+  ),
+  machine_open: describe(
+    z.boolean(),
+    "True when the hit came from a mail provider's image proxy or privacy relay (Apple Mail Privacy Protection, Google's image proxy) or a prefetch on delivery, not from a person reading",
+    false,
+  ),
+};
+
+const trackingRecipient = (status: 'opened' | 'clicked') =>
+  describe(
+    z.object({
+      email: describe(z.string(), 'The recipient', 'ada@example.org'),
+      status: describe(z.literal(status), 'The part of `type` after `message.`'),
+      detail: describe(z.null(), 'Always null'),
+    }),
+    'The recipient who opened or clicked',
+  );
+
+export const messageOpenedEvent = describe(
+  z.object({
+    type: describe(
+      z.literal('message.opened'),
+      "A recipient's mail client (or its provider's proxy) loaded the open pixel",
+    ),
+    timestamp,
+    data: z.object({
+      message_uuid: messageUuid,
+      status: messageStatus,
+      recipient: trackingRecipient('opened'),
+      subject,
+      stream,
+      tags,
+      metadata,
+      ...trackingFacts,
+    }),
+  }),
+  'An open of a message with open tracking (docs/tracking.md): one per open, first and repeated.',
+);
+
+export const messageClickedEvent = describe(
+  z.object({
+    type: describe(z.literal('message.clicked'), 'A recipient followed a tracked link'),
+    timestamp,
+    data: z.object({
+      message_uuid: messageUuid,
+      status: messageStatus,
+      recipient: trackingRecipient('clicked'),
+      subject,
+      stream,
+      tags,
+      metadata,
+      ...trackingFacts,
+      link: describe(
+        z.string(),
+        'The URL the click was sent on to, as the message holds it',
+        'https://shop.example/orders/4711',
+      ),
+      link_index: describe(z.number(), "The link's position among the message's tracked links, from 0", 0),
+    }),
+  }),
+  'A click on a tracked link of a message (docs/tracking.md): one per click, first and repeated.',
+);
+
 export const inboundReceivedEvent = describe(
   z.object({
     type: describe(
@@ -192,6 +270,8 @@ export const domainEvent = describe(
 export const webhookEventSchemas = {
   MessageEvent: messageEvent,
   MessageCancelledEvent: messageCancelledEvent,
+  MessageOpenedEvent: messageOpenedEvent,
+  MessageClickedEvent: messageClickedEvent,
   InboundReceivedEvent: inboundReceivedEvent,
   WebhookDisabledEvent: webhookDisabledEvent,
   ApiKeyEvent: apiKeyEvent,
@@ -202,6 +282,8 @@ export const webhookEvent = describe(
   z.discriminatedUnion('type', [
     messageEvent,
     messageCancelledEvent,
+    messageOpenedEvent,
+    messageClickedEvent,
     inboundReceivedEvent,
     webhookDisabledEvent,
     apiKeyEvent,
@@ -265,6 +347,48 @@ export const webhookEventExamples: Record<string, Example> = {
         tags: [],
         metadata: {},
         stream: 'transactional',
+      },
+    },
+  },
+  opened: {
+    summary: 'message.opened',
+    value: {
+      type: 'message.opened',
+      timestamp: exampleAt,
+      data: {
+        message_uuid: '2a52b27c-0980-473f-96bc-aa7afca8d390',
+        status: 'delivered',
+        recipient: { email: 'ada@example.org', status: 'opened', detail: null },
+        subject: 'Your order has shipped',
+        stream: 'transactional',
+        tags: [{ name: 'category', value: 'shipping' }],
+        metadata: { order_id: '4711' },
+        first: true,
+        user_agent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Thunderbird/128.0',
+        client_address: '198.51.100.0/24',
+        machine_open: false,
+      },
+    },
+  },
+  clicked: {
+    summary: 'message.clicked',
+    value: {
+      type: 'message.clicked',
+      timestamp: exampleAt,
+      data: {
+        message_uuid: '2a52b27c-0980-473f-96bc-aa7afca8d390',
+        status: 'delivered',
+        recipient: { email: 'ada@example.org', status: 'clicked', detail: null },
+        subject: 'Your order has shipped',
+        stream: 'transactional',
+        tags: [{ name: 'category', value: 'shipping' }],
+        metadata: { order_id: '4711' },
+        first: true,
+        user_agent: 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+        client_address: '2001:db8:1::/48',
+        machine_open: false,
+        link: 'https://shop.example/orders/4711',
+        link_index: 0,
       },
     },
   },

@@ -5,6 +5,7 @@ import { deriveChanges, type MessageChange, messageSnapshotOf } from '../message
 import { describeError, log } from '../platform/observability/log.ts';
 import type { ItemImage, TableChange } from '../platform/table/change.ts';
 import { formatDate } from '../platform/time/format.ts';
+import { hitEventOf, hitItemOf } from '../tracking/index.ts';
 import { eventRetentionSeconds } from './config.ts';
 import { deriveDomainEvents, domainEventBody, domainSnapshotOf } from './model/domain-events.ts';
 import { deriveEndpointEvents, endpointEventBody } from './model/endpoint-events.ts';
@@ -122,6 +123,22 @@ function eventsOf(
         body: domainEventBody(event, formatDate),
         about: {},
       })),
+    };
+  }
+  const hit = hitItemOf(change.after);
+  if (hit !== undefined) {
+    const event = hitEventOf(hitItemOf(change.before), hit);
+    return {
+      accountId: event.accountId,
+      logFields: { message_uuid: event.messageUuid },
+      events: [
+        {
+          id: event.id,
+          type: event.type,
+          body: eventBody(event, formatDate),
+          about: { messageUuid: event.messageUuid },
+        },
+      ],
     };
   }
   const after = messageSnapshotOf(change.after);

@@ -54,6 +54,9 @@ const expected = {
   suppressed: 1,
   failed: 0,
   unsubscribed: 0,
+  opened: 0,
+  clicked: 0,
+  human_opened: 0,
 };
 
 /** A recorded SES event for one of this test's messages, happening now (counts go to the hour of the event). */
@@ -156,6 +159,9 @@ describe('POST /stats/query-1.0', () => {
       suppressed: 0,
       failed: 1,
       unsubscribed: 0,
+      opened: 0,
+      clicked: 0,
+      human_opened: 0,
     };
     const data = await waitForTotals(token, { ...range(), granularity: 'day' }, counted);
     assert.deepEqual(data.totals, { ...counted, bounce_rate: 0, complaint_rate: 0 });

@@ -113,4 +113,24 @@ describe('typed client (clients/svc-mail.ts)', () => {
     assert.equal(denied.response.status, 401);
     assert.equal(denied.error?.error.code, 104);
   });
+
+  it('asks for tracking and reads it back, typed', async () => {
+    const who = await newAccount('typed-track');
+    const api = typedClient(who.token);
+    const added = await api.POST('/message/add-1.0', {
+      body: {
+        message_sender: who.sender,
+        to: ['ada@recipient.test'],
+        content: { kind: 'html_only', html: '<p><a href="https://shop.example/">Shop</a></p>' },
+        tracking: { opens: true, clicks: false },
+        scheduling: { mode: 'manual-wait' },
+      },
+    });
+    assert.ok(added.data, JSON.stringify(added.error));
+    const one = await api.POST('/message/query-1.0', {
+      body: { message_uuid: added.data.data.message_uuid as string },
+    });
+    assert.ok(one.data && 'tracking' in one.data.data);
+    assert.deepEqual(one.data.data.tracking, { opens: true, clicks: false });
+  });
 });

@@ -76,7 +76,7 @@ describe('POST /webhook/test-1.0', () => {
     const hook = await addHook(who);
     const badType = await call('POST', '/webhook/test-1.0', {
       token: who.token,
-      body: { webhook_id: hook.id, type: 'message.opened' },
+      body: { webhook_id: hook.id, type: 'message.read' },
     });
     assert.equal(badType.body.error.code, 107, badType.text);
     assert.ok(
@@ -152,7 +152,7 @@ describe('POST /webhook/update-1.0', () => {
       [{ webhook_id: hook.id }, 'url'],
       [{ webhook_id: hook.id, url: 'ftp://example.com/' }, 'url'],
       [{ webhook_id: hook.id, events: ['message.sent', 'message.sent'] }, 'events'],
-      [{ webhook_id: hook.id, events: ['message.opened'] }, 'events[0]'],
+      [{ webhook_id: hook.id, events: ['message.read'] }, 'events[0]'],
       [{ webhook_id: hook.id, url: `${endpoints.receiver.url}/x`, secret: 'whsec_x' }, 'secret'],
     ];
     for (const [body, field] of cases) {

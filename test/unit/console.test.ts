@@ -166,6 +166,9 @@ describe('console dashboard figures', () => {
     suppressed: 0,
     failed: 0,
     unsubscribed: 0,
+    opened: 0,
+    clicked: 0,
+    human_opened: 0,
     ...counts,
   });
 
@@ -202,6 +205,9 @@ describe('console dashboard figures', () => {
       suppressed: 0,
       failed: 1,
       unsubscribed: 0,
+      opened: 0,
+      human_opened: 0,
+      clicked: 0,
     });
     assert.equal(percent(0), '0 %');
     assert.equal(percent(1 / 3), '33.3 %');

@@ -119,8 +119,8 @@ describe('webhook event validator (test/support/contract.ts, WebhookEvent)', () 
       /\/timestamp must match pattern/,
     );
     assert.match(
-      webhookEventProblems(body({ ...delivered, type: 'message.opened' })).join(),
-      /"message\.opened" is none of the documented event types/,
+      webhookEventProblems(body({ ...delivered, type: 'message.read' })).join(),
+      /"message\.read" is none of the documented event types/,
     );
     assert.match(webhookEventProblems('{"type":').join(), /not JSON/);
   });

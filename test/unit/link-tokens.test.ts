@@ -25,6 +25,13 @@ describe('link tokens', () => {
     expect(await sealLinkToken('open', payload)).not.toBe(await sealLinkToken('open', payload));
   });
 
+  it('a stable seal is the same for one payload, different for another, and opens', async () => {
+    const one = await sealLinkToken('click', Buffer.from('one'), { stable: true });
+    expect(await sealLinkToken('click', Buffer.from('one'), { stable: true })).toBe(one);
+    expect(await sealLinkToken('click', Buffer.from('two'), { stable: true })).not.toBe(one);
+    expect(await openLinkToken('click', one)).toEqual(Buffer.from('one'));
+  });
+
   it('refuses a token of another purpose', async () => {
     const token = await sealLinkToken('click', Buffer.from('x'));
     expect(await openLinkToken('open', token)).toBeUndefined();

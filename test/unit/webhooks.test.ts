@@ -12,6 +12,8 @@ import {
 } from '../../shared/messages/model/changes.ts';
 import { messageSnapshotOf } from '../../shared/messages/store/message-stream.ts';
 import { formatDate } from '../../shared/platform/time/format.ts';
+import { hitEventOf } from '../../shared/tracking/model/hit-events.ts';
+import type { HitItem } from '../../shared/tracking/store/hits.ts';
 import { resolveTarget, TargetRefused } from '../../shared/webhooks/http-target.ts';
 import { deriveEndpointEvents, endpointEventBody } from '../../shared/webhooks/model/endpoint-events.ts';
 import { eventBody } from '../../shared/webhooks/model/events.ts';
@@ -296,6 +298,44 @@ describe('the bodies match the published schema (MessageChange in docs/openapi.j
       ...deriveChanges(base(), failed),
       ...deriveChanges(base({ recipients: [{ email: 'ok@example.net', status: 'pending' }] }), suppressed),
       ...deriveChanges(waiting, cancelled),
+      ...trackingEvents(),
+    ];
+  }
+
+  /** An open (a machine's, the first) and a repeated click, as the tracking records' stream makes them. */
+  function trackingEvents(): MessageChange[] {
+    const hit = (kind: HitItem['kind'], hits: number, last: Partial<HitItem['last']> = {}): HitItem => ({
+      message_uuid: '2a52b27c-0980-473f-96bc-aa7afca8d390',
+      account_id: 'acct',
+      kind,
+      recipient: 'ok@example.net',
+      recipient_index: 0,
+      tenant: 'example.test',
+      status: 'delivered',
+      subject: '',
+      tags: [],
+      metadata: {},
+      hits,
+      first_at: t1,
+      last: {
+        at: t2,
+        user_agent: 'Mozilla/5.0',
+        client_address: '17.58.0.0/24',
+        machine_open: true,
+        ...last,
+      },
+    });
+    return [
+      hitEventOf(undefined, hit('open', 1)),
+      hitEventOf(
+        hit('click', 1),
+        hit('click', 2, {
+          machine_open: false,
+          client_address: null,
+          link: 'https://a.example/',
+          link_index: 3,
+        }),
+      ),
     ];
   }
 

@@ -171,6 +171,8 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
         </tbody>
       </table>
 
+      <TrackingTable details={details} />
+
       <h2>Status history</h2>
       <ol class="timeline">
         {details.status_history.map((entry) => (
@@ -187,6 +189,83 @@ function MessageView({ details, onChange }: { details: MessageDetails; onChange:
       ) : (
         <HeaderTable headers={Object.entries(details.headers).map(([name, value]) => ({ name, value }))} />
       )}
+    </>
+  );
+}
+
+/**
+ * Opens and clicks per recipient (docs/tracking.md), when the message asked for tracking or any
+ * recipient has a hit (a domain default tracks without the message asking).
+ */
+function TrackingTable({ details }: { details: MessageDetails }) {
+  const asked = details.tracking.opens === true || details.tracking.clicks === true;
+  const tracked = details.recipients.some((recipient) => recipient.tracking !== undefined);
+  if (!asked && !tracked) return null;
+  return (
+    <>
+      <h2>Opens and clicks</h2>
+      <table class="list" aria-label="Opens and clicks">
+        <thead>
+          <tr>
+            <th scope="col">Recipient</th>
+            <th scope="col" class="number">
+              Opens
+            </th>
+            <th scope="col">Last open</th>
+            <th scope="col">First human open</th>
+            <th scope="col" class="number">
+              Clicks
+            </th>
+            <th scope="col">Last click</th>
+          </tr>
+        </thead>
+        <tbody>
+          {details.recipients.map((recipient) => {
+            const hits = recipient.tracking;
+            return (
+              <tr key={`${recipient.kind}:${recipient.email}`}>
+                <td>{recipient.email}</td>
+                <td class="number">{hits?.opens ?? 0}</td>
+                <td>
+                  {hits?.last_open === undefined ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <>
+                      <Time value={hits.last_open.at} />{' '}
+                      {hits.last_open.machine_open ? (
+                        <span
+                          class="badge"
+                          title="A mail provider's image proxy or privacy relay, not a person"
+                        >
+                          machine
+                        </span>
+                      ) : null}{' '}
+                      <span class="muted">{hits.last_open.client_address ?? ''}</span>
+                    </>
+                  )}
+                </td>
+                <td>
+                  {hits?.first_human_open_at === undefined ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <Time value={hits.first_human_open_at} />
+                  )}
+                </td>
+                <td class="number">{hits?.clicks ?? 0}</td>
+                <td class="detail">
+                  {hits?.last_click === undefined ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <>
+                      <Time value={hits.last_click.at} /> <code>{hits.last_click.link}</code>
+                    </>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
     </>
   );
 }

@@ -18,6 +18,8 @@ export const messageEventTypes = [
   'message.suppressed',
   'message.cancelled',
   'recipient.unsubscribed',
+  'message.opened',
+  'message.clicked',
 ] as const;
 
 export type MessageEventType = (typeof messageEventTypes)[number];
@@ -68,6 +70,8 @@ export interface MessageChange {
   tags: Tag[];
   metadata: Metadata;
   stream: 'transactional' | 'broadcast';
+  /** Further members of the event's `data` (an open's or a click's facts, shared/tracking). */
+  extra?: Record<string, unknown>;
 }
 
 /** Recipient statuses that are events of their own when a recipient reaches them. */
@@ -97,6 +101,8 @@ export const reportedStatus = {
   'message.suppressed': 'suppressed',
   'message.cancelled': 'cancelled',
   'recipient.unsubscribed': 'unsubscribed',
+  'message.opened': 'opened',
+  'message.clicked': 'clicked',
 } as const satisfies Record<MessageEventType, string>;
 
 /**

@@ -146,6 +146,8 @@ export interface MessageItem {
   content: StoredContent;
   attachments: StoredAttachment[];
   scheduling: { mode: SchedulingMode; send_at?: string };
+  /** Tracking as asked at add (docs/tracking.md); absent: the domain's default. */
+  tracking?: { opens?: boolean; clicks?: boolean };
   status: MessageStatus;
   recipients: StoredRecipient[];
   history: HistoryEntry[];
@@ -279,7 +281,10 @@ export function detailView(detail: string): string {
 }
 
 /** A query by uuid: everything but the bodies and attachment contents. */
-export function detailsView(item: MessageItem) {
+export function detailsView(
+  item: MessageItem,
+  tracking: ReadonlyMap<number, Record<string, unknown>> = new Map(),
+) {
   const events = recipientEvents(item.recipients ?? [], item.history ?? []);
   return {
     message_uuid: item.message_uuid,
@@ -296,6 +301,8 @@ export function detailsView(item: MessageItem) {
       if (recipient.detail !== undefined) view.detail = detailView(recipient.detail);
       view.updated_at = formatDate(recipient.updated_at);
       view.events = (events[index] ?? []).map((event) => ({ ...event, at: formatDate(event.at) }));
+      const tracked = tracking.get(index);
+      if (tracked !== undefined) view.tracking = tracked;
       return view;
     }),
     subject: item.subject ?? '',
@@ -312,6 +319,7 @@ export function detailsView(item: MessageItem) {
     ...(item.template === undefined ? {} : { template: item.template }),
     stream: item.stream ?? 'transactional',
     ...(item.list_id === undefined ? {} : { list_id: item.list_id }),
+    tracking: { ...item.tracking },
     status_history: (item.history ?? []).map((entry) =>
       entry.detail === undefined
         ? { status: entry.status, at: formatDate(entry.at) }

@@ -80,15 +80,21 @@ export type RouteDetails = {
   /** Request headers the route reads besides Authorization. */
   headers?: readonly HeaderParameter[];
   examples?: { request?: Record<string, Example>; response?: Record<string, Example> };
-  /** The success body is not the `{"data": …}` envelope (the OpenAPI document itself). */
-  raw?: { description: string };
+  /**
+   * The success body is not the `{"data": …}` envelope: the OpenAPI document itself, or (with
+   * `status` and `contentType`) a route answered to browsers and mail clients (tracking).
+   */
+  raw?: { description: string; status?: number; contentType?: string };
   /** The success answer is a page (`text/html`) or empty (no content type), not the envelope. */
   page?: { description: string; contentType?: 'text/html' };
   /** `{name}` segments of the path, by name: their descriptions and examples. */
   pathParameters?: Record<string, { description: string; example: string }>;
   /** A form-encoded request body (`application/x-www-form-urlencoded`): its fields. */
   form?: Record<string, { description: string; example: string }>;
-} & ({ request?: undefined; requestIn?: undefined } | { request: $ZodType; requestIn: 'body' | 'query' });
+} & (
+  | { request?: undefined; requestIn?: undefined }
+  | { request: $ZodType; requestIn: 'body' | 'query' | 'path' }
+);
 
 /** The details of each route of a list, keyed by route id. */
 export type RouteDetailsOf<R extends Route> = Record<R['id'], RouteDetails>;

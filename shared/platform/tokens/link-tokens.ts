@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { secretString } from '../aws/secrets.ts';
 import { envString } from '../config/env.ts';
 import { decodeKey, localKey } from '../config/local-key-file.ts';
@@ -49,10 +49,20 @@ function keyFor(purpose: LinkPurpose): Promise<Buffer> {
   return key;
 }
 
-/** Seals `payload` into a URL-safe token for `purpose`. */
-export async function sealLinkToken(purpose: LinkPurpose, payload: Uint8Array): Promise<string> {
+/**
+ * Seals `payload` into a URL-safe token for `purpose`. `stable`: the IV is an HMAC of the payload
+ * (a synthetic IV), so the same payload seals to the same token, as mail rebuilt byte for byte from
+ * its record needs (tracking links, docs/tracking.md); distinct payloads still get distinct IVs.
+ */
+export async function sealLinkToken(
+  purpose: LinkPurpose,
+  payload: Uint8Array,
+  options: { stable?: boolean } = {},
+): Promise<string> {
   const key = await keyFor(purpose);
-  const iv = randomBytes(ivBytes);
+  const iv = options.stable
+    ? createHmac('sha256', key).update('synthetic-iv').update(payload).digest().subarray(0, ivBytes)
+    : randomBytes(ivBytes);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
   cipher.setAAD(Buffer.from(purpose));
   const sealed = Buffer.concat([cipher.update(payload), cipher.final()]);

@@ -25,6 +25,9 @@ export const statCounters = [
   'suppressed',
   'failed',
   'unsubscribed',
+  'opened',
+  'clicked',
+  'human_opened',
 ] as const;
 
 export type StatCounter = (typeof statCounters)[number];
@@ -41,6 +44,9 @@ export const zeroCounts = (): Counts => ({
   suppressed: 0,
   failed: 0,
   unsubscribed: 0,
+  opened: 0,
+  clicked: 0,
+  human_opened: 0,
 });
 
 const counterOfEvent: Partial<Record<MessageEventType, StatCounter>> = {
@@ -127,6 +133,9 @@ export const counterLetter: Readonly<Record<StatCounter, string>> = {
   suppressed: 'x',
   failed: 'f',
   unsubscribed: 'u',
+  opened: 'o',
+  clicked: 'k',
+  human_opened: 'h',
 };
 
 /** A day row's attribute: the counter's count in one hour (0–23). */

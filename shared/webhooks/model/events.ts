@@ -34,6 +34,7 @@ export function eventBody(event: MessageChange, formatDate: (iso: string) => str
       tags: event.tags,
       metadata: event.metadata,
       stream: event.stream,
+      ...event.extra,
     },
   });
 }

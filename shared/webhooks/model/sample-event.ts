@@ -22,6 +22,26 @@ const messageStatusAfter: Record<Exclude<keyof typeof reportedStatus, 'message.c
   'message.failed': 'failed',
   'message.suppressed': 'suppressed',
   'recipient.unsubscribed': 'delivered',
+  'message.opened': 'delivered',
+  'message.clicked': 'delivered',
+};
+
+/** What a test open or click carries besides the message (docs/tracking.md). */
+const sampleTracking: Partial<Record<WebhookEventType, Record<string, unknown>>> = {
+  'message.opened': {
+    first: true,
+    user_agent: 'Mozilla/5.0 (test event)',
+    client_address: '192.0.2.0/24',
+    machine_open: false,
+  },
+  'message.clicked': {
+    first: true,
+    user_agent: 'Mozilla/5.0 (test event)',
+    client_address: '192.0.2.0/24',
+    machine_open: false,
+    link: 'https://example.org/test-event',
+    link_index: 0,
+  },
 };
 
 const sampleDetail: Partial<Record<WebhookEventType, string>> = {
@@ -101,6 +121,7 @@ export function sampleEventBody(
       tags: message.tags,
       metadata: message.metadata,
       stream: type === 'recipient.unsubscribed' ? 'broadcast' : 'transactional',
+      ...sampleTracking[type],
     },
   });
 }

@@ -1,0 +1,164 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { type ComposableMessage, composeSignedMessage } from '../shared/delivery/compose-message.ts';
+import { sealLinkToken } from '../shared/platform/tokens/link-tokens.ts';
+import { encodeClick, encodeOpen } from '../shared/tracking/model/token-payload.ts';
+import { startMeter, stopMeter } from './meter.ts';
+import { prices } from './scale-cost.ts';
+import { type Caller, call } from './service.ts';
+import { type Figure, figure, fmt, fmtFigure, progress } from './stats.ts';
+import { checkTarget } from './targets.ts';
+
+/**
+ * Open and click tracking (docs/tracking.md), side by side in one run:
+ * - composing and DKIM-signing a 50 KB HTML message with 100 links, tracked (opens and clicks: 100
+ *   sealed click tokens, the rewrite, the pixel) against the same message untracked, in process;
+ * - a click (`GET /t/c/…`: token, message read, HTML part read, the link found, one write, 302) and
+ *   an open (`GET /t/o/…`: token, message read, one write, the GIF) against `GET /health` through
+ *   the local gateway, each round one of each back to back.
+ */
+const linkCount = 100;
+
+function newsletter(): string {
+  const rows: string[] = [];
+  for (let index = 0; index < linkCount; index++) {
+    rows.push(
+      `<tr><td style="padding:8px;font-family:Arial,sans-serif">Item ${index}: a product line with its description, price and a short note for the reader.</td><td><a href="https://shop.example/items/${index}?utm_source=mail&amp;utm_campaign=weekly">View item ${index}</a></td></tr>`,
+    );
+  }
+  let html = `<html><head><title>Weekly</title></head><body><table>${rows.join('\n')}</table>`;
+  while (html.length < 50 * 1024)
+    html += '<p style="color:#333">More news from the shop, written for the reader.</p>\n';
+  return `${html}</body></html>`;
+}
+
+function composable(uuid: string, domain: string): ComposableMessage {
+  return {
+    message_uuid: uuid,
+    account_id: 'bench',
+    tenant: domain,
+    message_sender: `news@${domain}`,
+    content_kind: 'html_only',
+    from: [{ email: `news@${domain}` }],
+    to: [{ email: 'ada@recipient.test' }],
+    cc: [],
+    reply_to: [],
+    subject: 'Weekly',
+    headers: {},
+    attachments: [],
+  };
+}
+
+async function sideBySide(
+  rounds: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
+  const timesA: number[] = [];
+  const timesB: number[] = [];
+  const ratios: number[] = [];
+  for (let round = -3; round < rounds; round++) {
+    const t0 = performance.now();
+    await a();
+    const t1 = performance.now();
+    await b();
+    const t2 = performance.now();
+    if (round < 0) continue;
+    timesA.push(t1 - t0);
+    timesB.push(t2 - t1);
+    ratios.push((t1 - t0) / (t2 - t1));
+  }
+  return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
+}
+
+async function get(url: string): Promise<number> {
+  const response = await fetch(url, { redirect: 'manual', headers: { 'user-agent': 'bench (Gecko)' } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Section 16's lines, and the tracking lines of section 7 (write units per hit, cost per million). */
+export async function trackingBench(
+  who: Caller,
+  sender: string,
+  rounds: number,
+): Promise<{ section: string[]; costLines: string[] }> {
+  progress('tracking: compose tracked vs untracked; click and open vs GET /health');
+  const domain = sender.split('@')[1] as string;
+  const html = newsletter();
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keys = [
+    {
+      domain,
+      selector: 'bench',
+      algorithm: 'rsa-sha256' as const,
+      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    },
+  ];
+  const bodies = { html: Buffer.from(html), text: Buffer.from('Weekly news'), attachments: [] };
+  const message = composable('2a52b27c-0980-473f-96bc-aa7afca8d390', domain);
+  const base = { at: new Date(), keys, transport: 'smtp' as const, feedbackTag: 'bench' };
+  const tracking = { settings: { opens: true, clicks: true }, recipientIndex: 0 };
+  const compose = await sideBySide(
+    rounds,
+    () => composeSignedMessage(message, bodies, { ...base, tracking }),
+    () => composeSignedMessage(message, bodies, base),
+  );
+
+  // A stored message whose links the click route reads (held: the routes need no sent mail).
+  const added = await call(who, 'POST', '/message/add-1.0', {
+    message_sender: sender,
+    to: ['ada@recipient.test'],
+    subject: 'Weekly',
+    content: { kind: 'html_only', html },
+    tracking: { opens: true, clicks: true },
+    scheduling: { mode: 'manual-wait' },
+  });
+  if (added.status !== 200)
+    throw new Error(`tracking bench add: ${JSON.stringify(added.body).slice(0, 300)}`);
+  const uuid = added.body.data.message_uuid as string;
+  const click = `${who.url}/t/c/${await sealLinkToken('click', encodeClick({ messageUuid: uuid, recipient: 0, link: 57 }), { stable: true })}`;
+  const open = `${who.url}/t/o/${await sealLinkToken('open', encodeOpen({ messageUuid: uuid, recipient: 0 }), { stable: true })}`;
+  if ((await get(click)) !== 302 || (await get(open)) !== 200)
+    throw new Error('tracking bench: the routes did not answer');
+  const units = await unitsPerHit(click, open, 'TRACK#click#0', 'TRACK#open#0', rounds);
+  const health = () => get(`${who.url}/health`);
+  const clicks = await sideBySide(rounds, () => get(click), health);
+  const opens = await sideBySide(rounds, () => get(open), health);
+  progress(
+    `  compose tracked ${fmt(compose.a.median)} ms vs ${fmt(compose.b.median)} ms; click ${fmt(clicks.a.median)} ms, open ${fmt(opens.a.median)} ms vs health ${fmt(clicks.b.median)} ms`,
+  );
+  const section = [
+    '### 16. Open and click tracking',
+    '',
+    `Compose and DKIM-sign (rsa-sha256) one ${fmt(html.length / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in process; then a click and an open through the local gateway, each timed beside \`GET /health\` in the same round. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
+    '',
+    '| operation | ms | beside | ms | ratio | target |',
+    '|---|---|---|---|---|---|',
+    `| compose tracked | ${fmtFigure(compose.a)} | compose untracked | ${fmtFigure(compose.b)} | ${fmtFigure(compose.ratio, 2)} | ≤ 1.3: ${checkTarget('tracking-compose', fmtFigure(compose.ratio, 2), compose.ratio.median <= 1.3)} |`,
+    `| click (302) | ${fmtFigure(clicks.a)} | GET /health | ${fmtFigure(clicks.b)} | ${fmtFigure(clicks.ratio, 2)} | ≤ 1.3: ${checkTarget('tracking-click', fmtFigure(clicks.ratio, 2), clicks.ratio.median <= 1.3)} |`,
+    `| open (GIF) | ${fmtFigure(opens.a)} | GET /health | ${fmtFigure(opens.b)} | ${fmtFigure(opens.ratio, 2)} | ≤ 1.3: ${checkTarget('tracking-open', fmtFigure(opens.ratio, 2), opens.ratio.median <= 1.3)} |`,
+    '',
+  ];
+  const costLines = [
+    '**Open and click tracking** (measured in section 16):',
+    '',
+    `Write units per hit, measured (ConsumedCapacity of the record's UpdateItem, ${rounds} hits each): **click ${fmt(units.click.write, 2)}**, **open ${fmt(units.open.write, 2)}**; table read units per hit ${fmt(units.click.read, 2)} and ${fmt(units.open.read, 2)} (the message item, for a click its content item too, and whatever the stream's consumers read in the same window). Cost per million hits, prices ${prices.region} as of ${prices.dated}, without Lambda duration: click $${fmt(units.click.cost, 2)}, open $${fmt(units.open.cost, 2)}; **per million tracked messages** with one open and 0.2 clicks each: $${fmt(units.open.cost + 0.2 * units.click.cost, 2)}.`,
+    '',
+  ];
+  return { section, costLines };
+}
+
+/** Write and read units per hit of each route, and the AWS cost per million hits without Lambda duration. */
+async function unitsPerHit(click: string, open: string, clickItem: string, openItem: string, hits: number) {
+  const measure = async (url: string, item: string) => {
+    const meter = startMeter();
+    for (let hit = 0; hit < hits; hit++) await get(url);
+    stopMeter();
+    const write = (meter.tableWritesByItem.get(item) ?? 0) / hits;
+    const read = (meter.capacity.get('table')?.read ?? 0) / hits;
+    const cost =
+      prices.apiRest + prices.lambdaRequest + write * prices.dynamoWriteUnit + read * prices.dynamoReadUnit;
+    return { write, read, cost };
+  };
+  return { click: await measure(click, clickItem), open: await measure(open, openItem) };
+}

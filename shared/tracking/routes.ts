@@ -1,0 +1,44 @@
+import { type RouteDetailsOf, route } from '../platform/http/route.ts';
+import { trackingTokenRequest } from './schemas.ts';
+
+export const trackOpen = route('track-open', 'GET /t/o/{token}', [], { public: true });
+export const trackClick = route('track-click', 'GET /t/c/{token}', [], { public: true });
+
+const token = 'AX3k9c2mQv0f8Jd6yT1bLw4nZs7hRq5eUo2iGa8xVb3cNp6tYj';
+
+/** The routes of this wing: the route table (shared/routes.ts) lists them. */
+export const trackingRoutes = [trackOpen, trackClick] as const;
+
+/**
+ * Public routes that recipients' mail clients call (docs/tracking.md): no token, rate-limited per
+ * client address like every public route, one read of the message (and for a click its HTML part)
+ * and one write per hit.
+ */
+export const trackingRouteDetails = {
+  'track-open': {
+    summary: 'Open pixel: a 1×1 GIF, recording an open',
+    tag: 'messages',
+    access: { table: 'write' },
+    request: trackingTokenRequest,
+    requestIn: 'path',
+    examples: {
+      request: { pixel: { summary: 'The token of an open pixel in a sent message', value: { token } } },
+    },
+    raw: { description: 'A 1×1 transparent GIF, whatever the token', status: 200, contentType: 'image/gif' },
+  },
+  'track-click': {
+    summary: 'Tracked link: 302 to the link of the stored message, recording a click',
+    tag: 'messages',
+    access: { table: 'write', objects: { 'messages/': ['read'] } },
+    request: trackingTokenRequest,
+    requestIn: 'path',
+    examples: {
+      request: { link: { summary: 'The token of a tracked link in a sent message', value: { token } } },
+    },
+    raw: {
+      description:
+        'Found: on to the original URL (Location); an unknown or changed token gets 404 and a neutral page',
+      status: 302,
+    },
+  },
+} as const satisfies RouteDetailsOf<(typeof trackingRoutes)[number]>;
