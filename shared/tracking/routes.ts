@@ -39,6 +39,7 @@ export const trackingRouteDetails = {
       description:
         'Found: on to the original URL (Location); an unknown or changed token gets 404 and a neutral page',
       status: 302,
+      notFound: 'A neutral HTML page: the token is unknown, changed or names no link; nothing is recorded',
     },
   },
 } as const satisfies RouteDetailsOf<(typeof trackingRoutes)[number]>;

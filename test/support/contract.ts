@@ -53,6 +53,13 @@ export function contractChecker(document: OpenApiDocument) {
     if (expected.headers?.['x-request-id'] !== undefined && !response.headers.get('x-request-id'))
       problems.push(`${label}: header x-request-id is missing`);
     const media = expected.content?.['application/json'];
+    // A documented non-JSON body (the tracking pixel, the neutral 404 page): its media type is checked.
+    const other = Object.keys(expected.content ?? {}).find((type) => type !== 'application/json');
+    if (media === undefined && other !== undefined) {
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.startsWith(other)) problems.push(`${label}: content-type ${type}, documented ${other}`);
+      return problems;
+    }
     if (media === undefined) {
       if (response.text !== '')
         problems.push(`${label}: documented without a body, got ${response.text.slice(0, 80)}`);
@@ -77,9 +84,22 @@ export function contractChecker(document: OpenApiDocument) {
     return problems;
   }
 
+  /** The document's templated path (`/t/c/{token}`) that `path` fills in, if any. */
+  function templatedPath(path: string): string | undefined {
+    return Object.keys(document.paths).find(
+      (candidate) =>
+        candidate.includes('{') &&
+        new RegExp(
+          `^${candidate.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}$`,
+        ).test(path),
+    );
+  }
+
   /** Problems of one response to `method path` (path without the query string); [] when it conforms. */
-  return function problems(method: string, path: string, response: CheckedResponse): string[] {
+  return function problems(method: string, actualPath: string, response: CheckedResponse): string[] {
     const lower = method.toLowerCase();
+    const path =
+      document.paths[actualPath] === undefined ? (templatedPath(actualPath) ?? actualPath) : actualPath;
     const item = document.paths[path];
     const operation = item?.[lower];
     const label = `${method} ${path} → ${response.status}`;

@@ -82,7 +82,7 @@ export type RouteDetails = {
    * The success body is not the `{"data": …}` envelope: the OpenAPI document itself, or (with
    * `status` and `contentType`) a route answered to browsers and mail clients (tracking).
    */
-  raw?: { description: string; status?: number; contentType?: string };
+  raw?: { description: string; status?: number; contentType?: string; notFound?: string };
 } & (
   | { request?: undefined; requestIn?: undefined }
   | { request: $ZodType; requestIn: 'body' | 'query' | 'path' }
