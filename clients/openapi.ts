@@ -12844,6 +12844,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error_103"];
                 };
             };
+            /** @description A neutral HTML page: the token is unknown, changed or names no link; nothing is recorded */
+            404: {
+                headers: {
+                    /** @description Identifies the request in logs and support questions */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description 107: Input parameter errors; 114: Dry-run option not allowed */
             406: {
                 headers: {

@@ -336,6 +336,15 @@ function operation(route: Route, components: Record<string, Schema>): Schema {
     responses: {
       ...responses,
       ...errorResponses(codesOf(route, entry, request), route.method === 'POST', components),
+      ...(entry.raw?.notFound === undefined
+        ? {}
+        : {
+            '404': {
+              description: entry.raw.notFound,
+              headers: requestIdHeader,
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+          }),
     },
   };
 }

@@ -18,7 +18,7 @@ export const trackingRouteDetails = {
   'track-open': {
     summary: 'Open pixel: a 1×1 GIF, recording an open',
     tag: 'messages',
-    access: { table: 'write' },
+    access: { table: 'write', linkTokens: 'open' },
     request: trackingTokenRequest,
     requestIn: 'path',
     examples: {
@@ -29,7 +29,7 @@ export const trackingRouteDetails = {
   'track-click': {
     summary: 'Tracked link: 302 to the link of the stored message, recording a click',
     tag: 'messages',
-    access: { table: 'write', objects: { 'messages/': ['read'] } },
+    access: { table: 'write', objects: { 'messages/': ['read'] }, linkTokens: 'open' },
     request: trackingTokenRequest,
     requestIn: 'path',
     examples: {
@@ -39,6 +39,7 @@ export const trackingRouteDetails = {
       description:
         'Found: on to the original URL (Location); an unknown or changed token gets 404 and a neutral page',
       status: 302,
+      notFound: 'A neutral HTML page: the token is unknown, changed or names no link; nothing is recorded',
     },
   },
 } as const satisfies RouteDetailsOf<(typeof trackingRoutes)[number]>;

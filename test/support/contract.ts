@@ -60,6 +60,13 @@ export function contractChecker(document: OpenApiDocument) {
       return problems;
     }
     const media = expected.content?.['application/json'];
+    // A documented non-JSON body (the tracking pixel, the neutral 404 page): its media type is checked.
+    const other = Object.keys(expected.content ?? {}).find((type) => type !== 'application/json');
+    if (media === undefined && other !== undefined) {
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.startsWith(other)) problems.push(`${label}: content-type ${type}, documented ${other}`);
+      return problems;
+    }
     if (media === undefined) {
       if (response.text !== '')
         problems.push(`${label}: documented without a body, got ${response.text.slice(0, 80)}`);
@@ -88,7 +95,7 @@ export function contractChecker(document: OpenApiDocument) {
   return function problems(method: string, requestPath: string, response: CheckedResponse): string[] {
     let path = requestPath;
     const lower = method.toLowerCase();
-    // A path with `{name}` segments (the unsubscribe link) is documented by its template.
+    // A path with `{name}` segments (the unsubscribe and tracking links) is documented by its template.
     if (document.paths[path] === undefined) {
       const template = Object.keys(document.paths).find((candidate) => matchRoutePath(candidate, path));
       if (template !== undefined) path = template;

@@ -84,7 +84,7 @@ export type RouteDetails = {
    * The success body is not the `{"data": …}` envelope: the OpenAPI document itself, or (with
    * `status` and `contentType`) a route answered to browsers and mail clients (tracking).
    */
-  raw?: { description: string; status?: number; contentType?: string };
+  raw?: { description: string; status?: number; contentType?: string; notFound?: string };
   /** The success answer is a page (`text/html`) or empty (no content type), not the envelope. */
   page?: { description: string; contentType?: 'text/html' };
   /** `{name}` segments of the path, by name: their descriptions and examples. */
