@@ -407,7 +407,7 @@ describe('endpoint management', () => {
       // Strict input: the unknown field is named in its detail.
       [{ url: `${endpoints.receiver.url}/a`, event: ['message.sent'] }, 'event'],
       [{ url: 'ftp://example.com/' }, 'url'],
-      [{ url: `${endpoints.receiver.url}/a`, events: ['message.opened'] }, 'events[0]'],
+      [{ url: `${endpoints.receiver.url}/a`, events: ['message.read'] }, 'events[0]'],
       [{ url: `${endpoints.receiver.url}/a`, events: [] }, 'events'],
     ];
     for (const [body, field] of cases) {
