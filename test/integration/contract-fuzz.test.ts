@@ -23,7 +23,7 @@ interface Parameter {
 interface Operation {
   operationId: string;
   parameters?: Parameter[];
-  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  requestBody?: { content: Record<string, { schema: Schema } | undefined> };
 }
 type Document = SchemaDocument & { paths: Record<string, Record<string, Operation>> };
 
@@ -41,6 +41,8 @@ interface Case {
   query: Record<string, string>;
   body?: unknown;
   rawBody?: string;
+  /** The content type of `rawBody` (JSON unless said). */
+  contentType?: string;
 }
 
 const asQueryValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -62,7 +64,8 @@ function querySchema(operation: Operation): Schema | undefined {
 }
 
 function casesOf(operation: Operation, index: number): Case[] {
-  const body = operation.requestBody?.content['application/json'].schema;
+  const body = operation.requestBody?.content['application/json']?.schema;
+  const form = operation.requestBody?.content['application/x-www-form-urlencoded']?.schema;
   const query = querySchema(operation);
   const dryRun = (operation.parameters ?? []).find((parameter) => parameter.name === 'dry_run');
   const options = (offset: number, numRuns: number) => ({ seed: seed + index * 100 + offset, numRuns });
@@ -73,6 +76,12 @@ function casesOf(operation: Operation, index: number): Case[] {
     for (const value of fc.sample(invalidValue(body, document), options(1, invalidCases)))
       cases.push({ kind: 'invalid', query: {}, body: value });
     cases.push({ kind: 'invalid', query: {}, rawBody: '{"unterminated": ' });
+  } else if (form !== undefined) {
+    // A form (the one-click unsubscribe): the body as mail providers send it, and ones they never do.
+    const contentType = 'application/x-www-form-urlencoded';
+    cases.push({ kind: 'valid', query: {}, rawBody: 'List-Unsubscribe=One-Click', contentType });
+    for (const rawBody of fc.sample(fc.string({ maxLength: 40 }), options(1, invalidCases)))
+      cases.push({ kind: 'invalid', query: {}, rawBody, contentType });
   } else if (query !== undefined) {
     const toQuery = (value: unknown) =>
       Object.fromEntries(
@@ -125,7 +134,10 @@ describe('contract fuzzer: generated requests for every operation of docs/openap
             ...(request.body === undefined ? {} : { body: request.body }),
             ...(request.rawBody === undefined
               ? {}
-              : { rawBody: request.rawBody, headers: { 'content-type': 'application/json' } }),
+              : {
+                  rawBody: request.rawBody,
+                  headers: { 'content-type': request.contentType ?? 'application/json' },
+                }),
           });
         let response: ApiResponse;
         try {
