@@ -51,7 +51,7 @@ describe('console: Suppressions', () => {
 
     await page.getByLabel('Address', { exact: true }).fill('ada@example.org');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.getByText(/ada@example\.org is suppressed \(manual\)/).waitFor();
+    await page.getByText(/ada@example\.org is suppressed \(manual, every stream\)/).waitFor();
     await page.getByLabel('Address', { exact: true }).fill('linus@example.org');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText('linus@example.org is not suppressed: mail to it is sent.').waitFor();
