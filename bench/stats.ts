@@ -35,3 +35,26 @@ export function progress(message: string): void {
   const at = new Date().toISOString().slice(11, 19);
   process.stderr.write(`[bench ${at}] ${message}\n`);
 }
+
+/** Times `a` then `b`, `rounds` times after 3 warm-up rounds: both figures and the per-round ratio a/b. */
+export async function sideBySide(
+  rounds: number,
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
+  const timesA: number[] = [];
+  const timesB: number[] = [];
+  const ratios: number[] = [];
+  for (let round = -3; round < rounds; round++) {
+    const t0 = performance.now();
+    await a();
+    const t1 = performance.now();
+    await b();
+    const t2 = performance.now();
+    if (round < 0) continue;
+    timesA.push(t1 - t0);
+    timesB.push(t2 - t1);
+    ratios.push((t1 - t0) / (t2 - t1));
+  }
+  return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
+}

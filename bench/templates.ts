@@ -8,7 +8,7 @@ import { compileParts } from '../shared/templates/model/render.ts';
 import { templateRenderRequest } from '../shared/templates/schemas.ts';
 import { renderPreview } from '../shared/templates/templates.ts';
 import { type Caller, call } from './service.ts';
-import { type Figure, figure, fmt, fmtFigure, progress } from './stats.ts';
+import { type Figure, figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
@@ -89,29 +89,6 @@ async function ok(who: Caller, path: string, body: unknown, query = ''): Promise
   if (response.status !== 200)
     throw new Error(`${path}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.data;
-}
-
-/** Times `a` then `b`, `rounds` times after 3 warm-up rounds: both figures and the per-round ratio a/b. */
-async function sideBySide(
-  rounds: number,
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
-): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
-  const timesA: number[] = [];
-  const timesB: number[] = [];
-  const ratios: number[] = [];
-  for (let round = -3; round < rounds; round++) {
-    const t0 = performance.now();
-    await a();
-    const t1 = performance.now();
-    await b();
-    const t2 = performance.now();
-    if (round < 0) continue;
-    timesA.push(t1 - t0);
-    timesB.push(t2 - t1);
-    ratios.push((t1 - t0) / (t2 - t1));
-  }
-  return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
 }
 
 /** Median µs of one call of `fn`, over `rounds` calls after 20 warm-up calls. */

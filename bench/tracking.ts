@@ -5,7 +5,7 @@ import { encodeClick, encodeOpen } from '../shared/tracking/model/token-payload.
 import { startMeter, stopMeter } from './meter.ts';
 import { prices } from './scale-cost.ts';
 import { type Caller, call } from './service.ts';
-import { type Figure, figure, fmt, fmtFigure, progress } from './stats.ts';
+import { type Figure, figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
@@ -46,28 +46,6 @@ function composable(uuid: string, domain: string): ComposableMessage {
     headers: {},
     attachments: [],
   };
-}
-
-async function sideBySide(
-  rounds: number,
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
-): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
-  const timesA: number[] = [];
-  const timesB: number[] = [];
-  const ratios: number[] = [];
-  for (let round = -3; round < rounds; round++) {
-    const t0 = performance.now();
-    await a();
-    const t1 = performance.now();
-    await b();
-    const t2 = performance.now();
-    if (round < 0) continue;
-    timesA.push(t1 - t0);
-    timesB.push(t2 - t1);
-    ratios.push((t1 - t0) / (t2 - t1));
-  }
-  return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
 }
 
 async function get(url: string): Promise<number> {
