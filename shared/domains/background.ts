@@ -1,6 +1,6 @@
+import type { Lookup } from '../platform/dns/record-lookup.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { checkDomain } from './check.ts';
-import type { Lookup } from './dns/lookup.ts';
 import { dueDomains } from './store/domain-checks.ts';
 import { getDomain } from './store/domains.ts';
 

@@ -1,4 +1,4 @@
-import { type Lookup, lookupRecords } from './dns/lookup.ts';
+import { type Lookup, lookupRecords } from '../platform/dns/record-lookup.ts';
 import {
   type CheckState,
   compareRecord,

@@ -1,10 +1,10 @@
+import type { Lookup } from '../platform/dns/record-lookup.ts';
+import { lookupRecords } from '../platform/dns/record-lookup.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { log } from '../platform/observability/log.ts';
 import { checkClaim, checkDomain } from './check.ts';
 import { domainSettings } from './config.ts';
-import type { Lookup } from './dns/lookup.ts';
-import { lookupRecords } from './dns/lookup.ts';
 import { domainNotFound } from './errors.ts';
 import { nextCheckAfter } from './model/records.ts';
 import { completeClaim, type DomainClaim, getClaim } from './store/claims.ts';
