@@ -12,6 +12,7 @@ import { requestedFault, withFault } from './fault-injection.ts';
 import { loadFunction } from './function-code.ts';
 import { asFunction } from './invocations.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { proxyEvent } from './proxy-event.ts';
 
 /** API Gateway's and Lambda's payload limit for a synchronous invocation. */
 export const maxBodyBytes = requestLimits.maxBodyBytes;
@@ -56,49 +57,22 @@ function toEvent(
     multiQuery[name] = [...(multiQuery[name] ?? []), value];
   }
   const hasQuery = Object.keys(query).length > 0;
-  return {
-    resource: route.path,
+  return proxyEvent({
+    route,
     path: url.pathname,
-    httpMethod: route.method,
     headers,
     multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    query: hasQuery ? query : null,
+    multiQuery: hasQuery ? multiQuery : null,
     pathParameters,
-    stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      authorizer: undefined,
-      protocol: `HTTP/${request.httpVersion}`,
-      httpMethod: route.method,
-      path: `/local${url.pathname}`,
-      stage: 'local',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: route.id,
-      resourcePath: route.path,
-      identity: {
-        sourceIp: normaliseAddress(request.socket.remoteAddress ?? ''),
-        userAgent: request.headers['user-agent'] ?? null,
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        user: null,
-        userArn: null,
-      },
-    },
-  };
+    stage: 'local',
+    protocol: `HTTP/${request.httpVersion}`,
+    requestId,
+    sourceIp: normaliseAddress(request.socket.remoteAddress ?? ''),
+    userAgent: request.headers['user-agent'] ?? null,
+  });
 }
 
 /** The `{name}` segments of a matched route's path, or null for a path without any (as API Gateway). */

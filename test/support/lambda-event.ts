@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { lambdaContext } from '../../infra/local/lambda-context.ts';
+import { proxyEvent } from '../../infra/local/proxy-event.ts';
 import { type RouteId, routeById } from '../../shared/routes.ts';
 import { openApiProblems } from './contract.ts';
 
@@ -43,53 +44,25 @@ export function apiEvent(routeId: RouteId, options: EventOptions = {}): APIGatew
       headers['Content-Type'] = 'application/json';
   }
   const query = options.query === undefined || Object.keys(options.query).length === 0 ? null : options.query;
-  const requestId = options.requestId ?? randomUUID();
-  return {
-    resource: route.path,
+  return proxyEvent({
+    route,
     path: route.path,
-    httpMethod: route.method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: query,
-    multiValueQueryStringParameters:
+    query,
+    multiQuery:
       query === null
         ? null
         : Object.fromEntries(Object.entries(query).map(([name, value]) => [name, [value]])),
     pathParameters: null,
-    stageVariables: null,
     body,
     isBase64Encoded: options.isBase64Encoded ?? false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'unit',
-      authorizer: undefined,
-      protocol: 'HTTP/1.1',
-      httpMethod: route.method,
-      path: `/unit${route.path}`,
-      stage: 'unit',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: route.id,
-      resourcePath: route.path,
-      identity: {
-        sourceIp: options.sourceIp ?? freshAddress(),
-        userAgent: 'unit-test',
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        user: null,
-        userArn: null,
-      },
-    },
-  };
+    stage: 'unit',
+    protocol: 'HTTP/1.1',
+    requestId: options.requestId ?? randomUUID(),
+    sourceIp: options.sourceIp ?? freshAddress(),
+    userAgent: 'unit-test',
+  });
 }
 
 export interface HandlerAnswer<T = any> {
