@@ -86,7 +86,8 @@ describe('SES identities of self-service domains', () => {
     assert.ok(holderSelector);
     const claim = await addDomain({ domain }, claimant);
     assert.equal(claim.claim, true);
-    const proof = claim.records[0];
+    const [proof] = claim.records;
+    assert.ok(proof, 'the claim’s proof record');
     publish([proof]);
 
     ses.failDkimSigning.add(domain);
