@@ -95,7 +95,12 @@ export function iamRequestsOf(
         typeof input.EmailIdentity === 'string'
           ? input.EmailIdentity
           : String(input.FromEmailAddress).replace(/^.*@/, '').replace(/>$/, '');
-      return [{ action: `ses:${operation}`, resource: `arn:aws:ses:${region()}:${localAccount}:identity/${identity}` }];
+      return [
+        {
+          action: `ses:${operation}`,
+          resource: `arn:aws:ses:${region()}:${localAccount}:identity/${identity}`,
+        },
+      ];
     }
     case 'SecretsManagerClient':
       return [{ action: `secretsmanager:${operation}`, resource: String(input.SecretId) }];

@@ -8,10 +8,10 @@ import {
   type RecordError,
   type RecordPurpose,
 } from './model/records.ts';
+import { finishSesSwitch } from './ses-switch.ts';
 import { type DomainClaim, saveClaimCheck } from './store/claims.ts';
 import { saveCheck } from './store/domain-checks.ts';
 import type { DomainRecord } from './store/domains.ts';
-import { finishSesSwitch } from './ses-switch.ts';
 import { getSesIdentity, type SesIdentityStatus, sesIdentitiesManaged } from './store/ses-identity.ts';
 import { claimRecord, recordsOf } from './view.ts';
 

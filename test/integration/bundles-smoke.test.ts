@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import type { RecordedRequest } from '../../infra/local/aws-call-recorder.ts';
 import { Code } from '../../shared/platform/errors/catalogue.ts';
 import { routeDetails, routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';
 import { publishDomainRecords } from '../support/dns.ts';
 import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
-import type { RecordedRequest } from '../../infra/local/aws-call-recorder.ts';
 import {
   allows,
   deployedPolicies,
@@ -195,7 +195,9 @@ describe('the domain functions as deployed with SES: identities created, switche
     await ses?.close();
   });
 
-  it('add, verify, update, a claim and delete make the SES identity calls', { timeout: 300_000 }, async () => {
+  it('add, verify, update, a claim and delete make the SES identity calls', {
+    timeout: 300_000,
+  }, async () => {
     const host2 = sesHost as SecondaryHost;
     const holder = await mintToken({ account: uniqueAccount('bundles-holder'), signer: host2 });
     const claimant = await mintToken({ account: uniqueAccount('bundles-claimant'), signer: host2 });
@@ -212,7 +214,10 @@ describe('the domain functions as deployed with SES: identities created, switche
     const identity = ses.identities.get(name);
     if (identity !== undefined) Object.assign(identity, { dkimStatus: 'SUCCESS', mailFromStatus: 'SUCCESS' });
     assert.equal((await post(holder, '/domain/verify-1.0', { domain: name })).status, 'verified');
-    assert.equal((await post(holder, '/domain/update-1.0', { domain: name, receiving: true })).receiving, true);
+    assert.equal(
+      (await post(holder, '/domain/update-1.0', { domain: name, receiving: true })).receiving,
+      true,
+    );
 
     const claim = await post(claimant, '/domain/add-1.0', { domain: name });
     assert.equal(claim.claim, true);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { addDomain } from '../../shared/domains/add.ts';
+import { sesStillHasPreviousKey } from '../../shared/domains/check.ts';
 import { removeDomain } from '../../shared/domains/delete.ts';
 import { getDomain } from '../../shared/domains/store/domains.ts';
-import { sesStillHasPreviousKey } from '../../shared/domains/check.ts';
 import { verifyDomain } from '../../shared/domains/verify.ts';
 import { publishRecords } from '../support/dns.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';

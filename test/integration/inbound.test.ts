@@ -459,7 +459,9 @@ describe('inbound mail over SMTP', () => {
     assert.deepEqual(page.body.data.inbound, [], 'nothing stored for a domain whose receiving is off');
     // Turned on in the table, the next receipt for the same domain is stored: no redeploy.
     await setReceiving(off.domain, true);
-    assert.ok((await sendInbound({ from: 'ada@customer.test', to: recipients[0], subject: 'Now', text: 'on' })).ok);
+    assert.ok(
+      (await sendInbound({ from: 'ada@customer.test', to: recipients[0], subject: 'Now', text: 'on' })).ok,
+    );
     assert.equal((await waitForInbound(off, recipients[0] as string)).length, 1);
   });
 

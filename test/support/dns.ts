@@ -38,7 +38,9 @@ export function testDnsServer(): string {
 }
 
 /** Publishes a domain view's records as they are shown (TXT values in 255-byte strings, MX at 10). */
-export function publishDomainRecords(records: ReadonlyArray<{ type: string; name: string; value: string }>): void {
+export function publishDomainRecords(
+  records: ReadonlyArray<{ type: string; name: string; value: string }>,
+): void {
   const byName = new Map<string, Required<Pick<ZoneEntry, 'txt' | 'mx'>>>();
   for (const record of records) {
     const entry = byName.get(record.name) ?? { txt: [], mx: [] };
