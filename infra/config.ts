@@ -55,10 +55,11 @@ export interface ServiceConfig {
   /** Days message bodies and attachments are kept in S3 (received mail too). */
   retentionDays: number;
   /**
-   * Domains SES receives mail for (the receipt rule's recipients, docs/inbound.md); each must also
-   * be turned on with `npm run admin -- domains receiving <domain> on`. Empty: no receipt rule set.
+   * SES receives mail for the stack (docs/inbound.md): one receipt rule for every domain SES verified
+   * in the account and region, made the active rule set; which domains receive is the table's
+   * `receiving` switch, so none is listed here. Off: no receipt rule set.
    */
-  receivingDomains: string[];
+  receiving: boolean;
   /** Days function and access logs are kept. */
   logRetentionDays: number;
   corsOrigins: string[];
@@ -278,13 +279,12 @@ export function readConfig(context: ContextReader): ServiceConfig {
       `retentionDays must be at least ${minRetentionDays} (the ${schedulingHorizonDays}-day scheduling and manual-wait horizon plus ${retentionMarginDays} days for sending), got ${retentionDays}`,
     );
   }
-  const receivingDomains = [...new Set(list('receivingDomains').map((domain) => domain.toLowerCase()))];
-  for (const domain of receivingDomains) {
-    if (!/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(domain)) {
-      problems.push(
-        `receivingDomains: "${domain}" must be a domain name such as example.com (no addresses, no wildcards)`,
-      );
-    }
+  const receiving = flag('receiving', false);
+  const listedReceivingDomains = context('receivingDomains');
+  if (listedReceivingDomains !== undefined && listedReceivingDomains !== null) {
+    problems.push(
+      'receivingDomains is no longer read: receiving follows the table. Set receiving=true once; the receipt rule then takes mail for every domain SES verified in the account and region, and a domain receives when its receiving is on (POST /domain/update-1.0, or npm run admin -- domains receiving <domain> on), with no redeploy (docs/inbound.md)',
+    );
   }
   const logRetentionDays = number('logRetentionDays', 30, { min: 1, integer: true });
   if (!(logRetentionChoices as readonly number[]).includes(logRetentionDays)) {
@@ -384,7 +384,7 @@ export function readConfig(context: ContextReader): ServiceConfig {
     smtpUrl,
     smtpSecretArn,
     retentionDays,
-    receivingDomains,
+    receiving,
     logRetentionDays,
     // Unique: the OPTIONS mock may set the allow-origin override only once per request.
     corsOrigins: corsOrigins.length > 0 ? [...new Set(corsOrigins)] : ['*'],

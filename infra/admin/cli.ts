@@ -20,7 +20,7 @@ Commands:
   domains list [--account <id>] [--json] list registered domains (all, or one account's)
   domains remove <domain>                unregister a domain
   domains receiving <domain> on|off      receive mail for the domain (inbound), or stop;
-                                         on AWS also list it in the stack's receivingDomains
+                                         on AWS, SES must have verified the domain
   suppressions import <file> --account <id>
                                          add the file's addresses (one a line; blank lines
                                          and lines starting with # are skipped) to the
@@ -156,7 +156,7 @@ async function domains(action: string | undefined, args: string[], given: Option
     const name = repository.normaliseDomain(domain);
     if (record === undefined) throw new Error(`${name} is not registered; add it first`);
     return state === 'on'
-      ? `${name} receives mail (account ${record.accountId}); on AWS, list it in the stack's receivingDomains and publish its MX record (docs/inbound.md)`
+      ? `${name} receives mail (account ${record.accountId}); on AWS, with the stack's receiving on, verify the domain in SES and publish its MX record (docs/inbound.md)`
       : `${name} no longer receives mail`;
   }
   throw new UsageError(

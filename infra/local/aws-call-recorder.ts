@@ -89,13 +89,19 @@ export function iamRequestsOf(
           resource: queueArn(input.QueueUrl),
         },
       ];
-    case 'SESv2Client':
+    case 'SESv2Client': {
+      // The identity routes name it (EmailIdentity); SendEmail, by its From address's domain.
+      const identity =
+        typeof input.EmailIdentity === 'string'
+          ? input.EmailIdentity
+          : String(input.FromEmailAddress).replace(/^.*@/, '').replace(/>$/, '');
       return [
         {
           action: `ses:${operation}`,
-          resource: `arn:aws:ses:${region()}:${localAccount}:identity/${String(input.FromEmailAddress).replace(/^.*@/, '').replace(/>$/, '')}`,
+          resource: `arn:aws:ses:${region()}:${localAccount}:identity/${identity}`,
         },
       ];
+    }
     case 'SecretsManagerClient':
       return [{ action: `secretsmanager:${operation}`, resource: String(input.SecretId) }];
     case 'KMSClient':

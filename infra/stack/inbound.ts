@@ -16,16 +16,18 @@ export interface InboundReceivingProps {
   readonly queue: sqs.IQueue;
   /** Its dead-letter queue, also where SNS keeps a receipt it could not deliver to the queue. */
   readonly deadLetterQueue: sqs.IQueue;
-  /** Context `receivingDomains`: the recipients the receipt rule accepts. Empty: no rule set. */
-  readonly receivingDomains: readonly string[];
+  /** Context `receiving`: SES receives for the stack. Off: no rule set. */
+  readonly receiving: boolean;
 }
 
 /** The rule name, fixed so that the bucket and topic policies can name the rule's ARN. */
 export const receiptRuleName = 'store-in-s3';
 
 /**
- * Receiving mail on AWS (docs/inbound.md): an SES receipt rule set with one rule for the receiving
- * domains (stack context `receivingDomains`; mail to any other recipient is refused at SMTP time),
+ * Receiving mail on AWS (docs/inbound.md): an SES receipt rule set with one rule without a recipient
+ * list, so SES applies it to every domain it verified in the account and region and no domain is
+ * named at deploy time (mail to unverified domains is refused at SMTP time; which verified domain
+ * receives is the table's `receiving` switch, read by the inbound function for every message),
  * spam and virus scanning on, whose S3 action stores the message under `inbound/raw/` and then
  * publishes SES's receipt notification to a topic; the topic delivers it raw to the inbound queue,
  * which the inbound function consumes. SES may write to the bucket and publish to the topic only
@@ -61,7 +63,7 @@ export class InboundReceiving extends Construct {
         conditions: onlyThisRule,
       }),
     );
-    if (props.receivingDomains.length === 0) {
+    if (!props.receiving) {
       this.ruleSet = undefined;
       this.rule = undefined;
       this.activation = undefined;
@@ -82,7 +84,7 @@ export class InboundReceiving extends Construct {
     const topicArn = this.topic.topicArn;
     this.rule = this.ruleSet.addRule('StoreInBucket', {
       receiptRuleName,
-      recipients: [...props.receivingDomains],
+      // No recipients: every verified domain of the account and region (adding one needs no deploy).
       scanEnabled: true,
       tlsPolicy: ses.TlsPolicy.OPTIONAL,
       actions: [

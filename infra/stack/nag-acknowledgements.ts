@@ -175,7 +175,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
         fn.role,
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
         'Accounts add their own sending domains through the API, so the SES identities are named at run ' +
-          'time; the policy allows only creating, reading and deleting identities and setting their MAIL FROM.',
+          'time; the policy allows only creating, reading and deleting identities and setting their MAIL FROM and BYODKIM key.',
       );
     }
     for (const prefix of Object.keys(needs.objects ?? {})) {

@@ -276,6 +276,8 @@ export class ServiceFunction extends Construct {
       [
         'ses:CreateEmailIdentity',
         'ses:PutEmailIdentityMailFromAttributes',
+        // A claim moves the domain: the identity takes the new holder's BYODKIM key.
+        'ses:PutEmailIdentityDkimSigningAttributes',
         'ses:GetEmailIdentity',
         'ses:DeleteEmailIdentity',
       ],

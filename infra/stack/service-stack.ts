@@ -236,7 +236,7 @@ export class MailServiceStack extends Stack {
       bucket: this.storage.bucket,
       queue: this.storage.inboundQueue,
       deadLetterQueue: this.storage.inboundDeadLetterQueue,
-      receivingDomains: config.receivingDomains,
+      receiving: config.receiving,
     });
     // Received mail, and the sender's SES id records that thread replies, live `retentionDays`.
     for (const id of ['inbound', 'sender'] as const)

@@ -8,6 +8,7 @@ import {
   type RecordError,
   type RecordPurpose,
 } from './model/records.ts';
+import { finishSesSwitch } from './ses-switch.ts';
 import { type DomainClaim, saveClaimCheck } from './store/claims.ts';
 import { saveCheck } from './store/domain-checks.ts';
 import type { DomainRecord } from './store/domains.ts';
@@ -42,7 +43,11 @@ export async function checkDomain(
 ): Promise<DomainRecord | undefined> {
   const expected = await recordsOf(record);
   const errors = await compareAll(expected, lookup);
-  if (record.origin === 'api' && sesIdentitiesManaged()) foldSes(errors, await getSesIdentity(record.domain));
+  if (record.origin === 'api' && sesIdentitiesManaged()) {
+    if (record.sesSwitchPending === true && !(await finishSesSwitch(record)))
+      errors.set('dkim', { code: 'DNS_SERVER_ERROR', observed: [sesStillHasPreviousKey] });
+    foldSes(errors, await getSesIdentity(record.domain));
+  }
   const previous: CheckState = {
     status: record.status ?? (record.sendingReady ? 'verified' : 'pending'),
     sendingReady: record.sendingReady,
@@ -55,6 +60,9 @@ export async function checkDomain(
   if (record.origin === 'operator') outcome.sendingReady = true;
   return saveCheck(record.domain, record.accountId, outcome);
 }
+
+/** The DKIM record's observed value while a claim's SES switch waits for its retry. */
+export const sesStillHasPreviousKey = 'SES: the identity still signs with the previous holder’s key';
 
 /**
  * SES's view of the identity joins DNS's: SES sends only once it verified the DKIM record and the

@@ -50,8 +50,8 @@ export async function unregisterDomain(domain: string): Promise<boolean> {
 
 /**
  * Turns receiving on or off for a registered domain (docs/inbound.md); undefined when the domain
- * is not registered. On AWS the stack's `receivingDomains` must list it too: SES's receipt rule
- * cannot read the table.
+ * is not registered. On AWS the receipt rule takes mail for every domain SES verified; the inbound
+ * function reads this switch for every message, so nothing is deployed.
  */
 export function setReceiving(domain: string, receiving: boolean): Promise<DomainRecord | undefined> {
   return setDomainReceiving(domain, receiving);

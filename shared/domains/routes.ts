@@ -195,8 +195,9 @@ export const domainsRouteDetails = {
   'domain-verify': {
     summary: 'Check a domain’s DNS records now',
     tag: 'domains',
-    // Moves a claimed domain (its keys) and records the check (with SES's view of the identity).
-    access: { table: 'write-delete', sesIdentities: true },
+    // Moves a claimed domain (its keys) and records the check (with SES's view of the identity);
+    // after a claim, opens the claimant's key to give it to the SES identity.
+    access: { table: 'write-delete', sesIdentities: true, dkimKey: 'decrypt' },
     request: domainVerifyRequest,
     requestIn: 'body',
     response: domainResponse,

@@ -10,6 +10,7 @@ import { nextCheckAfter } from './model/records.ts';
 import { completeClaim, type DomainClaim, getClaim } from './store/claims.ts';
 import { dueEntry, takeVerifySlot } from './store/domain-checks.ts';
 import { type DomainRecord, getDomain, normaliseDomain } from './store/domains.ts';
+import { sesIdentitiesManaged } from './store/ses-identity.ts';
 import { claimView, type DomainView, domainView } from './view.ts';
 
 /** What a claim that moved a domain tells the rest of the service (webhook event, unsent mail). */
@@ -59,10 +60,12 @@ export async function settleClaim(
     now,
     next,
     dueEntry(claim.domain, next),
+    sesIdentitiesManaged(),
   );
   if (!moved) return undefined;
   log('info', 'domain moved by claim', { domain: claim.domain, from: holder.accountId, to: claim.accountId });
   await options.onMoved?.({ domain: claim.domain, from: holder.accountId, to: claim.accountId });
+  // The check gives the SES identity the claimant's key (and retries it later if SES fails).
   const record = await getDomain(claim.domain);
   return record === undefined ? undefined : checkDomain(record, now, lookup);
 }

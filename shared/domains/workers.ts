@@ -8,8 +8,8 @@ export const domainChecksWorker = {
   summary: 'Checks the DNS records of domains whose background check is due',
   impact:
     'domains added through the API stop turning verified on their own (verify still works), and a domain that lost a record is not reported',
-  // Reads due entries and domains, stores each check's outcome.
-  access: { table: 'write', sesIdentities: true },
+  // Reads due entries and domains, stores each check's outcome; retries a claim's SES key switch.
+  access: { table: 'write', sesIdentities: true, dkimKey: 'decrypt' },
 } as const satisfies Worker;
 
 /** The functions of this wing that no HTTP route invokes: the worker table (shared/workers.ts) lists them. */

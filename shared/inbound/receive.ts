@@ -34,9 +34,9 @@ export async function receiveMessage(receipt: Receipt): Promise<void> {
   }
   const targets = await receivingRecipients(receipt);
   if (targets.length === 0) {
-    // The receipt rule accepted it (stack context) but no recipient's domain receives here (the
-    // admin command turned it off, or it is not registered): the raw message stays in S3 for the
-    // retention period; nothing is announced to anyone.
+    // The receipt rule takes mail for every domain SES verified in the account and region, but no
+    // recipient's domain receives here (receiving off, or not registered): the raw message stays
+    // in S3 for the retention period; nothing is announced to anyone.
     log('warn', 'inbound message for no receiving domain kept raw only', {
       ses_message_id: receipt.messageId,
       recipients: receipt.recipients.length,

@@ -102,6 +102,16 @@ describe('deployment configuration (context)', () => {
     ]);
   });
 
+  it('receiving is one switch; the removed receivingDomains fails with what replaced it', () => {
+    assert.equal(configWith({}).receiving, false);
+    assert.equal(configWith({ receiving: 'true' }).receiving, true);
+    assert.match(problemsOf({ receiving: 'yes' }), /receiving must be true or false/);
+    assert.match(
+      problemsOf({ receivingDomains: 'inbound.example.com' }),
+      /receivingDomains is no longer read: receiving follows the table.*no redeploy/,
+    );
+  });
+
   it('keeps relay credentials out of smtpUrl: they come from a Secrets Manager secret', () => {
     assert.match(
       problemsOf({ mailTransport: 'smtp', smtpUrl: 'smtp://user:pw@relay.example:587' }),

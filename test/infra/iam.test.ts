@@ -209,7 +209,7 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
   });
 
-  it('only dkim-set-algorithm and domain-add encrypt; only the sender and message-content (which signs a message again) decrypt DKIM keys (webhook secrets: below)', () => {
+  it('only dkim-set-algorithm and domain-add encrypt; only the sender, message-content (which signs a message again) and the domain checks (a claimant’s key for SES) decrypt DKIM keys (webhook secrets: below)', () => {
     assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
       'dkim-set-algorithm',
       'domain-add',
@@ -217,11 +217,19 @@ describe('IAM least privilege: named negative checks', () => {
       'webhook-rotate-secret',
     ]);
     assert.deepEqual(holders('kms:Encrypt'), []);
-    assert.deepEqual(holders('kms:Decrypt', keyId), ['message-content', 'sender', 'webhook-delivery']);
+    assert.deepEqual(holders('kms:Decrypt', keyId), [
+      'domain-checks',
+      'domain-verify',
+      'message-content',
+      'sender',
+      'webhook-delivery',
+    ]);
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
     assert.deepEqual(withKeyArn, [
       'dkim-set-algorithm',
       'domain-add',
+      'domain-checks',
+      'domain-verify',
       'message-content',
       'sender',
       'webhook-add',

@@ -5,24 +5,24 @@ import { receiptRuleName } from '../../infra/stack/inbound.ts';
 import { functionLogicalId, resourcesOfType, synthService } from '../support/infra.ts';
 
 /**
- * Receiving on AWS (infra/stack/inbound.ts, docs/inbound.md): the receipt rule set for the context's
- * receiving domains, SES storing in the bucket and publishing to the topic for this rule of this
+ * Receiving on AWS (infra/stack/inbound.ts, docs/inbound.md): the receipt rule set with one rule for
+ * every verified domain (the table decides which receive), SES storing in the bucket and publishing to the topic for this rule of this
  * account only, the topic feeding the inbound queue raw, the queue feeding the inbound function.
  */
 const { stack, template } = synthService({
-  context: { receivingDomains: ['Inbound.Example.com', 'replies.example.org'] },
+  context: { receiving: 'true' },
 });
 const id = (construct: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(construct.node.defaultChild as never);
 const json = (value: unknown) => JSON.stringify(value);
 
 describe('inbound receiving on AWS', () => {
-  it('one receipt rule for the receiving domains only: scan on, S3 action under inbound/raw/ that notifies the topic', () => {
+  it('one receipt rule without a recipient list (every verified domain; the table decides): scan on, S3 action under inbound/raw/ that notifies the topic', () => {
     const rules = Object.values(resourcesOfType(template, 'AWS::SES::ReceiptRule'));
     assert.equal(rules.length, 1);
     const rule = rules[0]?.Properties.Rule;
     assert.equal(rule.Name, receiptRuleName);
-    assert.deepEqual(rule.Recipients, ['inbound.example.com', 'replies.example.org']);
+    assert.equal(rule.Recipients, undefined, 'no domain is named at deploy time');
     assert.equal(rule.ScanEnabled, true);
     assert.equal(rule.Enabled, true);
     assert.equal(rule.Actions.length, 1);
@@ -126,17 +126,17 @@ describe('inbound receiving on AWS', () => {
     );
   });
 
-  it('without receiving domains there is no receipt rule set at all', () => {
+  it('without receiving there is no receipt rule set at all', () => {
     const plain = synthService();
     plain.template.resourceCountIs('AWS::SES::ReceiptRuleSet', 0);
     plain.template.resourceCountIs('AWS::SES::ReceiptRule', 0);
     plain.template.resourceCountIs('Custom::SesActiveReceiptRuleSet', 0);
   });
 
-  it('rejects a receiving domain that is not a domain name', () => {
+  it('fails synth when the removed receivingDomains is still set, naming what replaced it', () => {
     assert.throws(
-      () => synthService({ context: { receivingDomains: ['*.example.com'] } }),
-      /receivingDomains: "\*\.example\.com"/,
+      () => synthService({ context: { receiving: 'true', receivingDomains: ['inbound.example.com'] } }),
+      /receivingDomains is no longer read: receiving follows the table\. Set receiving=true/,
     );
   });
 });

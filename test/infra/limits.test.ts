@@ -16,7 +16,7 @@ const consumers = {
 const { app, template, templates } = synthService({
   context: {
     ...Object.fromEntries(Object.entries(consumers).map(([k, v]) => [k, String(v)])),
-    receivingDomains: ['mail.example.com'],
+    receiving: 'true',
   },
 });
 

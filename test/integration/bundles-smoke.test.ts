@@ -3,14 +3,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
+import type { RecordedRequest } from '../../infra/local/aws-call-recorder.ts';
 import { Code } from '../../shared/platform/errors/catalogue.ts';
 import { routeDetails, routes } from '../../shared/routes.ts';
 import { workers } from '../../shared/workers.ts';
-import { call, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
-import { allows, deployedPolicies, readRecordedRequests, unusedActions } from '../support/iam-check.ts';
+import { publishDomainRecords } from '../support/dns.ts';
+import { call, hostInfo, mintToken, uniqueAccount, uniqueDomain } from '../support/host.ts';
+import {
+  allows,
+  deployedPolicies,
+  type FunctionPolicy,
+  readRecordedRequests,
+  unusedActions,
+} from '../support/iam-check.ts';
 import { sendInbound } from '../support/inbound.ts';
 import { mapLimit } from '../support/messages.ts';
 import { type SecondaryHost, startSecondaryHost } from '../support/secondary-host.ts';
+import { type SesStandIn, startSesStandIn } from '../support/ses-stand-in.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -19,11 +28,15 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * out of a bundle, a lazy chunk that does not load or a missing createRequire banner fails here.
  * The host records every AWS call its functions make (infra/local/aws-call-recorder.ts); the last
  * test checks each against that function's role in the synthesized templates (docs/deploy.md).
+ * The domain routes' SES identity calls need `MAIL_TRANSPORT=ses`, which would take the sender off
+ * SMTP: a second bundled host runs them against the SESv2 stand-in, with its own call log.
  */
 let host: SecondaryHost;
 let receiver: WebhookReceiver;
 let workDir: string;
 let callLog: string;
+let sesCallLog: string;
+let sesHost: SecondaryHost | undefined;
 const account = uniqueAccount('bundles');
 const domain = uniqueDomain('bundles');
 let token: string;
@@ -44,6 +57,7 @@ async function waitForStatus(uuid: string, status: string): Promise<void> {
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'svc-mail-bundles-test-'));
   callLog = join(workDir, 'aws-calls.jsonl');
+  sesCallLog = join(workDir, 'aws-calls-ses.jsonl');
   host = await startSecondaryHost({
     LOCAL_CODE: 'bundles',
     AWS_CALL_LOG: callLog,
@@ -59,6 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver?.close();
+  await sesHost?.stop();
   await host?.stop();
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
 });
@@ -164,6 +179,78 @@ describe('the functions as deployed: their bundles behind the local gateway and 
   });
 });
 
+describe('the domain functions as deployed with SES: identities created, switched on a claim, removed', () => {
+  let ses: SesStandIn;
+  beforeAll(async () => {
+    ses = await startSesStandIn();
+    sesHost = await startSecondaryHost({
+      LOCAL_CODE: 'bundles',
+      AWS_CALL_LOG: sesCallLog,
+      MAIL_TRANSPORT: 'ses',
+      AWS_ENDPOINT_URL_SESV2: ses.url,
+      DNS_SERVERS: hostInfo().dns.server,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await ses?.close();
+  });
+
+  it('add, verify, update, a claim and delete make the SES identity calls', {
+    timeout: 300_000,
+  }, async () => {
+    const host2 = sesHost as SecondaryHost;
+    const holder = await mintToken({ account: uniqueAccount('bundles-holder'), signer: host2 });
+    const claimant = await mintToken({ account: uniqueAccount('bundles-claimant'), signer: host2 });
+    const name = uniqueDomain('bundles-ses');
+    const post = async (who: string, path: string, body: unknown) => {
+      const answer = await call<any>('POST', path, { baseUrl: host2.url, token: who, body });
+      assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+      return answer.body.data.domain;
+    };
+
+    const added = await post(holder, '/domain/add-1.0', { domain: name });
+    assert.ok(ses.identities.has(name), 'add created the SES identity');
+    publishDomainRecords(added.records);
+    const identity = ses.identities.get(name);
+    if (identity !== undefined) Object.assign(identity, { dkimStatus: 'SUCCESS', mailFromStatus: 'SUCCESS' });
+    assert.equal((await post(holder, '/domain/verify-1.0', { domain: name })).status, 'verified');
+    assert.equal(
+      (await post(holder, '/domain/update-1.0', { domain: name, receiving: true })).receiving,
+      true,
+    );
+
+    const claim = await post(claimant, '/domain/add-1.0', { domain: name });
+    assert.equal(claim.claim, true);
+    publishDomainRecords(claim.records);
+    const moved = await post(claimant, '/domain/verify-1.0', { domain: name });
+    assert.equal(moved.claim, undefined, 'the proof moved the domain');
+    assert.equal(`${ses.identities.get(name)?.selector}._domainkey.${name}`, claim.records[0].name);
+
+    const deleted = await call<any>('POST', '/domain/delete-1.0', {
+      baseUrl: host2.url,
+      token: claimant,
+      body: { domain: name },
+    });
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.equal(ses.identities.has(name), false, 'delete removed the identity');
+  });
+});
+
+/** The recorded calls the roles would refuse, as `function: action on resource`. */
+function refusedCalls(requests: RecordedRequest[], policies: FunctionPolicy[]): string[] {
+  const byFunction = new Map(policies.map((policy) => [policy.functionId, policy]));
+  return [
+    ...new Set(
+      requests
+        .filter((request) => {
+          const policy = byFunction.get(request.function);
+          return policy === undefined || !allows(policy, request);
+        })
+        .map((request) => `${request.function}: ${request.action} on ${request.resource}`),
+    ),
+  ];
+}
+
 describe('IAM: every AWS call the functions made is one their deployed role allows', () => {
   it('checks each recorded call against its function policy in the synthesized templates', () => {
     const requests = readRecordedRequests(callLog);
@@ -183,21 +270,29 @@ describe('IAM: every AWS call the functions made is one their deployed role allo
     ])
       assert.ok(recorded.has(id), `no AWS call of ${id} was recorded`);
 
+    // The SES host's calls, against the roles with that host's resource names.
+    const sesRequests = readRecordedRequests(sesCallLog);
+    const sesActions = new Set(
+      sesRequests.filter((request) => request.action.startsWith('ses:')).map((request) => request.action),
+    );
+    for (const action of [
+      'ses:CreateEmailIdentity',
+      'ses:PutEmailIdentityMailFromAttributes',
+      'ses:GetEmailIdentity',
+      'ses:PutEmailIdentityDkimSigningAttributes',
+      'ses:DeleteEmailIdentity',
+    ])
+      assert.ok(sesActions.has(action), `no ${action} was recorded`);
+
     const refused = [
-      ...new Set(
-        requests
-          .filter((request) => {
-            const policy = byFunction.get(request.function);
-            return policy === undefined || !allows(policy, request);
-          })
-          .map((request) => `${request.function}: ${request.action} on ${request.resource}`),
-      ),
+      ...refusedCalls(requests, policies),
+      ...refusedCalls(sesRequests, deployedPolicies((sesHost as SecondaryHost).env)),
     ];
-    const report = [...unusedActions(policies, requests)]
+    const report = [...unusedActions(policies, [...requests, ...sesRequests])]
       .map(([id, actions]) => `#   ${id}: ${actions.join(', ')}`)
       .join('\n');
     process.stdout.write(
-      `# IAM: ${requests.length} recorded requests of ${recorded.size} functions; allowed but never used here:\n${report}\n`,
+      `# IAM: ${requests.length + sesRequests.length} recorded requests of ${recorded.size} functions (and the SES host's domain functions); allowed but never used here:\n${report}\n`,
     );
     assert.deepEqual(refused, [], 'calls the deployed role would refuse');
   });

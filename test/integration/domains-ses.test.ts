@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { addDomain } from '../../shared/domains/add.ts';
+import { sesStillHasPreviousKey } from '../../shared/domains/check.ts';
 import { removeDomain } from '../../shared/domains/delete.ts';
 import { getDomain } from '../../shared/domains/store/domains.ts';
 import { verifyDomain } from '../../shared/domains/verify.ts';
@@ -74,5 +75,37 @@ describe('SES identities of self-service domains', () => {
     await assert.rejects(addDomain({ domain }, account));
     assert.equal(ses.identities.has(domain), false, 'no identity without its domain');
     assert.equal(await getDomain(domain), undefined, 'no domain without its identity');
+  });
+
+  it('a claim gives the identity the claimant’s key and MAIL FROM, retrying when SES refuses', async () => {
+    const holder = uniqueAccount('ses');
+    const claimant = uniqueAccount('ses');
+    const domain = uniqueDomain('claim');
+    await addDomain({ domain }, holder);
+    const holderSelector = ses.identities.get(domain)?.selector;
+    assert.ok(holderSelector);
+    const claim = await addDomain({ domain }, claimant);
+    assert.equal(claim.claim, true);
+    const [proof] = claim.records;
+    assert.ok(proof, 'the claim’s proof record');
+    publish([proof]);
+
+    ses.failDkimSigning.add(domain);
+    const moved = await verifyDomain(domain, claimant);
+    assert.equal(moved.claim, undefined, 'the DNS proof moves the domain');
+    assert.equal((await getDomain(domain))?.accountId, claimant);
+    assert.equal(ses.identities.get(domain)?.selector, holderSelector, 'SES refused the switch');
+    const waiting = moved.records.find((record) => record.purpose === 'dkim');
+    assert.deepEqual(waiting?.error?.observed, [sesStillHasPreviousKey]);
+    assert.equal(moved.sending_ready, false, 'not sending-ready while SES has the previous key');
+    assert.equal((await getDomain(domain))?.sesSwitchPending, true);
+
+    ses.failDkimSigning.delete(domain);
+    await verifyDomain(domain, claimant, { now: new Date(Date.now() + 11_000) });
+    const identity = ses.identities.get(domain);
+    assert.equal(`${identity?.selector}._domainkey.${domain}`, proof.name, 'the claimant’s key');
+    assert.equal(identity?.mailFrom, `bounce.${domain}`);
+    assert.equal((await getDomain(domain))?.sesSwitchPending, undefined, 'the switch is done');
+    await removeDomain(domain, claimant, false, noMail);
   });
 });

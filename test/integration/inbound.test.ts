@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { setReceiving } from '../../shared/domains/registry.ts';
 import { getInbound } from '../../shared/inbound/store/inbound.ts';
-import { sqs } from '../../shared/platform/aws/clients.ts';
+import { s3, sqs } from '../../shared/platform/aws/clients.ts';
 import { outboxEml, waitForMessage } from '../support/delivery.ts';
 import { call, mintToken, uniqueDomain } from '../support/host.ts';
 import {
@@ -51,6 +53,26 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
 });
+
+/** Waits until the inbound queue has nothing left, visible or in flight: every receipt was handled. */
+async function inboundQueueDrained(): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const { Attributes } = await sqs().send(
+        new GetQueueAttributesCommand({
+          QueueUrl: String(process.env.INBOUND_QUEUE_URL),
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      assert.deepEqual(
+        [Attributes?.ApproximateNumberOfMessages, Attributes?.ApproximateNumberOfMessagesNotVisible],
+        ['0', '0'],
+        'the inbound queue did not drain',
+      );
+    },
+    { timeout: 60_000, interval: 200 },
+  );
+}
 
 describe('inbound mail over SMTP', () => {
   it('stores a plain message with SPF, DKIM and DMARC verdicts, and announces it signed, metadata only', async () => {
@@ -140,23 +162,7 @@ describe('inbound mail over SMTP', () => {
         }),
       }),
     );
-    // Wait until the inbound queue has nothing left, visible or in flight: the receipt was handled.
-    await vi.waitFor(
-      async () => {
-        const { Attributes } = await sqs().send(
-          new GetQueueAttributesCommand({
-            QueueUrl: queueUrl,
-            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-          }),
-        );
-        assert.deepEqual(
-          [Attributes?.ApproximateNumberOfMessages, Attributes?.ApproximateNumberOfMessagesNotVisible],
-          ['0', '0'],
-          'the inbound queue did not drain',
-        );
-      },
-      { timeout: 60_000, interval: 200 },
-    );
+    await inboundQueueDrained();
     assert.deepEqual(
       (await waitForInbound(who, to)).map((entry) => entry.inbound_uuid),
       [uuid],
@@ -415,6 +421,48 @@ describe('inbound mail over SMTP', () => {
     const toggled = await receivingAccount('toggle');
     await setReceiving(toggled.domain, false);
     assert.equal((await sent550(`x@${toggled.domain}`)).responseCode, 550);
+  });
+
+  it('stores nothing for a receipt whose recipients’ domains do not receive here (the AWS rule takes every verified domain)', async () => {
+    // On AWS the receipt rule has no recipient list: SES stores mail for any domain it verified in the
+    // account and region, and the inbound function decides from the table.
+    const off = await newAccount('rule-off');
+    const raw = `inbound/raw/${randomUUID()}`;
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: process.env.BUCKET_NAME,
+        Key: raw,
+        Body: 'From: ada@customer.test\r\nTo: x@off\r\nSubject: Not here\r\n\r\nbody\r\n',
+      }),
+    );
+    const recipients = [`x@${off.domain}`, `y@${uniqueDomain('unregistered')}`];
+    await sqs().send(
+      new SendMessageCommand({
+        QueueUrl: String(process.env.INBOUND_QUEUE_URL),
+        MessageBody: JSON.stringify({
+          notificationType: 'Received',
+          mail: { timestamp: new Date().toISOString(), source: 'ada@customer.test', messageId: randomUUID() },
+          receipt: {
+            timestamp: new Date().toISOString(),
+            recipients,
+            action: { type: 'S3', bucketName: process.env.BUCKET_NAME, objectKey: raw },
+          },
+        }),
+      }),
+    );
+    await inboundQueueDrained();
+    const page = await call<{ data: { inbound: unknown[] } }>('POST', '/inbound/query-1.0', {
+      token: off.token,
+      body: {},
+    });
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.body.data.inbound, [], 'nothing stored for a domain whose receiving is off');
+    // Turned on in the table, the next receipt for the same domain is stored: no redeploy.
+    await setReceiving(off.domain, true);
+    assert.ok(
+      (await sendInbound({ from: 'ada@customer.test', to: recipients[0], subject: 'Now', text: 'on' })).ok,
+    );
+    assert.equal((await waitForInbound(off, recipients[0] as string)).length, 1);
   });
 
   it('answers 112 for another account’s or an unknown inbound_uuid, on query and delete', async () => {

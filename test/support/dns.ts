@@ -36,3 +36,17 @@ export function removeName(name: string): void {
 export function testDnsServer(): string {
   return hostInfo().dns.server;
 }
+
+/** Publishes a domain view's records as they are shown (TXT values in 255-byte strings, MX at 10). */
+export function publishDomainRecords(
+  records: ReadonlyArray<{ type: string; name: string; value: string }>,
+): void {
+  const byName = new Map<string, Required<Pick<ZoneEntry, 'txt' | 'mx'>>>();
+  for (const record of records) {
+    const entry = byName.get(record.name) ?? { txt: [], mx: [] };
+    if (record.type === 'MX') entry.mx.push({ priority: 10, exchange: record.value });
+    else entry.txt.push(record.value.match(/.{1,255}/g) ?? ['']);
+    byName.set(record.name, entry);
+  }
+  for (const [name, entry] of byName) publishRecords(name, entry);
+}

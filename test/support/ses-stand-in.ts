@@ -39,12 +39,14 @@ export interface SesStandIn {
   sent: SesSentMessage[];
   /**
    * Domain identities: CreateEmailIdentity (BYODKIM), PutEmailIdentityMailFromAttributes,
-   * GetEmailIdentity, DeleteEmailIdentity. A test sets their statuses as SES would after its own
+   * PutEmailIdentityDkimSigningAttributes (EXTERNAL), GetEmailIdentity, DeleteEmailIdentity. A test sets their statuses as SES would after its own
    * DNS checks.
    */
   identities: Map<string, SesIdentity>;
   /** Domains whose PutEmailIdentityMailFromAttributes fails (BadRequestException). */
   failMailFrom: Set<string>;
+  /** Domains whose PutEmailIdentityDkimSigningAttributes fails (BadRequestException). */
+  failDkimSigning: Set<string>;
   /** Where accepted messages are relayed (`smtp://host:port`), e.g. a host's SMTP sink. */
   relayTo(smtpUrl: string): void;
   close(): Promise<void>;
@@ -90,11 +92,12 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
 
   const identities = new Map<string, SesIdentity>();
   const failMailFrom = new Set<string>();
+  const failDkimSigning = new Set<string>();
 
   /** The identity routes; false when the request is not one of them. */
   const identityRoute = (request: IncomingMessage, response: ServerResponse, body: string): boolean => {
     const path = request.url?.split('?')[0] ?? '';
-    const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/mail-from)?$/.exec(path);
+    const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/mail-from|\/dkim\/signing)?$/.exec(path);
     if (match === null) return false;
     const name = match[1] === undefined ? undefined : decodeURIComponent(match[1]);
     const input = body === '' ? {} : (JSON.parse(body) as Record<string, any>);
@@ -124,7 +127,17 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
       notFound();
       return true;
     }
-    if (request.method === 'PUT' && match[2] !== undefined) {
+    if (request.method === 'PUT' && match[2] === '/dkim/signing') {
+      if (failDkimSigning.has(name) || input.SigningAttributesOrigin !== 'EXTERNAL') {
+        answer(response, 400, { message: 'DKIM signing attributes refused' }, 'BadRequestException');
+        return true;
+      }
+      // A new key: SES checks its record again.
+      identity.selector = input.SigningAttributes?.DomainSigningSelector;
+      identity.privateKey = input.SigningAttributes?.DomainSigningPrivateKey;
+      identity.dkimStatus = 'PENDING';
+      answer(response, 200, { DkimStatus: 'PENDING', DkimTokens: [identity.selector] });
+    } else if (request.method === 'PUT' && match[2] !== undefined) {
       if (failMailFrom.has(name)) {
         answer(response, 400, { message: 'MAIL FROM refused' }, 'BadRequestException');
         return true;
@@ -213,6 +226,7 @@ export async function startSesStandIn(options: { region?: string } = {}): Promis
     sent,
     identities,
     failMailFrom,
+    failDkimSigning,
     relayTo: (smtpUrl) => {
       relay = smtpUrl;
     },

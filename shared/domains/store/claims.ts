@@ -71,7 +71,8 @@ export async function saveClaimCheck(domain: string, accountId: string, check: R
  * Moves the domain to the claimant in one transaction, only while `previousAccount` still holds
  * it: the domain item changes hands (a new, unverified API domain signing with the claimant's key),
  * the claimant's key becomes an active DKIM key, the claim item goes. The previous holder's keys are
- * then removed: they no longer sign, since the domain names the new key and owner.
+ * then removed: they no longer sign, since the domain names the new key and owner. With
+ * `sesSwitch`, the item is marked until the SES identity takes the claimant's key (sesSwitchDone).
  * False when the domain changed meanwhile.
  */
 export async function completeClaim(
@@ -81,8 +82,10 @@ export async function completeClaim(
   now: Date,
   nextCheckAt: string,
   due: { gsi3pk: string; gsi3sk: string },
+  sesSwitch = false,
 ): Promise<boolean> {
   const at = now.toISOString();
+  const switchMark = sesSwitch ? ', ses_switch_pending = :true' : '';
   const outcome = await table.transact([
     {
       Update: {
@@ -90,8 +93,8 @@ export async function completeClaim(
         UpdateExpression:
           'SET account_id = :claimant, gsi1pk = :byAccount, active_selector = :selector, origin = :api, ' +
           'sending_ready = :false, #status = :pending, mail_from = :mailFrom, created_at = :at, ' +
-          'next_check_at = :next, gsi3pk = :duePk, gsi3sk = :dueSk, #records = :none ' +
-          'REMOVE receiving, tracking, last_verify_at, lost_at, checked_at',
+          `next_check_at = :next, gsi3pk = :duePk, gsi3sk = :dueSk, #records = :none${switchMark} ` +
+          `REMOVE receiving, tracking, last_verify_at, lost_at, checked_at${sesSwitch ? '' : ', ses_switch_pending'}`,
         ConditionExpression: 'account_id = :previous',
         ExpressionAttributeNames: { '#status': 'status', '#records': 'records' },
         ExpressionAttributeValues: {
@@ -108,6 +111,7 @@ export async function completeClaim(
           ':dueSk': due.gsi3sk,
           ':none': {},
           ':previous': previousAccount,
+          ...(sesSwitch ? { ':true': true } : {}),
         },
       },
     },
@@ -134,6 +138,16 @@ export async function completeClaim(
       await table.delete({ Key: keys.dkimKey(claim.domain, key.selector) });
   }
   return true;
+}
+
+/** The SES identity took the key `selector` (still the domain's active one): the mark goes. */
+export async function sesSwitchDone(domain: string, selector: string): Promise<void> {
+  await table.update({
+    Key: keys.domain(domain),
+    UpdateExpression: 'REMOVE ses_switch_pending',
+    ConditionExpression: 'active_selector = :selector',
+    ExpressionAttributeValues: { ':selector': selector },
+  });
 }
 
 /** Removes every claim of a domain (when the domain is deleted). */

@@ -25,6 +25,8 @@ export interface DomainRecord {
   lostAt?: string;
   records?: Partial<Record<RecordPurpose, RecordCheck>>;
   lastVerifyAt?: string;
+  /** A claim moved the domain and its SES identity still has the previous holder's key. */
+  sesSwitchPending?: true;
 }
 
 export function toDomain(item: Record<string, unknown>): DomainRecord {
@@ -46,6 +48,7 @@ export function toDomain(item: Record<string, unknown>): DomainRecord {
   if (typeof item.next_check_at === 'string') record.nextCheckAt = item.next_check_at;
   if (typeof item.lost_at === 'string') record.lostAt = item.lost_at;
   if (typeof item.last_verify_at === 'string') record.lastVerifyAt = item.last_verify_at;
+  if (item.ses_switch_pending === true) record.sesSwitchPending = true;
   if (typeof item.records === 'object' && item.records !== null)
     record.records = item.records as Partial<Record<RecordPurpose, RecordCheck>>;
   return record;

@@ -2,6 +2,7 @@ import {
   CreateEmailIdentityCommand,
   DeleteEmailIdentityCommand,
   GetEmailIdentityCommand,
+  PutEmailIdentityDkimSigningAttributesCommand,
   PutEmailIdentityMailFromAttributesCommand,
   SESv2Client,
 } from '@aws-sdk/client-sesv2';
@@ -56,6 +57,34 @@ export async function createSesIdentity(
     await deleteSesIdentity(domain);
     throw error;
   }
+}
+
+/**
+ * Gives an existing identity another holder's BYODKIM key and MAIL FROM (a claim moved the domain).
+ * Both calls replace what SES keeps, so repeating the switch after a failure is safe.
+ */
+export async function switchSesIdentity(
+  domain: string,
+  rsa: { selector: string; privateKeyPem: string },
+  mailFrom: string,
+): Promise<void> {
+  await ses().send(
+    new PutEmailIdentityDkimSigningAttributesCommand({
+      EmailIdentity: domain,
+      SigningAttributesOrigin: 'EXTERNAL',
+      SigningAttributes: {
+        DomainSigningSelector: rsa.selector,
+        DomainSigningPrivateKey: pemBody(rsa.privateKeyPem),
+      },
+    }),
+  );
+  await ses().send(
+    new PutEmailIdentityMailFromAttributesCommand({
+      EmailIdentity: domain,
+      MailFromDomain: mailFrom,
+      BehaviorOnMxFailure: 'REJECT_MESSAGE',
+    }),
+  );
 }
 
 export interface SesIdentityStatus {
