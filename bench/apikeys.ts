@@ -7,9 +7,9 @@ import { checkTarget } from './targets.ts';
 
 /**
  * API keys against JWTs (docs/apikeys.md), side by side in one run: a query by uuid with a warm
- * key and a warm JWT, the first request of a credential nothing on the instance has seen (the key's
- * item and the account's status to read; the JWT's signature to verify and the account's status to
- * read), and the table writes a key adds (section 7).
+ * key and a warm JWT, the first request of a credential nothing on the instance has seen (one read
+ * each: the key's item, which carries its account's status; the JWT's account status, beside its
+ * signature check), and the table writes a key adds (section 7).
  */
 async function timed(url: string, token: string, uuid: string): Promise<number> {
   const t0 = performance.now();
@@ -83,7 +83,7 @@ export async function apiKeysSection(
     `| warm (${rounds} rounds) | ${fmtFigure(figure(keyTimes))} | ${fmtFigure(figure(jwtTimes))} | ${fmtFigure(warmRatio, 2)} | ≤ 1.1 ${checkTarget('apikey-warm', fmtFigure(warmRatio, 2), warmRatio.median <= 1.1)} |`,
     `| first of a credential (${firstRounds} rounds, fresh accounts) | ${fmtFigure(figure(firstKey))} | ${fmtFigure(figure(firstJwt))} | ${fmtFigure(firstRatio, 2)} | ≤ 1.2 ${checkTarget('apikey-first', fmtFigure(firstRatio, 2), firstRatio.median <= 1.2)} |`,
     '',
-    `The first request of a key reads its item (GetItem) and its account's status; a JWT's verifies its RS256 signature (the identity provider's key set already fetched) and reads the account's status. On a new instance the JWT path also fetches the key set, which the key path never needs, so this is the stricter comparison.`,
+    `The first request of a key is one GetItem: its item, which carries its account's status (a disabled account's keys are marked; docs/decisions/0058-api-key-account-status.md). A JWT's verifies its signature against the identity provider's key set, already fetched by this host, and reads the account's status (one GetItem). A truly new instance also fetches the key set once for JWTs, which the key path never needs: leaving that out, as here, is the stricter comparison.`,
     '',
   ];
 }

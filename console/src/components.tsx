@@ -139,7 +139,8 @@ export function ConfirmButton({
   label: string;
   /** The accessible name when the label alone is ambiguous (a button per table row). */
   name?: string;
-  question: string;
+  /** Text, or text with a control the confirmation needs (a rotation's grace period). */
+  question: ComponentChildren;
   onConfirm: () => void;
   busy?: boolean;
   danger?: boolean;

@@ -1,3 +1,4 @@
+import { markIfAccountDisabled } from '../platform/auth/account-keys.ts';
 import { digestOf, formatApiKey, newKeyId, newSecret } from '../platform/auth/api-key-format.ts';
 import { Code } from '../platform/errors/catalogue.ts';
 import { type ErrorDetail, ServiceError } from '../platform/errors/service-error.ts';
@@ -70,6 +71,7 @@ export async function addKey(caller: Caller, input: ApikeyAddRequest, now = new 
   };
   // 80 random bits: a collision is not expected, and the conditional put refuses rather than overwrites.
   if (!(await putKey(item))) throw new Error('API key id collision');
+  await markIfAccountDisabled(item.keyId, item.account);
   return {
     key: formatApiKey(item.keyId, secret),
     api_key: toKeyView({

@@ -74,14 +74,27 @@ describe('console: API keys', () => {
       .not.toBe('—');
   });
 
-  it('rotates (new secret shown once, the old one works an hour) and revokes', async () => {
+  it('rotates with the grace the user picks, and says when the old secret stops', async () => {
     const { page } = browser;
     await page.getByRole('button', { name: 'Rotate Checkout service' }).click();
+    const grace = page.getByLabel('Old secret of Checkout service keeps working for');
+    assert.deepEqual(await grace.locator('option').allTextContents(), [
+      'none (stops within 30 seconds)',
+      '1 hour',
+      '24 hours',
+      '7 days',
+    ]);
+    await grace.selectOption({ label: '24 hours' });
+    await screenshot(page, 'apikeys-rotate-grace');
+    const picked = Date.now();
     await page.getByRole('button', { name: 'Yes, rotate' }).click();
     await page.getByText('New secret for Checkout service.').waitFor();
     const rotated = (await page.locator('code.secret').textContent()) ?? '';
     assert.notEqual(rotated, key);
     assert.equal(rotated.slice(0, 26), key.slice(0, 26), 'same key id');
+    const until = Date.parse((await page.locator('.old-secret time').getAttribute('datetime')) ?? '');
+    const day = 86_400_000;
+    assert.ok(until >= picked + day && until <= Date.now() + day, `old secret until ${until}`);
     assert.equal(
       (await call('GET', '/whoami-1.0', { token: key })).status,
       200,
@@ -89,7 +102,31 @@ describe('console: API keys', () => {
     );
     assert.equal((await call('GET', '/whoami-1.0', { token: rotated })).status, 200);
     await screenshot(page, 'apikeys-rotated');
+    key = rotated;
+  });
 
+  it('rotates with no grace: the old secret stops', async () => {
+    const { page } = browser;
+    await page.getByRole('button', { name: 'Rotate Checkout service' }).click();
+    await page
+      .getByLabel('Old secret of Checkout service keeps working for')
+      .selectOption({ label: 'none (stops within 30 seconds)' });
+    await page.getByRole('button', { name: 'Yes, rotate' }).click();
+    await page.getByText('The old secret stops working within 30 seconds.').waitFor();
+    const rotated = (await page.locator('code.secret').textContent()) ?? '';
+    assert.notEqual(rotated, key);
+    // The host's key cache keeps the old record up to 30 s: poll the refusal, as a client would see it.
+    await expect
+      .poll(async () => (await call('GET', '/whoami-1.0', { token: key })).status, {
+        timeout: 45_000,
+        interval: 1_000,
+      })
+      .toBe(401);
+    assert.equal((await call('GET', '/whoami-1.0', { token: rotated })).status, 200);
+  });
+
+  it('revokes', async () => {
+    const { page } = browser;
     await page.getByRole('button', { name: 'Revoke Checkout service' }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByRole('row', { name: /Checkout service.*revoked/ }).waitFor();

@@ -6,6 +6,7 @@ import { addKey } from '../../shared/apikeys/add.ts';
 import { setAccountActive } from '../../shared/platform/auth/account-store.ts';
 import { dynamo } from '../../shared/platform/aws/clients.ts';
 import { tableName } from '../../shared/platform/config/storage.ts';
+import * as table from '../../shared/platform/table/gateway.ts';
 import { keys } from '../../shared/platform/table/keys.ts';
 import { makeKey, whoami } from '../support/apikeys.ts';
 import { call, hostInfo, uniqueAccount, useHostEnvironment } from '../support/host.ts';
@@ -112,6 +113,32 @@ describe('API keys: made once, accepted by the one chain', () => {
     assert.equal(answer.status, 401, answer.text);
     assert.equal(answer.body.error.code, 110);
     assert.match(answer.body.error.message, /disabled/);
+  });
+
+  it('refuses a key made while its account was being disabled, and lifts the mark on enable', async () => {
+    const account = uniqueAccount('key-late');
+    const caller = {
+      account,
+      subject: account,
+      scopes: new Set(['messages:send']),
+      credential: 'jwt' as const,
+    };
+    const before = await addKey(caller, { name: 'before' });
+    await setAccountActive(account, false);
+    // A key put after the disable's pass over the account's keys (its maker's status was cached).
+    const after = await addKey(caller, { name: 'after' });
+    for (const made of [before, after]) {
+      const answer = await whoami(made.key);
+      assert.equal(answer.status, 401, answer.text);
+      assert.equal(answer.body.error.code, 110);
+      assert.match(answer.body.error.message, /disabled/);
+    }
+    await setAccountActive(account, true);
+    for (const made of [before, after]) {
+      const item = await table.get(keys.apiKey(made.api_key.key_id), { ConsistentRead: true });
+      assert.equal(item?.account_id, account);
+      assert.equal(item?.account_disabled, undefined, made.api_key.key_id);
+    }
   });
 
   it('announces key.created, key.rotated and key.revoked to webhooks, without the secret', async () => {

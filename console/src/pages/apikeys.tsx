@@ -12,6 +12,7 @@ import {
 import { fromLocalInput } from '../format.ts';
 import type { ApiKeyList, ApiKeyView, IssuedApiKey } from '../types.ts';
 import { useAction, useAsync } from '../use-async.ts';
+import { RotateButton } from './apikeys-rotate.tsx';
 
 /**
  * API keys (docs/apikeys.md): the account's keys with their last use, making one (a preset,
@@ -31,14 +32,15 @@ const stateOf = (key: ApiKeyView): string => {
 
 export function ApiKeysPage() {
   const [list, reload] = useAsync(keyList, []);
-  const [issued, setIssued] = useState<{ key: IssuedApiKey; rotated: boolean }>();
+  const [issued, setIssued] = useState<Issued>();
   const action = useAction();
-  const rotate = (keyId: string) =>
+  const rotate = (keyId: string, graceSeconds: number) =>
     action.run(async () => {
       const result = await dataOf(
-        api().POST('/apikey/rotate-1.0', { body: { key_id: keyId, grace_seconds: 3600 } }),
+        api().POST('/apikey/rotate-1.0', { body: { key_id: keyId, grace_seconds: graceSeconds } }),
       );
-      setIssued({ key: result, rotated: true });
+      // The answer does not say until when the old secret works: the grace counts from about now.
+      setIssued({ key: result, oldUntil: new Date(Date.now() + graceSeconds * 1000).toISOString() });
       reload();
     });
   const revoke = (keyId: string) =>
@@ -54,7 +56,7 @@ export function ApiKeysPage() {
         Keys act for your account wherever a token does (<code>Authorization: Bearer svc_live_…</code>), with
         their own scopes and restrictions. A revoked key stops working within 30 seconds.
       </p>
-      {issued === undefined ? null : <KeyNotice issued={issued.key} rotated={issued.rotated} />}
+      {issued === undefined ? null : <KeyNotice issued={issued} />}
       {action.error === undefined ? null : <ErrorNotice error={action.error} />}
       <AsyncView value={list} loading="Loading API keys" onRetry={reload}>
         {(value) =>
@@ -101,12 +103,10 @@ export function ApiKeysPage() {
                     <td>
                       {key.revoked_at !== null ? null : (
                         <span class="actions">
-                          <ConfirmButton
-                            label="Rotate"
-                            name={`Rotate ${key.name}`}
-                            question="New secret? The old one works one more hour."
+                          <RotateButton
+                            name={key.name}
                             busy={action.busy}
-                            onConfirm={() => void rotate(key.key_id)}
+                            onRotate={(graceSeconds) => void rotate(key.key_id, graceSeconds)}
                           />{' '}
                           <ConfirmButton
                             label="Revoke"
@@ -128,7 +128,7 @@ export function ApiKeysPage() {
       </AsyncView>
       <AddKey
         onAdded={(key) => {
-          setIssued({ key, rotated: false });
+          setIssued({ key });
           reload();
         }}
       />
@@ -136,7 +136,14 @@ export function ApiKeysPage() {
   );
 }
 
-function KeyNotice({ issued, rotated }: { issued: IssuedApiKey; rotated: boolean }) {
+/** A key just made, or just rotated (then `oldUntil`: when its old secret stops working). */
+interface Issued {
+  key: IssuedApiKey;
+  oldUntil?: string;
+}
+
+function KeyNotice({ issued: { key: issued, oldUntil } }: { issued: Issued }) {
+  const rotated = oldUntil !== undefined;
   return (
     <div class="notice" role="status">
       <p>
@@ -145,13 +152,23 @@ function KeyNotice({ issued, rotated }: { issued: IssuedApiKey; rotated: boolean
         </strong>{' '}
         Copy it now: this is the only time it is shown, and it cannot be recovered (rotate the key for a new
         one).
-        {rotated ? ' The old secret keeps working for one hour.' : ''}
       </p>
+      {oldUntil === undefined ? null : <OldSecretEnd until={oldUntil} />}
       <p>
         <code class="value secret">{issued.key}</code>{' '}
         <CopyButton text={issued.key} label="Copy the API key" />
       </p>
     </div>
+  );
+}
+
+function OldSecretEnd({ until }: { until: string }) {
+  if (Date.parse(until) <= Date.now())
+    return <p class="old-secret">The old secret stops working within 30 seconds.</p>;
+  return (
+    <p class="old-secret">
+      The old secret keeps working until <Time value={until} />, then stops (within 30 seconds).
+    </p>
   );
 }
 

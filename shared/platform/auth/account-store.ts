@@ -1,5 +1,6 @@
 import * as table from '../table/gateway.ts';
 import { keys } from '../table/keys.ts';
+import { markAccountKeys } from './account-keys.ts';
 
 export interface Account {
   accountId: string;
@@ -23,7 +24,11 @@ export async function ensureAccount(accountId: string, now: Date = new Date()): 
   });
 }
 
-/** Enables or disables an account (creating its record if needed); its creation time is kept. */
+/**
+ * Enables or disables an account (creating its record if needed); its creation time is kept. The
+ * account's item goes first (its JWTs), then the copy on each of its API keys (account-keys.ts):
+ * run again after a failure, both writes are idempotent.
+ */
 export async function setAccountActive(
   accountId: string,
   active: boolean,
@@ -34,4 +39,5 @@ export async function setAccountActive(
     UpdateExpression: 'SET account_id = :id, active = :active, created_at = if_not_exists(created_at, :now)',
     ExpressionAttributeValues: { ':id': accountId, ':active': active, ':now': now.toISOString() },
   });
+  await markAccountKeys(accountId, !active);
 }

@@ -21,6 +21,8 @@ export interface ApiKeyRecord {
   revokedAt?: number;
   rateLimitRps?: number;
   lastUsedAt?: number;
+  /** The account's status, copied onto its keys when it is disabled (account-keys.ts). */
+  accountDisabled?: boolean;
 }
 
 const strings = (value: unknown): string[] =>
@@ -51,6 +53,7 @@ export function toApiKeyRecord(item: Record<string, unknown>): ApiKeyRecord {
   if (typeof item.rate_limit_rps === 'number') record.rateLimitRps = item.rate_limit_rps;
   const lastUsedAt = time(item.last_used_at);
   if (lastUsedAt !== undefined) record.lastUsedAt = lastUsedAt;
+  if (item.account_disabled === true) record.accountDisabled = true;
   return record;
 }
 

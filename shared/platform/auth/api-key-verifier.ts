@@ -85,8 +85,10 @@ function addressAllowed(list: BlockList, address: string): boolean {
 
 /**
  * Checks an API key: well formed, known, its secret (or, within a rotation's grace period, its
- * previous secret) matching, not revoked (110), not expired (105), and called from an allowed
- * network (103). The account's status is checked by the caller, as for a JWT.
+ * previous secret) matching, not revoked and its account not disabled (110), not expired (105),
+ * and called from an allowed network (103). The account's status comes with the key's item (a
+ * disabled account's keys carry it), so a key check is one read, where a JWT's is one read of the
+ * account's status.
  */
 export async function verifyApiKey(token: string, sourceIp: string, now = Date.now()): Promise<ApiKeyRecord> {
   const parsed = parseApiKey(token);
@@ -98,6 +100,7 @@ export async function verifyApiKey(token: string, sourceIp: string, now = Date.n
   if (record.revokedAt !== undefined && record.revokedAt <= now) {
     throw new ServiceError(Code.TokenInvalid, 'API key is revoked');
   }
+  if (record.accountDisabled === true) throw new ServiceError(Code.TokenInvalid, 'Account is disabled');
   if (record.expiresAt !== undefined && record.expiresAt <= now) {
     throw new ServiceError(Code.TokenExpired, 'API key has expired');
   }

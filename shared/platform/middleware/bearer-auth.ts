@@ -41,9 +41,12 @@ export function bearerAuth(): MiddlewareObj<ApiEvent, ApiResult, Error, ApiConte
       const match = bearer.exec(header);
       if (match?.[1] === undefined)
         throw new ServiceError(Code.TokenInvalid, 'Authorization is not a Bearer token');
-      const caller = looksLikeApiKey(match[1])
-        ? await apiKeyCaller(match[1], context.sourceIp, Date.now())
-        : { ...(await verifyToken(match[1])), credential: 'jwt' as const };
+      if (looksLikeApiKey(match[1])) {
+        // The key's item carries its account's status (verifyApiKey): no second read.
+        context.caller = await apiKeyCaller(match[1], context.sourceIp, Date.now());
+        return;
+      }
+      const caller = { ...(await verifyToken(match[1])), credential: 'jwt' as const };
       if (!(await isAccountActive(caller.account))) {
         throw new ServiceError(Code.TokenInvalid, 'Account is disabled');
       }
