@@ -86,7 +86,8 @@ function seal(purpose: LinkPurpose, key: Buffer, payload: Uint8Array, stable: bo
   const token = Buffer.allocUnsafe(1 + ivBytes + payload.length + tagBytes);
   token[0] = version;
   const iv = token.subarray(1, 1 + ivBytes);
-  if (stable) createHmac('sha256', key).update('synthetic-iv').update(payload).digest().copy(iv, 0, 0, ivBytes);
+  if (stable)
+    createHmac('sha256', key).update('synthetic-iv').update(payload).digest().copy(iv, 0, 0, ivBytes);
   else randomBytes(ivBytes).copy(iv);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
   cipher.setAAD(additionalData[purpose]);

@@ -52,7 +52,8 @@ export function scanHtml(html: string, excludedPrefix: string): HtmlScan {
         const marker = attributes.find((attribute) => attribute.name === 'data-svc-track');
         if (marker !== undefined) scan.markers.push(attributeWithSpace(html, marker));
         const href = attributes.find((attribute) => attribute.name === 'href');
-        if (href === undefined || (marker !== undefined && decoded(marker).trim().toLowerCase() === 'off')) return;
+        if (href === undefined || (marker !== undefined && decoded(marker).trim().toLowerCase() === 'off'))
+          return;
         const url = decoded(href).trim();
         if (!/^https?:\/\//i.test(url) || url.startsWith(excludedPrefix)) return;
         scan.links.push({ url, start: href.start, end: href.end });
