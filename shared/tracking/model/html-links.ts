@@ -39,13 +39,16 @@ const linkElements = new Set(['a', 'area']);
 export function scanHtml(html: string, excludedPrefix: string): HtmlScan {
   const scan: HtmlScan = { links: [], markers: [] };
   let attributes: AttributeSpan[] = [];
+  let inLink = false;
   const parser: Parser = new Parser(
     {
-      onopentagname() {
+      onopentagname(name) {
         attributes = [];
+        inLink = linkElements.has(name);
       },
       onattribute(name, value, quote) {
-        attributes.push({ name, value, quote, start: parser.startIndex, end: parser.endIndex });
+        // Only a link's attributes matter: the others (every style of the part) are not kept.
+        if (inLink) attributes.push({ name, value, quote, start: parser.startIndex, end: parser.endIndex });
       },
       onopentag(name) {
         if (!linkElements.has(name)) return;
