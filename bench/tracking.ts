@@ -102,9 +102,11 @@ export async function trackingBench(
   const units = await unitsPerHit(click, open, 'TRACK#click#0', 'TRACK#open#0', rounds, settle);
   const health = () => get(`${who.url}/health`);
   let next = 0;
-  const firsts = await sideBySide(rounds, () => get(firstClicks[next++] as string), health);
-  const clicks = await sideBySide(rounds, () => get(click), health);
-  const opens = await sideBySide(rounds, () => get(open), health);
+  // A Lambda instance takes its next request only once the handler returns (the hit recorded);
+  // the local host is one process, so each hit's recording is let finish, untimed, before /health.
+  const firsts = await sideBySide(rounds, () => get(firstClicks[next++] as string), health, settle);
+  const clicks = await sideBySide(rounds, () => get(click), health, settle);
+  const opens = await sideBySide(rounds, () => get(open), health, settle);
   const reads = await sideBySide(rounds, () => storedItem(uuid), health);
   await settle();
   progress(
@@ -113,7 +115,7 @@ export async function trackingBench(
   const section = [
     '### 16. Open and click tracking',
     '',
-    `Compose and DKIM-sign (rsa-sha256) one ${fmt(html.length / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in process; then the tracking routes through the local gateway, each timed beside \`GET /health\` in the same round. Both routes answer first and record the hit after the answer (docs/decisions/0056-answer-first-then-record.md): the open reads nothing before its GIF; a click reads the message's links before its 302, unless the instance holds them from an earlier click of the same message. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
+    `Compose and DKIM-sign (rsa-sha256) one ${fmt(html.length / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in process; then the tracking routes through the local gateway, each timed beside \`GET /health\` in the same round (the hit's recording after the answer let finish, untimed, before \`GET /health\`: on AWS it holds its own instance, not the next request's). Both routes answer first and record the hit after the answer (docs/decisions/0056-answer-first-then-record.md): the open reads nothing before its GIF; a click reads the message's links before its 302, unless the instance holds them from an earlier click of the same message. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
     '',
     '| operation | ms | beside | ms | ratio | target |',
     '|---|---|---|---|---|---|',
