@@ -41,6 +41,8 @@ export async function sideBySide(
   rounds: number,
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
+  /** Untimed, between `a` and `b` of each round (e.g. letting a's work after its answer finish). */
+  between?: () => Promise<unknown>,
 ): Promise<{ a: Figure; b: Figure; ratio: Figure }> {
   const timesA: number[] = [];
   const timesB: number[] = [];
@@ -48,13 +50,15 @@ export async function sideBySide(
   for (let round = -3; round < rounds; round++) {
     const t0 = performance.now();
     await a();
+    const timeA = performance.now() - t0;
+    if (between !== undefined) await between();
     const t1 = performance.now();
     await b();
-    const t2 = performance.now();
+    const timeB = performance.now() - t1;
     if (round < 0) continue;
-    timesA.push(t1 - t0);
-    timesB.push(t2 - t1);
-    ratios.push((t1 - t0) / (t2 - t1));
+    timesA.push(timeA);
+    timesB.push(timeB);
+    ratios.push(timeA / timeB);
   }
   return { a: figure(timesA), b: figure(timesB), ratio: figure(ratios) };
 }

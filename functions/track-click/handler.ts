@@ -1,6 +1,7 @@
+import { afterResponse, answerFirst } from '#shared/platform/http/after-response.ts';
 import type { ApiResult } from '#shared/platform/http/api-types.ts';
 import { publicHandler } from '#shared/platform/http/public-handler.ts';
-import { followClick } from '#shared/tracking/hits.ts';
+import { clickTarget, recordClick } from '#shared/tracking/hits.ts';
 import { trackClick } from '#shared/tracking/routes.ts';
 
 const notFoundPage =
@@ -9,25 +10,36 @@ const notFoundPage =
 /**
  * GET /t/c/{token}: 302 to the link the stored message holds at the token's index (docs/tracking.md);
  * never to anything the request names. A token that does not open, or names no stored link, gets a
- * neutral 404 page and records nothing.
+ * neutral 404 page and records nothing. The click is recorded after the answer.
  */
-export const handler = publicHandler(trackClick, {}, async ({ event, sourceIp }): Promise<ApiResult> => {
-  const target = await followClick({
-    token: event.pathParameters?.token ?? '',
-    address: sourceIp,
-    userAgent: event.headers['user-agent'] ?? '',
-    at: new Date(),
-  });
-  if (target === undefined) {
-    return {
-      statusCode: 404,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
-      body: notFoundPage,
+export const handler = answerFirst(
+  trackClick,
+  publicHandler(trackClick, {}, async ({ event, sourceIp, context }): Promise<ApiResult> => {
+    const visit = {
+      token: event.pathParameters?.token ?? '',
+      address: sourceIp,
+      userAgent: event.headers['user-agent'] ?? '',
+      at: new Date(),
     };
-  }
-  return {
-    statusCode: 302,
-    headers: { location: target, 'cache-control': 'no-store, private', 'referrer-policy': 'no-referrer' },
-    body: '',
-  };
-});
+    const click = await clickTarget(visit.token, visit.at);
+    if (click === undefined) {
+      return {
+        statusCode: 404,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+        body: notFoundPage,
+      };
+    }
+    await afterResponse(context, async () => {
+      await recordClick(visit, click);
+    });
+    return {
+      statusCode: 302,
+      headers: {
+        location: click.url,
+        'cache-control': 'no-store, private',
+        'referrer-policy': 'no-referrer',
+      },
+      body: '',
+    };
+  }),
+);

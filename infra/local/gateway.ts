@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { Code, type ErrorCode } from '../../shared/platform/errors/catalogue.ts';
 import { errorResponse } from '../../shared/platform/http/envelope.ts';
@@ -7,6 +8,7 @@ import { methodNotAllowedMessage, requestLimits, tooLargeDetail } from '../../sh
 import { matchRoutePath, type Route } from '../../shared/platform/http/route.ts';
 import { corsHeaders } from '../../shared/platform/middleware/http-envelope.ts';
 import { routes } from '../../shared/routes.ts';
+import { responseCollector, settled, trackInvocation } from './after-response-work.ts';
 import { type ConsoleSite, handleConsoleRequest } from './console-site.ts';
 import { requestedFault, withFault } from './fault-injection.ts';
 import { loadFunction } from './function-code.ts';
@@ -18,6 +20,11 @@ import { proxyEvent } from './proxy-event.ts';
 export const maxBodyBytes = requestLimits.maxBodyBytes;
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/** A route declared `afterResponse`: a response-streaming function (shared/platform/http/after-response.ts). */
+type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
+
+/** The local host's own path (no API Gateway route): answers 204 once no function is at work after its answer. */
+export const settledPath = '/_local/settled';
 
 const handlers = new Map<string, Promise<Handler | undefined>>();
 
@@ -137,6 +144,12 @@ export async function handleGatewayRequest(
   const url = new URL(request.url ?? '/', 'http://localhost');
   // The web console's files (on AWS: CloudFront, not API Gateway).
   if (consoleSite !== undefined && handleConsoleRequest(request, response, url, consoleSite)) return;
+  if (url.pathname === settledPath && request.method === 'GET') {
+    request.resume();
+    await settled();
+    response.writeHead(204, { 'x-request-id': requestId }).end();
+    return;
+  }
   const candidates = routes.filter((route) => matchRoutePath(route.path, url.pathname) !== undefined);
   if (candidates.length === 0) {
     request.resume();
@@ -182,14 +195,13 @@ export async function handleGatewayRequest(
   if (loaded === undefined) {
     return send(response, gatewayError(Code.ActionNotMapped), requestId);
   }
-  const handler = withFault(requestedFault(request), loaded);
+  const event = toEvent(request, url, route, body, requestId, pathParametersOf(route, url.pathname));
   try {
-    const result = await asFunction(route.id, () =>
-      handler(
-        toEvent(request, url, route, body, requestId, pathParametersOf(route, url.pathname)),
-        lambdaContext(route.id, requestId),
-      ),
-    );
+    const result = route.afterResponse
+      ? await streamedInvocation(route, loaded as unknown as StreamingHandler, event, requestId)
+      : await asFunction(route.id, () =>
+          withFault(requestedFault(request), loaded)(event, lambdaContext(route.id, requestId)),
+        );
     send(response, result, requestId);
   } catch (error) {
     // Whatever a function throws (a RangeError from a runaway recursion included) is its own
@@ -199,6 +211,36 @@ export async function handleGatewayRequest(
     );
     send(response, gatewayError(Code.Internal), requestId);
   }
+}
+
+/**
+ * A streaming function's answer, as API Gateway's streamed integration gives it: when the function
+ * ends its response stream; the invocation goes on (tracked until it returns). A function that
+ * fails, or returns without ending its stream, fails the request.
+ */
+async function streamedInvocation(
+  route: Route,
+  handler: StreamingHandler,
+  event: APIGatewayProxyEvent,
+  requestId: string,
+): Promise<APIGatewayProxyResult> {
+  const { stream, response } = responseCollector();
+  const invocation = asFunction(route.id, () => handler(event, stream, lambdaContext(route.id, requestId)));
+  trackInvocation(invocation);
+  invocation.then(
+    () => {
+      if (!stream.writableFinished)
+        stream.destroy(new Error('the function returned without ending its response'));
+    },
+    (error: unknown) => {
+      if (stream.writableFinished) {
+        process.stderr.write(
+          `function ${route.id} failed after its answer (request ${requestId}): ${String(error)}\n`,
+        );
+      } else stream.destroy(error instanceof Error ? error : new Error(String(error)));
+    },
+  );
+  return await Promise.race([response, new Promise<never>((_, reject) => stream.once('error', reject))]);
 }
 
 export async function startGateway(

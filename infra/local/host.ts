@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { localNames } from '../resources/definitions.ts';
+import { settled } from './after-response-work.ts';
 import { recordAwsCalls } from './aws-call-recorder.ts';
 import { consoleSignIn } from './console-identity.ts';
 import { type ConsoleSite, consoleUrls } from './console-site.ts';
@@ -232,6 +233,8 @@ async function startParts(
         closing.closeAllConnections();
         await new Promise<void>((done) => closing.close(() => done()));
       }
+      // Functions that answered and are still recording (routes declared afterResponse) finish first.
+      await settled();
       await submission.stop();
       for (const worker of workers.reverse()) await worker.stop().catch(() => undefined);
       await idp.stop();

@@ -134,7 +134,12 @@ export class ServiceApi extends Construct {
       for (const route of routesOnPath) {
         resource.addMethod(
           route.method,
-          new apigateway.LambdaIntegration(props.functionFor(route), { proxy: true, allowTestInvoke: false }),
+          new apigateway.LambdaIntegration(props.functionFor(route), {
+            proxy: true,
+            allowTestInvoke: false,
+            // Routes that answer first and then record (after-response.ts) are streaming functions.
+            ...(route.afterResponse ? { responseTransferMode: apigateway.ResponseTransferMode.STREAM } : {}),
+          }),
           { operationName: route.id },
         );
       }

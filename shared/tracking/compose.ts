@@ -1,5 +1,5 @@
 import { publicApiUrl } from '../platform/config/public-url.ts';
-import { sealLinkToken } from '../platform/tokens/link-tokens.ts';
+import { sealLinkToken, sealLinkTokens } from '../platform/tokens/link-tokens.ts';
 import { scanHtml } from './model/html-links.ts';
 import { rewriteHtml } from './model/rewrite.ts';
 import type { TrackingSettings } from './model/settings.ts';
@@ -25,11 +25,10 @@ export async function trackedHtml(
   const scan = scanHtml(html, excludedPrefix);
   let clickUrl: ((index: number) => string) | undefined;
   if (settings.clicks) {
-    const count = scan.links.length;
-    const tokens = await Promise.all(
-      Array.from({ length: count }, (_, link) =>
-        sealLinkToken('click', encodeClick({ ...payload, link }), { stable: true }),
-      ),
+    const tokens = await sealLinkTokens(
+      'click',
+      scan.links.map((_, link) => encodeClick({ ...payload, link })),
+      { stable: true },
     );
     clickUrl = (index) => `${base}/t/c/${tokens[index]}`;
   }

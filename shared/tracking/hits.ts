@@ -4,16 +4,18 @@ import { unsubscribePrefix } from './compose.ts';
 import { trackingRetentionDays } from './config.ts';
 import { truncatedAddress } from './model/client-address.ts';
 import { trackableLinks } from './model/html-links.ts';
+import { LinkCache } from './model/link-cache.ts';
 import { machineOpenReason } from './model/machine-open.ts';
-import { decodeClick, decodeOpen } from './model/token-payload.ts';
+import { type ClickPayload, decodeClick, decodeOpen } from './model/token-payload.ts';
 import { type Hit, recordHit } from './store/hits.ts';
 import { getTrackedMessage, storedHtmlOf, type TrackedMessage } from './store/tracked-message.ts';
 
 /**
  * The tracking routes' work (docs/tracking.md): a token that does not open, or names a message or
- * recipient that is not there, records nothing; a good one records the hit with one write. The
- * answer never waits on the record's failure: a click is sent on to its target even when the write
- * fails (after two quick retries, logged).
+ * recipient that is not there, records nothing; a good one records the hit with one write. Both
+ * routes answer first and record after the answer (routes.ts, `afterResponse`): the open answers
+ * its image whatever the token, the click answers from the stored message's links, never from the
+ * token or the request.
  */
 export interface Visit {
   token: string;
@@ -35,22 +37,49 @@ export async function recordOpen(visit: Visit): Promise<boolean> {
   return true;
 }
 
-/** The target of a click token; undefined for a token that names no link of a stored message. */
-export async function followClick(visit: Visit): Promise<string | undefined> {
-  const opened = await openLinkToken('click', visit.token);
+/** A click to answer: its target, and what recording it needs. */
+export interface Click {
+  url: string;
+  payload: ClickPayload;
+  /** The message, when finding the target read it. */
+  message?: TrackedMessage;
+}
+
+const linkCache = new LinkCache(256, 10 * 60_000);
+
+/**
+ * The target of a click token; undefined for a token that does not open or names no link of a
+ * stored message. The message's links are read once per instance (`LinkCache`); a link's index
+ * comes from the sealed token, so only links the message holds are ever answered.
+ */
+export async function clickTarget(token: string, now: Date): Promise<Click | undefined> {
+  const opened = await openLinkToken('click', token);
   const payload = opened === undefined ? undefined : decodeClick(opened);
   if (payload === undefined) return undefined;
+  const cached = linkCache.get(payload.messageUuid, now.getTime());
+  if (cached !== undefined) {
+    const url = cached[payload.link];
+    return url === undefined ? undefined : { url, payload };
+  }
   const message = await getTrackedMessage(payload.messageUuid);
-  const recipient = message?.recipients[payload.recipient];
-  if (message === undefined || recipient === undefined) return undefined;
+  if (message === undefined || message.recipients[payload.recipient] === undefined) return undefined;
   const html = await storedHtmlOf(message);
-  const url = html === undefined ? undefined : trackableLinks(html, unsubscribePrefix())[payload.link];
-  if (url === undefined) return undefined;
+  const links = html === undefined ? [] : trackableLinks(html, unsubscribePrefix());
+  linkCache.set(payload.messageUuid, links, now.getTime());
+  const url = links[payload.link];
+  return url === undefined ? undefined : { url, payload, message };
+}
+
+/** Records a click that was answered; nothing when its message or recipient is gone. */
+export async function recordClick(visit: Visit, click: Click): Promise<boolean> {
+  const message = click.message ?? (await getTrackedMessage(click.payload.messageUuid));
+  const recipient = message?.recipients[click.payload.recipient];
+  if (message === undefined || recipient === undefined) return false;
   await record(message, {
-    ...hitOf(visit, 'click', payload.recipient, recipient, false),
-    link: { url, index: payload.link },
+    ...hitOf(visit, 'click', click.payload.recipient, recipient, false),
+    link: { url: click.url, index: click.payload.link },
   });
-  return url;
+  return true;
 }
 
 function hitOf(visit: Visit, kind: Hit['kind'], index: number, recipient: string, machineOpen: boolean): Hit {

@@ -11,7 +11,13 @@ import {
 } from '../support/browser.ts';
 import { outboxEml, waitForStatus } from '../support/delivery.ts';
 import { created, newAccount, type TestAccount } from '../support/messages.ts';
-import { applePrivacyProxy, desktopClient, trackingUrls, visit } from '../support/tracking.ts';
+import {
+  afterResponsesSettled,
+  applePrivacyProxy,
+  desktopClient,
+  trackingUrls,
+  visit,
+} from '../support/tracking.ts';
 
 /*
  * Opens and clicks in Chromium (docs/tracking.md): a tracked message opened by a person and by
@@ -45,6 +51,8 @@ beforeAll(async () => {
     (await visit(click, desktopClient)).headers.get('location'),
     'https://shop.example/orders/4711',
   );
+  // The routes record after their answers: the page is read once they are recorded.
+  await afterResponsesSettled();
   browser = await openConsoleBrowser();
   await signIn(browser, { account: who.account });
 });

@@ -50,8 +50,23 @@ describe('REST API: routes → functions → methods', () => {
         target.includes(`"${functionLogicalId(template, route.id)}","Arn"`),
         `${route.method} ${route.path} integrates ${target}`,
       );
+      // Routes that answer first and then record (after-response.ts) stream their response.
+      if (route.afterResponse) {
+        assert.equal(integration.ResponseTransferMode, 'STREAM', route.id);
+        assert.ok(target.includes('response-streaming-invocations'), `${route.id} integrates ${target}`);
+      } else {
+        assert.notEqual(integration.ResponseTransferMode, 'STREAM', route.id);
+        assert.ok(!target.includes('response-streaming-invocations'), `${route.id} integrates ${target}`);
+      }
     });
   }
+
+  it('streams exactly the routes declared afterResponse: the tracking routes', () => {
+    assert.deepEqual(
+      routes.filter((route) => route.afterResponse).map((route) => route.id),
+      ['track-open', 'track-click'],
+    );
+  });
 
   it('has exactly one Lambda-integrated method per route, and no other Lambda methods', () => {
     const proxies = methods.filter((method) => method.Properties.Integration?.Type === 'AWS_PROXY');

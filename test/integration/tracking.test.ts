@@ -14,6 +14,7 @@ import {
 import { call, hostInfo, useHostEnvironment } from '../support/host.ts';
 import { waitForTotals } from '../support/stats.ts';
 import {
+  afterResponsesSettled,
   applePrivacyProxy,
   desktopClient,
   setDomainTracking,
@@ -118,18 +119,22 @@ describe('open and click tracking', () => {
       assert.ok(html.includes(kept), kept);
     assert.doesNotMatch(html, /data-svc-track/);
 
+    // Each hit is recorded after its answer: settled one by one, so the last click is the last one made.
     const first = await visit(clicks[0] as string, desktopClient);
     assert.equal(first.status, 302);
     assert.equal(first.headers.get('location'), links.first);
+    await afterResponsesSettled();
     const second = await visit(clicks[1] as string, desktopClient);
     assert.equal(second.status, 302);
     assert.equal(second.headers.get('location'), links.second);
+    await afterResponsesSettled();
     await visit(clicks[0] as string, desktopClient);
 
     const pixel = await visit(opens[0] as string, desktopClient);
     assert.equal(pixel.status, 200);
     assert.equal(pixel.headers.get('content-type'), 'image/gif');
     assert.equal(pixel.body.subarray(0, 6).toString('latin1'), 'GIF89a');
+    await afterResponsesSettled();
 
     const message = await queryMessage(sending.token, uuid);
     assert.deepEqual(message.tracking, { opens: true, clicks: true });
@@ -171,6 +176,7 @@ describe('open and click tracking', () => {
     const { html } = await deliveredHtml(uuid);
     const pixel = await visit(trackingUrls(html, 'o')[0] as string, applePrivacyProxy);
     assert.equal(pixel.status, 200);
+    await afterResponsesSettled();
     const tracked = (await queryMessage(sending.token, uuid)).recipients[0].tracking;
     assert.equal(tracked.opens, 1);
     assert.equal(tracked.last_open.machine_open, true);
@@ -207,6 +213,7 @@ describe('open and click tracking', () => {
     assert.equal(pixel.headers.get('content-type'), 'image/gif');
     // A click token used as an open token is foreign to the open route: the image, nothing recorded.
     await visit(click.replace('/t/c/', '/t/o/'), desktopClient);
+    await afterResponsesSettled();
     const tracked = (await queryMessage(sending.token, uuid)).recipients[0].tracking;
     assert.equal(tracked, undefined, 'nothing recorded');
   });

@@ -30,3 +30,12 @@ export function trackingUrls(text: string, kind: 'o' | 'c'): string[] {
 
 export const desktopClient = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Thunderbird/128.0';
 export const applePrivacyProxy = 'Mozilla/5.0';
+
+/**
+ * Waits until the host's functions have finished what they do after answering (the tracking routes
+ * record their hit after the answer: infra/local/after-response-work.ts).
+ */
+export async function afterResponsesSettled(): Promise<void> {
+  const response = await fetch(`${hostInfo().url.replace(/\/$/, '')}/_local/settled`);
+  if (response.status !== 204) throw new Error(`/_local/settled answered ${response.status}`);
+}

@@ -1,6 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openLinkToken, resetLinkKeys, sealLinkToken } from '../../shared/platform/tokens/link-tokens.ts';
+import {
+  openLinkToken,
+  resetLinkKeys,
+  sealLinkToken,
+  sealLinkTokens,
+} from '../../shared/platform/tokens/link-tokens.ts';
 
 describe('link tokens', () => {
   beforeEach(() => {
@@ -18,6 +23,25 @@ describe('link tokens', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(Buffer.from(token, 'base64url').includes(Buffer.from('ada'))).toBe(false);
     expect(await openLinkToken('unsubscribe', token)).toEqual(payload);
+  });
+
+  it('a stable token is the synthetic-IV AES-GCM seal of docs/tracking.md, one by one or in a batch', async () => {
+    const master = Buffer.from(process.env.LINK_TOKEN_KEY as string, 'base64');
+    const key = Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'link-token:click', 32));
+    const reference = (payload: Buffer) => {
+      const iv = createHmac('sha256', key).update('synthetic-iv').update(payload).digest().subarray(0, 12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
+      cipher.setAAD(Buffer.from('click'));
+      const sealed = Buffer.concat([cipher.update(payload), cipher.final()]);
+      return Buffer.concat([Buffer.from([1]), iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    };
+    const payloads = Array.from({ length: 40 }, (_, index) => randomBytes(1 + index));
+    const batch = await sealLinkTokens('click', payloads, { stable: true });
+    expect(batch).toEqual(payloads.map(reference));
+    for (const [index, payload] of payloads.entries()) {
+      expect(await sealLinkToken('click', payload, { stable: true })).toBe(batch[index]);
+      expect(await openLinkToken('click', batch[index] as string)).toEqual(payload);
+    }
   });
 
   it('two seals of one payload differ', async () => {

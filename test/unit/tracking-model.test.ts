@@ -37,6 +37,22 @@ describe('tracked links of an HTML part', () => {
     ]);
   });
 
+  it('decodes entities in the attributes it reads as a browser does, and nowhere else', () => {
+    const encoded = [
+      '<p title="&lt;a href=&quot;https://title.example/&quot;&gt;">&lt;a href="https://text.example/"&gt;</p>',
+      "<a href='https://e.example/&quot;&#39;&#x41;&notanentity;'>1</a>",
+      '<a href=https://f.example/&lt;x&amp>2</a>',
+      '<a href="https://g.example/?a=1&ampb=2&copy">3</a>',
+      '<a data-svc-track="o&#102;f" href="https://h.example/">4</a>',
+      '<!-- <a href="https://comment.example/"> --><script>"<a href=\'https://script.example/\'>"</script>',
+    ].join('');
+    expect(trackableLinks(encoded, unsubscribe)).toEqual([
+      'https://e.example/"\'A&notanentity;',
+      'https://f.example/<x&',
+      'https://g.example/?a=1&ampb=2©',
+    ]);
+  });
+
   it('rewrites only those links, removes the markers and puts the pixel before </body>', () => {
     const out = rewriteHtml(html, {
       excludedPrefix: unsubscribe,

@@ -18,6 +18,11 @@ export interface Route {
   readonly public: boolean;
   readonly scopes: readonly Scope[];
   readonly dryRun: boolean;
+  /**
+   * The function answers first and then finishes its work (shared/platform/http/after-response.ts):
+   * a streamed integration on AWS, the local gateway answering when the response stream ends.
+   */
+  readonly afterResponse?: boolean;
 }
 
 /**
@@ -28,10 +33,18 @@ export function route<const Id extends string>(
   id: Id,
   endpoint: `${HttpMethod} /${string}`,
   scopes: readonly Scope[],
-  options: { public?: boolean; dryRun?: boolean } = {},
+  options: { public?: boolean; dryRun?: boolean; afterResponse?: boolean } = {},
 ): Route & { readonly id: Id } {
   const [method, path] = endpoint.split(' ') as [HttpMethod, string];
-  return { id, method, path, public: options.public ?? false, scopes, dryRun: options.dryRun ?? false };
+  return {
+    id,
+    method,
+    path,
+    public: options.public ?? false,
+    scopes,
+    dryRun: options.dryRun ?? false,
+    ...(options.afterResponse === true ? { afterResponse: true } : {}),
+  };
 }
 
 /** The OpenAPI tag a route is listed under. */

@@ -19,7 +19,9 @@ export interface TrackableLink {
 
 interface AttributeSpan {
   name: string;
+  /** The value as written (entities not decoded). */
   value: string;
+  quote: string | null | undefined;
   start: number;
   end: number;
 }
@@ -37,21 +39,25 @@ const linkElements = new Set(['a', 'area']);
 export function scanHtml(html: string, excludedPrefix: string): HtmlScan {
   const scan: HtmlScan = { links: [], markers: [] };
   let attributes: AttributeSpan[] = [];
+  let inLink = false;
   const parser: Parser = new Parser(
     {
-      onopentagname() {
+      onopentagname(name) {
         attributes = [];
+        inLink = linkElements.has(name);
       },
-      onattribute(name, value) {
-        attributes.push({ name, value, start: parser.startIndex, end: parser.endIndex });
+      onattribute(name, value, quote) {
+        // Only a link's attributes matter: the others (every style of the part) are not kept.
+        if (inLink) attributes.push({ name, value, quote, start: parser.startIndex, end: parser.endIndex });
       },
       onopentag(name) {
         if (!linkElements.has(name)) return;
         const marker = attributes.find((attribute) => attribute.name === 'data-svc-track');
         if (marker !== undefined) scan.markers.push(attributeWithSpace(html, marker));
         const href = attributes.find((attribute) => attribute.name === 'href');
-        if (href === undefined || marker?.value.trim().toLowerCase() === 'off') return;
-        const url = href.value.trim();
+        if (href === undefined || (marker !== undefined && decoded(marker).trim().toLowerCase() === 'off'))
+          return;
+        const url = decoded(href).trim();
         if (!/^https?:\/\//i.test(url) || url.startsWith(excludedPrefix)) return;
         scan.links.push({ url, start: href.start, end: href.end });
       },
@@ -59,10 +65,31 @@ export function scanHtml(html: string, excludedPrefix: string): HtmlScan {
         if (name === 'body' && !implied && scan.bodyEnd === undefined) scan.bodyEnd = parser.startIndex;
       },
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+    // Entities are decoded only in the few attribute values read (decoded below), not in the text.
+    { decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.end(html);
   return scan;
+}
+
+/**
+ * An attribute value as a browser reads it: the raw value decoded by htmlparser2's own attribute
+ * decoder, by parsing it again alone inside the same quotes.
+ */
+function decoded(attribute: AttributeSpan): string {
+  if (!attribute.value.includes('&')) return attribute.value;
+  const quote = attribute.quote ?? '';
+  let value = '';
+  const decoder = new Parser(
+    {
+      onattribute(_name, decodedValue) {
+        value = decodedValue;
+      },
+    },
+    { decodeEntities: true },
+  );
+  decoder.end(`<a v=${quote}${attribute.value}${quote}>`);
+  return value;
 }
 
 /** The attribute's span with the whitespace before it, so removing it leaves the tag tidy. */
