@@ -100,6 +100,15 @@ export interface ServiceConfig {
   inboundConcurrency: number;
   /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
   console: ConsoleSettings;
+  /** The SMTP submission host on ECS Fargate behind an NLB (docs/smtp.md, "On AWS"); off by default. */
+  smtpSubmission: SmtpSubmissionSettings | undefined;
+}
+
+export interface SmtpSubmissionSettings {
+  /** Secrets Manager secret (name or ARN) holding `{"cert","key"}` PEM for STARTTLS and implicit TLS. */
+  certificateSecret: string;
+  /** Most tasks autoscaling may run (at least one always runs). */
+  maxTasks: number;
 }
 
 export interface ConsoleSettings {
@@ -363,8 +372,18 @@ export function readConfig(context: ContextReader): ServiceConfig {
     );
   }
 
+  const smtpSubmissionOn = flag('smtpSubmission', false);
+  const smtpSubmissionCertificateSecret = text('smtpSubmissionCertificateSecret');
+  const smtpSubmissionMaxTasks = number('smtpSubmissionMaxTasks', 4, { min: 1, integer: true });
+  if (smtpSubmissionOn && smtpSubmissionCertificateSecret === undefined)
+    problems.push('smtpSubmissionCertificateSecret is required when smtpSubmission is true');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    smtpSubmission:
+      smtpSubmissionOn && smtpSubmissionCertificateSecret !== undefined
+        ? { certificateSecret: smtpSubmissionCertificateSecret, maxTasks: smtpSubmissionMaxTasks }
+        : undefined,
     authIssuer,
     authAudience,
     authJwksUrl,
