@@ -334,8 +334,7 @@ export class MailServiceStack extends Stack {
         logRetentionDays: logRetention,
         repositoryRoot: fileURLToPath(new URL('../..', import.meta.url)),
       });
-      for (const alarm of this.smtpSubmission.alarms)
-        alarm.addAlarmAction(new SnsAction(this.alarms.topic));
+      for (const alarm of this.smtpSubmission.alarms) alarm.addAlarmAction(new SnsAction(this.alarms.topic));
       new CfnOutput(this, 'SmtpSubmissionHost', {
         value: this.smtpSubmission.loadBalancer.loadBalancerDnsName,
         description: 'Publish a CNAME to this name as the submission host (docs/smtp.md, "On AWS")',
