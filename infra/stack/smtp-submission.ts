@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as applicationautoscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -7,6 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { SmtpSubmissionSettings } from '../config.ts';
+import { CompleteSecretArn } from './secret-arn.ts';
 
 /** Public ports on the NLB and the container port each maps to (the container runs unprivileged). */
 export const submissionListeners = [
@@ -15,6 +17,16 @@ export const submissionListeners = [
   { port: 465, containerPort: 2465 },
   { port: 2465, containerPort: 2465 },
 ] as const;
+
+/** Open connections per running task above which a task is added, and below which one is removed. */
+export const connectionsPerTask = { scaleOut: 200, scaleIn: 50 } as const;
+
+/** What submission/log.ts writes as embedded metrics. */
+const metricNamespace = 'svc-mail';
+const metricService = 'smtp-submission';
+
+/** AUTH refusals in five minutes that look like guessing rather than one misconfigured mailer. */
+export const authFailureAlarmThreshold = 100;
 
 export interface SmtpSubmissionProps {
   settings: SmtpSubmissionSettings;
@@ -26,56 +38,52 @@ export interface SmtpSubmissionProps {
 /**
  * The SMTP submission host (submission/, docs/smtp.md): Fargate tasks in public subnets of their own
  * VPC (no NAT gateway: the tasks reach the API and ECR through their public addresses) behind a
- * Network Load Balancer that passes TCP through, so TLS ends in the container with the secret's
- * certificate.
+ * Network Load Balancer that passes TCP through with the client's address, so TLS ends in the
+ * container with the secret's certificate and the per-address limits see the real sender.
  */
 export class SmtpSubmission extends Construct {
   readonly loadBalancer: elbv2.NetworkLoadBalancer;
   readonly service: ecs.FargateService;
+  readonly certificateArn: CompleteSecretArn;
+  readonly vpc: ec2.Vpc;
   readonly alarms: cloudwatch.Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: SmtpSubmissionProps) {
     super(scope, id);
-    const acknowledge = (ackId: string, reason: string) =>
-      Validations.of(this).acknowledge({ id: ackId, reason });
-    acknowledge(
-      'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-      'ecr:GetAuthorizationToken takes no resource: the execution role pulls the image.',
-    );
-    acknowledge(
-      'AwsSolutions::AwsSolutions-EC23',
-      'A public SMTP submission port: clients connect from anywhere and authenticate with an API key.',
-    );
-    acknowledge(
-      'AwsSolutions::AwsSolutions-ECS2',
-      'API_URL is the public API address, not a secret; the certificate comes from Secrets Manager.',
-    );
-    acknowledge(
-      'AwsSolutions::AwsSolutions-ELB2',
-      'A TCP pass-through NLB: the tasks log every session; access logs would add a bucket at rest.',
-    );
-    const vpc = new ec2.Vpc(this, 'Vpc', {
+    this.vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: 2,
       natGateways: 0,
       subnetConfiguration: [{ name: 'Public', subnetType: ec2.SubnetType.PUBLIC }],
     });
-    vpc.addFlowLog('FlowLog');
-    const cluster = new ecs.Cluster(this, 'Cluster', {
-      vpc,
-      containerInsightsV2: ecs.ContainerInsights.ENABLED,
+    this.vpc.addFlowLog('FlowLog', {
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(
+        new logs.LogGroup(this, 'FlowLogs', {
+          retention: props.logRetentionDays,
+          removalPolicy: RemovalPolicy.DESTROY,
+        }),
+      ),
     });
-    const certificate = secretsmanager.Secret.fromSecretNameV2(
+    const cluster = new ecs.Cluster(this, 'Cluster', {
+      vpc: this.vpc,
+      containerInsightsV2: ecs.ContainerInsights.DISABLED,
+    });
+
+    this.certificateArn = new CompleteSecretArn(this, 'CertificateArn', props.settings.certificateSecret);
+    const certificate = secretsmanager.Secret.fromSecretCompleteArn(
       this,
       'Certificate',
-      props.settings.certificateSecret,
+      this.certificateArn.arn,
     );
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: props.logRetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const task = new ecs.FargateTaskDefinition(this, 'Task', { cpu: 256, memoryLimitMiB: 512 });
-    const container = task.addContainer('Submission', {
-      image: ecs.ContainerImage.fromAsset(props.repositoryRoot, { file: 'submission/Dockerfile' }),
+    task.addContainer('Submission', {
+      image: ecs.ContainerImage.fromAsset(props.repositoryRoot, {
+        file: 'submission/Dockerfile',
+        exclude: ['.git'],
+      }),
       logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: 'submission' }),
       environment: { API_URL: props.apiUrl },
       secrets: {
@@ -84,7 +92,6 @@ export class SmtpSubmission extends Construct {
       },
       portMappings: [{ containerPort: 2587 }, { containerPort: 2465 }],
     });
-    void container;
     this.service = new ecs.FargateService(this, 'Service', {
       cluster,
       taskDefinition: task,
@@ -93,30 +100,109 @@ export class SmtpSubmission extends Construct {
       vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
       circuitBreaker: { rollback: true },
     });
+    // The NLB keeps the client's address, so the tasks see the senders, not the balancer.
     this.service.connections.allowFromAnyIpv4(ec2.Port.tcp(2587), 'SMTP submission through the NLB');
     this.service.connections.allowFromAnyIpv4(ec2.Port.tcp(2465), 'SMTP submission over TLS through the NLB');
-    const scaling = this.service.autoScaleTaskCount({ minCapacity: 1, maxCapacity: props.settings.maxTasks });
-    scaling.scaleOnCpuUtilization('Cpu', { targetUtilizationPercent: 60 });
 
-    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'Nlb', { vpc, internetFacing: true });
-    for (const { port, containerPort } of submissionListeners) {
-      const listener = this.loadBalancer.addListener(`Port${port}`, { port, protocol: elbv2.Protocol.TCP });
-      const group = listener.addTargets(`Target${port}`, {
-        port: containerPort,
-        protocol: elbv2.Protocol.TCP,
-        targets: [this.service.loadBalancerTarget({ containerName: 'Submission', containerPort })],
-        deregistrationDelay: Duration.seconds(30),
-      });
-      this.alarms.push(
-        group.metrics
-          .unHealthyHostCount({ period: Duration.minutes(1) })
-          .createAlarm(this, `Unhealthy${port}`, {
-            threshold: 1,
-            evaluationPeriods: 3,
-            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            alarmDescription: `SMTP submission: unhealthy tasks behind port ${port}`,
-          }),
+    this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'Nlb', {
+      vpc: this.vpc,
+      internetFacing: true,
+      crossZoneEnabled: true,
+    });
+    // One target group per container port; the standard and the unprivileged public port share it.
+    const groups = new Map<number, elbv2.NetworkTargetGroup>();
+    for (const containerPort of [2587, 2465]) {
+      groups.set(
+        containerPort,
+        new elbv2.NetworkTargetGroup(this, `Target${containerPort}`, {
+          vpc: this.vpc,
+          port: containerPort,
+          protocol: elbv2.Protocol.TCP,
+          targetType: elbv2.TargetType.IP,
+          targets: [this.service.loadBalancerTarget({ containerName: 'Submission', containerPort })],
+          preserveClientIp: true,
+          deregistrationDelay: Duration.seconds(30),
+          healthCheck: {
+            protocol: elbv2.Protocol.TCP,
+            interval: Duration.seconds(30),
+            healthyThresholdCount: 2,
+            unhealthyThresholdCount: 2,
+          },
+        }),
       );
     }
+    for (const { port, containerPort } of submissionListeners) {
+      this.loadBalancer.addListener(`Port${port}`, {
+        port,
+        protocol: elbv2.Protocol.TCP,
+        defaultTargetGroups: [groups.get(containerPort) as elbv2.NetworkTargetGroup],
+      });
+    }
+    for (const [containerPort, group] of groups)
+      this.alarms.push(
+        group.metrics.unHealthyHostCount({ period: Duration.minutes(1) }).createAlarm(this, `Unhealthy${containerPort}`, {
+          threshold: 1,
+          evaluationPeriods: 3,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          alarmDescription: `SMTP submission: a task fails the TCP health check on port ${containerPort}`,
+        }),
+      );
+    this.scale(props.settings.maxTasks, groups.get(2587) as elbv2.NetworkTargetGroup);
+    this.alarmOnRejections();
+  }
+
+  /** On open connections per healthy task (the NLB's flows), and on CPU as a second guard. */
+  private scale(maxTasks: number, group: elbv2.NetworkTargetGroup): void {
+    const scaling = this.service.autoScaleTaskCount({ minCapacity: 1, maxCapacity: maxTasks });
+    const flowsPerTask = new cloudwatch.MathExpression({
+      label: 'Open SMTP connections per healthy task',
+      expression: 'IF(healthy > 0, flows / healthy, flows)',
+      usingMetrics: {
+        flows: this.loadBalancer.metrics.activeFlowCount({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        healthy: group.metrics.healthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1) }),
+      },
+      period: Duration.minutes(1),
+    });
+    scaling.scaleOnMetric('Connections', {
+      metric: flowsPerTask,
+      adjustmentType: applicationautoscaling.AdjustmentType.CHANGE_IN_CAPACITY,
+      scalingSteps: [
+        { upper: connectionsPerTask.scaleIn, change: -1 },
+        { lower: connectionsPerTask.scaleOut, change: +1 },
+        { lower: connectionsPerTask.scaleOut * 2, change: +2 },
+      ],
+      evaluationPeriods: 2,
+      cooldown: Duration.minutes(3),
+    });
+    scaling.scaleOnCpuUtilization('Cpu', { targetUtilizationPercent: 60 });
+  }
+
+  /** Guessing of API keys, and messages the host could not hand to the API. */
+  private alarmOnRejections(): void {
+    const metric = (metricName: string, dimensionsMap: Record<string, string>) =>
+      new cloudwatch.Metric({
+        namespace: metricNamespace,
+        metricName,
+        dimensionsMap: { service: metricService, ...dimensionsMap },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      });
+    this.alarms.push(
+      metric('SmtpAuthFailures', {}).createAlarm(this, 'AuthFailures', {
+        threshold: authFailureAlarmThreshold,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `SMTP submission: ${authFailureAlarmThreshold} or more AUTH refusals in 5 minutes (someone guessing API keys?)`,
+      }),
+      metric('SmtpRejections', { reason: 'api_unavailable' }).createAlarm(this, 'ApiUnavailable', {
+        threshold: 10,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'SMTP submission: 10 or more commands answered 4xx in 5 minutes because the API was unreachable',
+      }),
+    );
   }
 }
