@@ -140,13 +140,15 @@ export class SmtpSubmission extends Construct {
     }
     for (const [containerPort, group] of groups)
       this.alarms.push(
-        group.metrics.unHealthyHostCount({ period: Duration.minutes(1) }).createAlarm(this, `Unhealthy${containerPort}`, {
-          threshold: 1,
-          evaluationPeriods: 3,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-          alarmDescription: `SMTP submission: a task fails the TCP health check on port ${containerPort}`,
-        }),
+        group.metrics
+          .unHealthyHostCount({ period: Duration.minutes(1) })
+          .createAlarm(this, `Unhealthy${containerPort}`, {
+            threshold: 1,
+            evaluationPeriods: 3,
+            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+            alarmDescription: `SMTP submission: a task fails the TCP health check on port ${containerPort}`,
+          }),
       );
     this.scale(props.settings.maxTasks, groups.get(2587) as elbv2.NetworkTargetGroup);
     this.alarmOnRejections();
@@ -159,7 +161,10 @@ export class SmtpSubmission extends Construct {
       label: 'Open SMTP connections per healthy task',
       expression: 'IF(healthy > 0, flows / healthy, flows)',
       usingMetrics: {
-        flows: this.loadBalancer.metrics.activeFlowCount({ statistic: 'Maximum', period: Duration.minutes(1) }),
+        flows: this.loadBalancer.metrics.activeFlowCount({
+          statistic: 'Maximum',
+          period: Duration.minutes(1),
+        }),
         healthy: group.metrics.healthyHostCount({ statistic: 'Minimum', period: Duration.minutes(1) }),
       },
       period: Duration.minutes(1),
@@ -201,7 +206,8 @@ export class SmtpSubmission extends Construct {
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: 'SMTP submission: 10 or more commands answered 4xx in 5 minutes because the API was unreachable',
+        alarmDescription:
+          'SMTP submission: 10 or more commands answered 4xx in 5 minutes because the API was unreachable',
       }),
     );
   }

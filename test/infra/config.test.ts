@@ -119,7 +119,8 @@ describe('deployment configuration (context)', () => {
     assert.match(
       problemsOf({
         smtpSubmission: true,
-        smtpSubmissionCertificateSecret: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:svc-mail/submission-tls',
+        smtpSubmissionCertificateSecret:
+          'arn:aws:secretsmanager:us-east-1:123456789012:secret:svc-mail/submission-tls',
       }),
       /smtpSubmissionCertificateSecret must be a secret name or its complete ARN \(ending in the six-character suffix/,
     );
@@ -128,11 +129,19 @@ describe('deployment configuration (context)', () => {
       /smtpSubmissionCertificateSecret must be a secret name \(letters, digits and \/_\+=\.@-\) or its complete ARN, got "my secret!"/,
     );
     assert.match(
-      problemsOf({ smtpSubmission: true, smtpSubmissionCertificateSecret: 'tls', smtpSubmissionMaxTasks: '0' }),
+      problemsOf({
+        smtpSubmission: true,
+        smtpSubmissionCertificateSecret: 'tls',
+        smtpSubmissionMaxTasks: '0',
+      }),
       /smtpSubmissionMaxTasks/,
     );
     assert.match(
-      problemsOf({ smtpSubmission: true, smtpSubmissionCertificateSecret: 'tls', smtpSubmissionMaxTasks: '1.5' }),
+      problemsOf({
+        smtpSubmission: true,
+        smtpSubmissionCertificateSecret: 'tls',
+        smtpSubmissionMaxTasks: '1.5',
+      }),
       /smtpSubmissionMaxTasks/,
     );
     assert.match(problemsOf({ smtpSubmission: 'yes' }), /smtpSubmission must be true or false/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { authFailureAlarmThreshold, connectionsPerTask } from '../../infra/stack/smtp-submission.ts';
-import { resourcesOfType, synthService } from '../support/infra.ts';
+import { synthService } from '../support/infra.ts';
 
 /** The optional SMTP submission host on AWS (infra/stack/smtp-submission.ts, docs/smtp.md). */
 const secretName = 'svc-mail/submission-tls';
@@ -76,13 +76,18 @@ describe('SMTP submission on AWS', () => {
     const [[, target]] = ofType(byName, 'AWS::ApplicationAutoScaling::ScalableTarget') as [[string, any]];
     assert.equal(target.Properties.MinCapacity, 1);
     assert.equal(target.Properties.MaxCapacity, 3);
-    const policies = ofType(byName, 'AWS::ApplicationAutoScaling::ScalingPolicy').map(([, p]) => p.Properties);
+    const policies = ofType(byName, 'AWS::ApplicationAutoScaling::ScalingPolicy').map(
+      ([, p]) => p.Properties,
+    );
     assert.ok(policies.some((p) => p.PolicyType === 'TargetTrackingScaling'));
     const alarms = ofType(byName, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     const flowAlarms = alarms.filter((a) =>
       JSON.stringify(a.Metrics ?? []).includes('"MetricName":"ActiveFlowCount"'),
     );
-    assert.deepEqual(flowAlarms.map((a) => a.Threshold).sort(), [connectionsPerTask.scaleIn, connectionsPerTask.scaleOut].sort());
+    assert.deepEqual(
+      flowAlarms.map((a) => a.Threshold).sort(),
+      [connectionsPerTask.scaleIn, connectionsPerTask.scaleOut].sort(),
+    );
   });
 
   it('alarms on unhealthy tasks, AUTH failure spikes and an unreachable API, to the alarm topic', () => {
@@ -94,20 +99,22 @@ describe('SMTP submission on AWS', () => {
     assert.deepEqual(auth?.Dimensions, [{ Name: 'service', Value: 'smtp-submission' }]);
     assert.equal(auth?.Threshold, authFailureAlarmThreshold);
     const api = alarms.find((a) => a.MetricName === 'SmtpRejections');
-    assert.deepEqual(
-      api?.Dimensions.map((d: any) => `${d.Name}=${d.Value}`).sort(),
-      ['reason=api_unavailable', 'service=smtp-submission'],
-    );
+    assert.deepEqual(api?.Dimensions.map((d: any) => `${d.Name}=${d.Value}`).sort(), [
+      'reason=api_unavailable',
+      'service=smtp-submission',
+    ]);
     for (const alarm of [...unhealthy, auth, api]) assert.equal(alarm.AlarmActions.length, 1);
   });
 
   it('logs with retention, no Container Insights, no NAT gateway, public subnets only', () => {
-    for (const [, group] of ofType(byName, 'AWS::Logs::LogGroup')) assert.equal(group.Properties.RetentionInDays, 30);
+    for (const [, group] of ofType(byName, 'AWS::Logs::LogGroup'))
+      assert.equal(group.Properties.RetentionInDays, 30);
     assert.ok(ofType(byName, 'AWS::Logs::LogGroup').length >= 2);
     const [[, cluster]] = ofType(byName, 'AWS::ECS::Cluster') as [[string, any]];
     assert.deepEqual(cluster.Properties.ClusterSettings, [{ Name: 'containerInsights', Value: 'disabled' }]);
     assert.equal(ofType(byName, 'AWS::EC2::NatGateway').length, 0);
-    for (const [, subnet] of ofType(byName, 'AWS::EC2::Subnet')) assert.equal(subnet.Properties.MapPublicIpOnLaunch, true);
+    for (const [, subnet] of ofType(byName, 'AWS::EC2::Subnet'))
+      assert.equal(subnet.Properties.MapPublicIpOnLaunch, true);
   });
 
   it('nothing of it without the context', () => {
