@@ -99,6 +99,9 @@ export class SmtpSubmission extends Construct {
       assignPublicIp: true,
       vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
       circuitBreaker: { rollback: true },
+      // A deploy starts the new task before it stops the old one: the host never goes dark.
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
     });
     // The NLB keeps the client's address, so the tasks see the senders, not the balancer.
     this.service.connections.allowFromAnyIpv4(ec2.Port.tcp(2587), 'SMTP submission through the NLB');

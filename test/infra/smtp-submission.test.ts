@@ -18,6 +18,12 @@ const ofType = (synth: typeof byName, type: string) =>
 describe('SMTP submission on AWS', () => {
   it('lives in its own nested stack, with the NLB name as an output of the stack itself', () => {
     assert.ok(part(byName) !== undefined);
+    // The limits of test/infra/limits.test.ts, for the templates this part adds to or changes.
+    for (const path of ['SvcMail', 'SvcMail/SmtpSubmission']) {
+      const json = byName.templates.get(path) as Record<string, any>;
+      assert.ok(Object.keys(json.Resources).length <= 400, path);
+      assert.ok(Buffer.byteLength(JSON.stringify(json)) <= 1_000_000, path);
+    }
     const outputs = byName.templates.get('SvcMail')?.Outputs ?? {};
     assert.ok('SmtpSubmissionHost' in outputs);
   });
@@ -110,6 +116,8 @@ describe('SMTP submission on AWS', () => {
     for (const [, group] of ofType(byName, 'AWS::Logs::LogGroup'))
       assert.equal(group.Properties.RetentionInDays, 30);
     assert.ok(ofType(byName, 'AWS::Logs::LogGroup').length >= 2);
+    const [[, service]] = ofType(byName, 'AWS::ECS::Service') as [[string, any]];
+    assert.equal(service.Properties.DeploymentConfiguration.MinimumHealthyPercent, 100);
     const [[, cluster]] = ofType(byName, 'AWS::ECS::Cluster') as [[string, any]];
     assert.deepEqual(cluster.Properties.ClusterSettings, [{ Name: 'containerInsights', Value: 'disabled' }]);
     assert.equal(ofType(byName, 'AWS::EC2::NatGateway').length, 0);
