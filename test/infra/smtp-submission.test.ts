@@ -125,6 +125,14 @@ describe('SMTP submission on AWS', () => {
       assert.equal(subnet.Properties.MapPublicIpOnLaunch, true);
   });
 
+  it('synthesizes without a warning (what `cdk synth` would print)', () => {
+    const messages = byName.app.synth().stacks.flatMap((stack) => stack.messages);
+    assert.deepEqual(
+      messages.filter((m) => m.level !== 'info').map((m) => `${m.id}: ${String(m.entry.data)}`),
+      [],
+    );
+  });
+
   it('nothing of it without the context', () => {
     assert.equal(off.stack.smtpSubmission, undefined);
     assert.doesNotMatch(JSON.stringify(off.template.toJSON()), /SmtpSubmission/);
