@@ -101,6 +101,33 @@ export interface ServiceConfig {
   inboundConcurrency: number;
   /** The web console (CloudFront + S3): its OpenID client and where it signs in. */
   console: ConsoleSettings;
+  /** The SMTP submission host on ECS Fargate behind an NLB (docs/smtp.md, "On AWS"); off by default. */
+  smtpSubmission: SmtpSubmissionSettings | undefined;
+}
+
+export interface SmtpSubmissionSettings {
+  /**
+   * Secrets Manager secret holding `{"cert","key"}` PEM for STARTTLS and implicit TLS: its name, or
+   * its complete ARN (with the six-character suffix Secrets Manager adds).
+   */
+  certificateSecret: string;
+  /** Most tasks autoscaling may run (at least one always runs). */
+  maxTasks: number;
+}
+
+/**
+ * Why a Secrets Manager reference is unusable, or undefined: a name of Secrets Manager's characters,
+ * or a complete ARN. A partial ARN (no suffix) is refused: ECS reads JSON keys only through the
+ * complete one, and a name is resolved to it at deploy time.
+ */
+export function secretReferenceProblem(reference: string): string | undefined {
+  if (reference.startsWith('arn:')) {
+    if (/^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/.test(reference))
+      return undefined;
+    return `must be a secret name or its complete ARN (ending in the six-character suffix, as the console shows it), got "${reference}"`;
+  }
+  if (/^[\w/+=.@-]{1,512}$/.test(reference)) return undefined;
+  return `must be a secret name (letters, digits and /_+=.@-) or its complete ARN, got "${reference}"`;
 }
 
 export interface ConsoleSettings {
@@ -363,8 +390,22 @@ export function readConfig(context: ContextReader): ServiceConfig {
     );
   }
 
+  const smtpSubmissionOn = flag('smtpSubmission', false);
+  const smtpSubmissionCertificateSecret = text('smtpSubmissionCertificateSecret');
+  const smtpSubmissionMaxTasks = number('smtpSubmissionMaxTasks', 4, { min: 1, integer: true });
+  if (smtpSubmissionOn && smtpSubmissionCertificateSecret === undefined)
+    problems.push('smtpSubmissionCertificateSecret is required when smtpSubmission is true');
+  if (smtpSubmissionCertificateSecret !== undefined) {
+    const problem = secretReferenceProblem(smtpSubmissionCertificateSecret);
+    if (problem !== undefined) problems.push(`smtpSubmissionCertificateSecret ${problem}`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    smtpSubmission:
+      smtpSubmissionOn && smtpSubmissionCertificateSecret !== undefined
+        ? { certificateSecret: smtpSubmissionCertificateSecret, maxTasks: smtpSubmissionMaxTasks }
+        : undefined,
     authIssuer,
     authAudience,
     authJwksUrl,

@@ -8,6 +8,7 @@ import { type FunctionId, scheduledRoutes, workers } from '../../shared/workers.
 import type { ServiceConfig } from '../config.ts';
 import { functionAccess } from './function-access.ts';
 import type { MailServiceStack } from './service-stack.ts';
+import type { SmtpSubmission } from './smtp-submission.ts';
 
 export interface Acknowledgement {
   /** cdk-nag rule, with the finding in brackets where the rule reports several per resource. */
@@ -206,15 +207,19 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
         'possible resource is "*"; the policy allows that single action and nothing else.',
     );
   }
-  const provider = stack.node.tryFindChild(
-    `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
-  );
-  if (provider !== undefined) {
+  if (stack.smtpSubmission !== undefined) acknowledgeSubmission(stack.smtpSubmission, acknowledge);
+  // CDK's AwsCustomResource provider, one per stack that holds a custom resource.
+  const submissionPart = stack.smtpSubmission?.node.scope;
+  for (const home of submissionPart === undefined ? [stack] : [stack, submissionPart]) {
+    const provider = home.node.tryFindChild(
+      `AWS${AwsCustomResource.PROVIDER_FUNCTION_UUID.replace(/-/g, '')}`,
+    );
+    if (provider === undefined) continue;
     acknowledge(
       provider,
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       "CDK's AwsCustomResource provider (a deploy-time function that runs only on stack create and update) " +
-        'writes its own logs with this AWS managed policy; its SES permission is the separate inline policy above.',
+        'writes its own logs with this AWS managed policy; its SES or Secrets Manager permission is a separate inline policy.',
     );
     const deployTime =
       "CDK's AwsCustomResource provider runs only while CloudFormation creates or updates the stack, and CDK " +
@@ -222,7 +227,7 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
     acknowledge(
       provider,
       'Serverless-LambdaDefaultMemorySize',
-      `${deployTime}its one SES API call per deployment needs no tuning of the default memory.`,
+      `${deployTime}its one API call per deployment needs no tuning of the default memory.`,
     );
     acknowledge(
       provider,
@@ -237,6 +242,43 @@ export function acknowledgeFindings(stack: MailServiceStack, _config: ServiceCon
   }
   acknowledgeConsole(stack, acknowledge);
   return acknowledged;
+}
+
+/** The SMTP submission host on Fargate behind an NLB (infra/stack/smtp-submission.ts). */
+function acknowledgeSubmission(
+  submission: SmtpSubmission,
+  acknowledge: (scope: IConstruct, rule: string, reason: string) => void,
+): void {
+  acknowledge(
+    submission.service.cluster,
+    'AwsSolutions-ECS4',
+    'Container Insights bills per task metric at rest; the tasks write their own embedded metrics (connections, ' +
+      'messages, rejections by reason) and the NLB reports flows and healthy hosts, which scaling and alarms use.',
+  );
+  acknowledge(
+    submission.service.taskDefinition,
+    'AwsSolutions-ECS2',
+    'The one environment variable is API_URL, the public address of the API the server is a client of; the ' +
+      'certificate and its key come from Secrets Manager as ECS secrets.',
+  );
+  acknowledge(
+    submission.service.taskDefinition.obtainExecutionRole(),
+    'AwsSolutions-IAM5[Resource::*]',
+    'ecr:GetAuthorizationToken has no resource-level permissions, so its only possible resource is "*"; the ' +
+      "execution role pulls the image from CDK's asset repository and reads the one certificate secret.",
+  );
+  acknowledge(
+    submission.service,
+    'AwsSolutions-EC23',
+    'A public SMTP submission port: mailers connect from anywhere and authenticate with an API key after TLS; ' +
+      "the NLB keeps the client's address, so the task's security group must admit every address.",
+  );
+  acknowledge(
+    submission.loadBalancer,
+    'AwsSolutions-ELB2',
+    'A TCP pass-through balancer: its access logs would hold only TLS handshakes, while the tasks log every ' +
+      'session outcome; the logs would add a bucket and its costs at rest.',
+  );
 }
 
 /**

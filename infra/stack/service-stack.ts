@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -32,6 +34,7 @@ import { type Acknowledgement, acknowledgeFindings } from './nag-acknowledgement
 import { ServiceMetrics } from './observability-metrics.ts';
 import { ReputationGuard } from './reputation.ts';
 import { assertEntriesExist, ServiceFunction } from './service-function.ts';
+import { SmtpSubmission } from './smtp-submission.ts';
 import { routePartOf, StackParts, workerPart } from './stack-parts.ts';
 import { Storage } from './storage.ts';
 import { untrustedInputConcurrencyOf } from './untrusted-input.ts';
@@ -112,6 +115,7 @@ export class MailServiceStack extends Stack {
   readonly reputation: ReputationGuard;
   readonly console: ConsoleHosting;
   readonly inbound: InboundReceiving;
+  readonly smtpSubmission: SmtpSubmission | undefined;
   readonly acknowledgements: Acknowledgement[];
   /** The nested stacks: functions by route group and the workers', and the API. */
   readonly parts: StackParts;
@@ -322,6 +326,20 @@ export class MailServiceStack extends Stack {
       deadLetterQueue: this.storage.deadLetterQueue,
       alarms: [...this.alarms.alarms, this.reputation.bounceRateAlarm, this.reputation.complaintRateAlarm],
     });
+
+    if (config.smtpSubmission !== undefined) {
+      this.smtpSubmission = new SmtpSubmission(this.parts.submission(), 'SmtpSubmission', {
+        settings: config.smtpSubmission,
+        apiUrl: this.api.api.url,
+        logRetentionDays: logRetention,
+        repositoryRoot: fileURLToPath(new URL('../..', import.meta.url)),
+      });
+      for (const alarm of this.smtpSubmission.alarms) alarm.addAlarmAction(new SnsAction(this.alarms.topic));
+      new CfnOutput(this, 'SmtpSubmissionHost', {
+        value: this.smtpSubmission.loadBalancer.loadBalancerDnsName,
+        description: 'Publish a CNAME to this name as the submission host (docs/smtp.md, "On AWS")',
+      });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', {

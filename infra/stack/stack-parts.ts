@@ -52,6 +52,10 @@ export class StackParts {
     return api;
   }
 
+  submission(): NestedStack {
+    return this.part('SmtpSubmission', 'svc-mail SMTP submission: VPC, Fargate service and load balancer');
+  }
+
   all(): NestedStack[] {
     return [...this.parts.values()];
   }

@@ -112,6 +112,51 @@ describe('deployment configuration (context)', () => {
     );
   });
 
+  it('SMTP submission: off by default; on, it needs a certificate secret by name or complete ARN', () => {
+    assert.equal(configWith({}).smtpSubmission, undefined);
+    assert.match(problemsOf({ smtpSubmission: true }), /smtpSubmissionCertificateSecret is required/);
+    assert.deepEqual(
+      configWith({ smtpSubmission: 'true', smtpSubmissionCertificateSecret: 'svc-mail/submission-tls' })
+        .smtpSubmission,
+      { certificateSecret: 'svc-mail/submission-tls', maxTasks: 4 },
+    );
+    const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:svc-mail/submission-tls-AbC123';
+    assert.equal(
+      configWith({ smtpSubmission: true, smtpSubmissionCertificateSecret: arn, smtpSubmissionMaxTasks: '2' })
+        .smtpSubmission?.certificateSecret,
+      arn,
+    );
+    assert.match(
+      problemsOf({
+        smtpSubmission: true,
+        smtpSubmissionCertificateSecret:
+          'arn:aws:secretsmanager:us-east-1:123456789012:secret:svc-mail/submission-tls',
+      }),
+      /smtpSubmissionCertificateSecret must be a secret name or its complete ARN \(ending in the six-character suffix/,
+    );
+    assert.match(
+      problemsOf({ smtpSubmission: true, smtpSubmissionCertificateSecret: 'my secret!' }),
+      /smtpSubmissionCertificateSecret must be a secret name \(letters, digits and \/_\+=\.@-\) or its complete ARN, got "my secret!"/,
+    );
+    assert.match(
+      problemsOf({
+        smtpSubmission: true,
+        smtpSubmissionCertificateSecret: 'tls',
+        smtpSubmissionMaxTasks: '0',
+      }),
+      /smtpSubmissionMaxTasks/,
+    );
+    assert.match(
+      problemsOf({
+        smtpSubmission: true,
+        smtpSubmissionCertificateSecret: 'tls',
+        smtpSubmissionMaxTasks: '1.5',
+      }),
+      /smtpSubmissionMaxTasks/,
+    );
+    assert.match(problemsOf({ smtpSubmission: 'yes' }), /smtpSubmission must be true or false/);
+  });
+
   it('keeps relay credentials out of smtpUrl: they come from a Secrets Manager secret', () => {
     assert.match(
       problemsOf({ mailTransport: 'smtp', smtpUrl: 'smtp://user:pw@relay.example:587' }),

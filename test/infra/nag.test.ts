@@ -15,7 +15,41 @@ try {
   synthError = error;
 }
 
+// The same with the optional SMTP submission host (infra/stack/smtp-submission.ts) and its secret by name.
+let withSubmission: ReturnType<typeof synthService> | undefined;
+let withSubmissionError: unknown;
+try {
+  withSubmission = synthService({
+    cloudFormationValidation: true,
+    context: { smtpSubmission: true, smtpSubmissionCertificateSecret: 'svc-mail/submission-tls' },
+  });
+} catch (error) {
+  withSubmissionError = error;
+}
+
 describe('cdk-nag AwsSolutionsChecks and ServerlessChecks', () => {
+  it('with the SMTP submission host, finds nothing unacknowledged either, each acknowledgement with a reason', () => {
+    assert.equal(withSubmissionError, undefined, String(withSubmissionError));
+    assert.ok(withSubmission);
+    const submission = withSubmission.stack.acknowledgements.filter(({ resource }) =>
+      resource.startsWith('SvcMail/SmtpSubmission/'),
+    );
+    assert.deepEqual(submission.map(({ rule }) => rule).sort(), [
+      'AwsSolutions-EC23',
+      'AwsSolutions-ECS2',
+      'AwsSolutions-ECS4',
+      'AwsSolutions-ELB2',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AwsSolutions-IAM5[Resource::*]',
+      'Serverless-LambdaDLQ',
+      'Serverless-LambdaDefaultMemorySize',
+      'Serverless-LambdaTracing',
+    ]);
+    for (const { reason } of submission) assert.ok(reason.length >= 60);
+    const star = submission.find(({ rule }) => rule === 'AwsSolutions-IAM5[Resource::*]');
+    assert.equal(star?.resource, 'SvcMail/SmtpSubmission/SmtpSubmission/Task/ExecutionRole');
+  });
+
   it('is applied to the app and finds nothing unacknowledged (synthesis fails on any finding)', () => {
     assert.equal(synthError, undefined, String(synthError));
     assert.ok(synthesized);
