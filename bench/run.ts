@@ -38,6 +38,7 @@ import {
   storedItem,
   table,
 } from './service.ts';
+import { smtpSection } from './smtp.ts';
 import { type Figure, figure, fmt, fmtFigure, progress, verdict } from './stats.ts';
 import { statsSection } from './stats-query.ts';
 import { streamsSection } from './streams.ts';
@@ -53,7 +54,7 @@ import { trackingBench } from './tracking.ts';
 const quick = process.argv.includes('--quick');
 /**
  * `--only=memory,delivery`: run only these sections (warm, templates, large, throughput, scaling, delivery,
- * memory, inbound, batch, stats, console, html-to-text, apikeys, domains, streams, tracking);
+ * memory, inbound, batch, stats, console, html-to-text, apikeys, domains, streams, tracking, smtp);
  * the cold start always runs, as it builds the bundles the memory section loads. The table then
  * goes to $TMPDIR, like `--quick`'s.
  */
@@ -77,7 +78,8 @@ const runs = (
     | 'html-to-text'
     | 'apikeys'
     | 'streams'
-    | 'tracking',
+    | 'tracking'
+    | 'smtp',
 ): boolean => only === undefined || only.has(section);
 /**
  * `--only=cold`: just the cold-start section (1), written to $TMPDIR/svc-mail-benchmarks-cold.md
@@ -725,6 +727,8 @@ const apiKeyLines = runs('apikeys')
 // 16. Open and click tracking (bench/tracking.ts): compose tracked vs untracked, click and open vs health.
 progress('16 open and click tracking');
 const tracking = runs('tracking') ? await trackingBench(who, sender, quick ? 10 : 40) : undefined;
+// 17. SMTP submission (bench/smtp.ts): SMTP against the API side by side, the server's memory.
+const smtpLines = runs('smtp') ? await smtpSection(host, account, sender, quick) : [];
 
 await host.stop();
 
@@ -808,6 +812,7 @@ lines.push(...apiKeyLines);
 lines.push(...domainsResult.lines);
 lines.push(...(streams?.lines ?? []));
 lines.push(...(tracking?.section ?? []));
+lines.push(...smtpLines);
 lines.push(`Benchmark wall time: ${fmt((Date.now() - started) / 1000, 0)} s.`, '');
 
 const cpu = cpus();

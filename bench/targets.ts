@@ -176,6 +176,18 @@ const targets = {
     statement: 'a background domain check at 10,000 domains reads ≤ 1.1 × the items at 100, same number due',
     whenMissed: 'The pass reads more than the due entries: look at the shards’ key condition.',
   },
+  'smtp-throughput': {
+    statement:
+      'a 10 KB message over SMTP (8 clients, connection reused) ≤ 1.5 × the same message through POST /message/add-1.0 (8 clients)',
+    whenMissed:
+      'The SMTP side is the same API call plus the SMTP dialogue and the server’s header scan: look for per-message work that grew (a key check that is no longer cached, a copy of the message per step, a log line per command).',
+  },
+  'smtp-memory': {
+    statement:
+      'the submission server ≤ 256 MB RSS with 100 idle connections and with 8 messages of 4 MB in flight',
+    whenMissed:
+      'A message is held in more copies than the raw bytes, their base64 and the request body; stream the request body instead of building it whole.',
+  },
 } as const satisfies Record<string, { statement: string; whenMissed: string }>;
 
 export type TargetId = keyof typeof targets;
