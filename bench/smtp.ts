@@ -4,7 +4,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { addKey } from '../shared/apikeys/add.ts';
 import { selfSignedCertificate, type TlsMaterial } from '../submission/certificate.ts';
-import { submissionOf } from '../submission/message-body.ts';
+import { requestBodyOf, submissionOf } from '../submission/message-body.ts';
 import { holdProxy } from './hold-proxy.ts';
 import type { BenchHost } from './host.ts';
 import { type Figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
@@ -52,7 +52,7 @@ async function prepare(from: string, count: number): Promise<Prepared[]> {
   return Promise.all(
     Array.from({ length: count }, async () => {
       const raw = await compose(from, to, text);
-      return { raw, apiBody: JSON.stringify(submissionOf(raw, from, [to]).body) };
+      return { raw, apiBody: requestBodyOf(submissionOf(raw, from, [to])).toString() };
     }),
   );
 }

@@ -48,7 +48,7 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...headers,
         },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch {

@@ -8,7 +8,9 @@ import { headerFields, withoutHeaders } from './message-headers.ts';
  * who was visible).
  */
 export interface Submission {
+  /** The request's fields but its content: the message goes in as `eml` (see `requestBodyOf`). */
   body: Record<string, unknown>;
+  eml: Buffer;
   idempotencyKey?: string;
 }
 
@@ -34,14 +36,13 @@ export function submissionOf(raw: Buffer, mailFrom: string, recipients: readonly
     else if (visibleCc.has(lower)) cc.push(recipient);
     else bcc.push(recipient);
   }
-  const eml = withoutHeaders(raw, isRemovedHeader);
   return {
+    eml: withoutHeaders(raw, isRemovedHeader),
     body: {
       message_sender: mailFrom,
       ...(to.length > 0 ? { to } : {}),
       ...(cc.length > 0 ? { cc } : {}),
       ...(bcc.length > 0 ? { bcc } : {}),
-      content: { kind: 'eml', eml: eml.toString('base64') },
       ...(control.tags === undefined ? {} : { tags: control.tags }),
       ...(control.metadata === undefined ? {} : { metadata: control.metadata }),
       ...(control.stream === undefined ? {} : { stream: control.stream }),
@@ -49,4 +50,28 @@ export function submissionOf(raw: Buffer, mailFrom: string, recipients: readonly
     },
     ...(control.idempotencyKey === undefined ? {} : { idempotencyKey: control.idempotencyKey }),
   };
+}
+
+/** Base64 is written in slices of this many bytes (a multiple of 3, so the slices join cleanly). */
+const base64Slice = 3 * 16_384;
+
+/**
+ * The JSON request of a submission as one buffer, the message's base64 written into it slice by
+ * slice: a 4 MB message costs the buffer alone, not also a base64 string and a JSON string of it.
+ */
+export function requestBodyOf(submission: Submission): Buffer {
+  // `content` first, so the first `"eml":""` is ours whatever the metadata holds.
+  const json = JSON.stringify({ content: { kind: 'eml', eml: '' }, ...submission.body });
+  const at = json.indexOf('"eml":""') + '"eml":"'.length;
+  const head = Buffer.from(json.slice(0, at));
+  const tail = Buffer.from(json.slice(at));
+  const { eml } = submission;
+  const encodedLength = 4 * Math.ceil(eml.length / 3);
+  const out = Buffer.allocUnsafe(head.length + encodedLength + tail.length);
+  let offset = head.copy(out, 0);
+  for (let start = 0; start < eml.length; start += base64Slice) {
+    offset += out.write(eml.subarray(start, start + base64Slice).toString('base64'), offset, 'latin1');
+  }
+  tail.copy(out, offset);
+  return out;
 }

@@ -5,7 +5,7 @@ import { type ApiClient, apiClient, type Credential } from './api-client.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { ConnectionGuard, type GuardLimits } from './guard.ts';
 import { domainOf, type LogSink, logLine, metricLine } from './log.ts';
-import { submissionOf } from './message-body.ts';
+import { requestBodyOf, submissionOf } from './message-body.ts';
 import { replyForApiError, type SmtpReply, smtpError } from './smtp-replies.ts';
 
 /**
@@ -260,12 +260,14 @@ export function createSubmissionServer(options: SubmissionOptions): SubmissionSe
             }),
           );
         const raw = Buffer.concat(chunks);
-        const { body, idempotencyKey } = submissionOf(
+        chunks.length = 0;
+        const submission = submissionOf(
           raw,
           session.envelope.mailFrom.address,
           session.envelope.rcptTo.map((recipient) => recipient.address),
         );
-        api.addMessage(user.key, body, idempotencyKey).then((answer) => {
+        const bytes = raw.length;
+        api.addMessage(user.key, requestBodyOf(submission), submission.idempotencyKey).then((answer) => {
           if (!answer.ok) return callback(reject(session, replyForApiError(answer.error)));
           metricLine(sink, 'SmtpMessages');
           logLine(sink, 'INFO', 'smtp message queued', {
@@ -275,7 +277,7 @@ export function createSubmissionServer(options: SubmissionOptions): SubmissionSe
             message_uuid: answer.data.message_uuid,
             sender_domain: domainOf(session.envelope.mailFrom ? session.envelope.mailFrom.address : ''),
             recipients: session.envelope.rcptTo.length,
-            bytes: raw.length,
+            bytes,
           });
           callback(null, `2.0.0 Ok: queued as ${answer.data.message_uuid}`);
         }, callback);

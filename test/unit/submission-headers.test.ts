@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { controlFields, isRemovedHeader } from '../../submission/control-headers.ts';
-import { submissionOf } from '../../submission/message-body.ts';
+import { requestBodyOf, submissionOf } from '../../submission/message-body.ts';
 import { headerFields, withoutHeaders } from '../../submission/message-headers.ts';
 import { replyForApiError } from '../../submission/smtp-replies.ts';
 
@@ -34,6 +34,15 @@ describe('submission headers', () => {
     assert.deepEqual(body.to, ['b@y.test']);
     assert.deepEqual(body.bcc, ['hidden@y.test', 'env@z.test']);
     assert.equal(body.cc, undefined);
+  });
+
+  it('writes the request as JSON with the message in base64, whatever its length or the metadata', () => {
+    for (const size of [0, 1, 2, 3, 49_151, 49_152, 49_153, 200_000]) {
+      const eml = Buffer.from(Array.from({ length: size }, (_, i) => (i * 7) % 256));
+      const body = { message_sender: 'a@x.test', to: ['b@y.test'], metadata: { eml: '', note: '"eml":""' } };
+      const parsed = JSON.parse(requestBodyOf({ body, eml }).toString('utf8'));
+      assert.deepEqual(parsed, { content: { kind: 'eml', eml: eml.toString('base64') }, ...body });
+    }
   });
 
   it('maps API codes to SMTP replies', () => {
