@@ -3,6 +3,7 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { domainSettings } from './config.ts';
+import { pooledKeyPair } from './dkim/key-pool.ts';
 import { createActiveDkimKey, sealedKey } from './dkim/key-store.ts';
 import type { DkimAlgorithm } from './dkim/model/dkim.ts';
 import { deleteDkimKeys } from './dkim/store/dkim-keys.ts';
@@ -41,7 +42,7 @@ export async function addDomain(
   const existing = await getDomain(domain);
   if (existing?.accountId === account) return domainView(existing);
   if (existing !== undefined) {
-    const key = await sealedKey(domain, 'rsa-sha256', now);
+    const key = await sealedKey(domain, 'rsa-sha256', now, pooledKeyPair);
     const claim = await putClaim({ domain, accountId: account, createdAt: now.toISOString(), key });
     log('info', 'domain claim', { domain, account });
     return claimView(claim);
@@ -78,6 +79,8 @@ export async function addDomain(
             identityCreated = true;
           }
         : undefined,
+      // RSA keys come from the pool made ahead (docs/domains.md, "Key pool").
+      pooledKeyPair,
     );
   } catch (error) {
     // Nothing half-created: a domain without its key or SES identity is removed again, and an

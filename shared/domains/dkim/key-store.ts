@@ -3,7 +3,7 @@ import { type EncryptionContext, openSecret, sealSecret } from '../../platform/a
 import { envNumber } from '../../platform/config/env.ts';
 import { describeError, log } from '../../platform/observability/log.ts';
 import { getDomain } from '../store/domains.ts';
-import { generateDkimKeyPair } from './key-pair.ts';
+import { type DkimKeyPair, generateDkimKeyPair } from './key-pair.ts';
 import {
   companionAlgorithm,
   type DkimAlgorithm,
@@ -48,21 +48,26 @@ export const retiredKeyRetentionDays = envNumber(
   { min: 0 },
 );
 
+/** Where new key pairs come from: generated on the spot, or the pool made ahead (key-pool.ts). */
+export type KeyPairSource = (algorithm: DkimAlgorithm) => Promise<DkimKeyPair>;
+
 export async function sealedKey(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
+  newKeyPair: KeyPairSource = generateDkimKeyPair,
 ): Promise<Omit<NewStoredKey, 'createdAt'>> {
-  return (await sealedKeyWithPem(domain, algorithm, now)).sealed;
+  return (await sealedKeyWithPem(domain, algorithm, now, newKeyPair)).sealed;
 }
 
 async function sealedKeyWithPem(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
+  newKeyPair: KeyPairSource,
 ): Promise<{ sealed: Omit<NewStoredKey, 'createdAt'>; privateKeyPem: string }> {
   const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
-  const pair = await generateDkimKeyPair(algorithm);
+  const pair = await newKeyPair(algorithm);
   const privateKeyCiphertext = await sealSecret(
     Buffer.from(pair.privateKeyPem, 'utf8'),
     encryptionContext(domain, selector),
@@ -92,11 +97,12 @@ export async function createActiveDkimKey(
   previousSelector: string | undefined,
   now: Date = new Date(),
   beforeActivation?: BeforeActivation,
+  newKeyPair: KeyPairSource = generateDkimKeyPair,
 ): Promise<NewDkimKey> {
   const companionAlgo = companionAlgorithm(algorithm);
   const [primaryWithPem, companionWithPem, previous] = await Promise.all([
-    sealedKeyWithPem(domain, algorithm, now),
-    companionAlgo === undefined ? undefined : sealedKeyWithPem(domain, companionAlgo, now),
+    sealedKeyWithPem(domain, algorithm, now, newKeyPair),
+    companionAlgo === undefined ? undefined : sealedKeyWithPem(domain, companionAlgo, now, newKeyPair),
     previousSelector === undefined ? undefined : getDkimKey(domain, previousSelector),
   ]);
   const primary = primaryWithPem.sealed;
