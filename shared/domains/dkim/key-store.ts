@@ -128,10 +128,13 @@ export async function createActiveDkimKey(
     companion_selector: companion?.selector,
     previousSelector,
   });
-  await retireKeysBeyondLimit(domain, now.getTime());
-  // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
-  // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
+  // A domain's first key retired nothing: there is nothing to expire or remove.
+  if (previousSelector !== undefined) {
+    await retireKeysBeyondLimit(domain, now.getTime());
+    // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
+    // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
+    if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
+  }
   return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
 }
 

@@ -59,13 +59,20 @@ export async function takePoolKey(candidates = 5): Promise<PoolKey | undefined> 
   // Concurrent takers start at different keys, so most of them win their first delete.
   const start = Math.floor(Math.random() * ids.length);
   for (let step = 0; step < ids.length; step++) {
-    const id = ids[(start + step) % ids.length] as string;
-    const outcome = await table.delete({
-      Key: keys.dkimPoolKey(id),
-      ConditionExpression: 'attribute_exists(pk)',
-      ReturnValues: 'ALL_OLD',
-    });
-    if (outcome.outcome === 'applied' && outcome.attributes !== undefined) return toPoolKey(outcome.attributes);
+    const taken = await takePoolKeyById(ids[(start + step) % ids.length] as string);
+    if (taken !== undefined) return taken;
   }
   return undefined;
+}
+
+/** Takes the key `id` out of the pool; undefined when another request took it first. */
+export async function takePoolKeyById(id: string): Promise<PoolKey | undefined> {
+  const outcome = await table.delete({
+    Key: keys.dkimPoolKey(id),
+    ConditionExpression: 'attribute_exists(pk)',
+    ReturnValues: 'ALL_OLD',
+  });
+  return outcome.outcome === 'applied' && outcome.attributes !== undefined
+    ? toPoolKey(outcome.attributes)
+    : undefined;
 }
