@@ -39,7 +39,12 @@ export async function addDomain(
   now = new Date(),
 ): Promise<DomainView> {
   const domain = validDomainName(input.domain);
-  const existing = await getDomain(domain);
+  // Independent reads (and the idempotent account write) in one round trip.
+  const [existing, held] = await Promise.all([
+    getDomain(domain),
+    listDomainsOfAccount(account),
+    ensureAccount(account, now),
+  ]);
   if (existing?.accountId === account) return domainView(existing);
   if (existing !== undefined) {
     const key = await sealedKey(domain, 'rsa-sha256', now, pooledKeyPair);
@@ -47,13 +52,17 @@ export async function addDomain(
     log('info', 'domain claim', { domain, account });
     return claimView(claim);
   }
-  const held = await listDomainsOfAccount(account);
   if (held.length >= domainSettings.maxDomainsPerAccount) {
     const message = `An account holds at most ${domainSettings.maxDomainsPerAccount} domains; delete one first`;
     throw new ServiceError(Code.MethodValidation, message, { details: [{ field: 'domain', message }] });
   }
-  await ensureAccount(account, now);
   const subdomain = input.mail_from_subdomain ?? domainSettings.defaultMailFromSubdomain;
+  // The RSA key (the key itself, or an Ed25519 key's companion) is taken from the pool while the
+  // domain item is written.
+  const rsaPair = pooledKeyPair('rsa-sha256');
+  rsaPair.catch(() => undefined);
+  const newKeyPair = (algorithm: DkimAlgorithm) =>
+    algorithm === 'rsa-sha256' ? rsaPair : pooledKeyPair(algorithm);
   const created = await putApiDomain({
     domain,
     accountId: account,
@@ -63,11 +72,12 @@ export async function addDomain(
     nextCheckAt: new Date(now.getTime() + (nextCheckAfter('pending', 0) ?? 0)).toISOString(),
   });
   // Another request created it first: answer as for an existing domain.
-  if (!created) return addDomain(input, account, now);
+  if (created === undefined) return addDomain(input, account, now);
   let identityCreated = false;
   const withSes = sesIdentitiesManaged();
+  let key: Awaited<ReturnType<typeof createActiveDkimKey>>;
   try {
-    await createActiveDkimKey(
+    key = await createActiveDkimKey(
       domain,
       account,
       input.dkim_algorithm ?? 'rsa-sha256',
@@ -80,7 +90,7 @@ export async function addDomain(
           }
         : undefined,
       // RSA keys come from the pool made ahead (docs/domains.md, "Key pool").
-      pooledKeyPair,
+      newKeyPair,
     );
   } catch (error) {
     // Nothing half-created: a domain without its key or SES identity is removed again, and an
@@ -91,7 +101,5 @@ export async function addDomain(
     await deleteDkimKeys(domain);
     throw error;
   }
-  const record = await getDomain(domain);
-  if (record === undefined) throw new Error('Domain vanished after its creation');
-  return domainView(record);
+  return domainView({ ...created, activeSelector: key.selector });
 }

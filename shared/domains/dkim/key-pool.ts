@@ -26,7 +26,10 @@ export interface RefillReport {
 }
 
 /** Adds keys until the pool holds `size`. Overlapping runs may add a few too many: harmless. */
-export async function refillKeyPool(size: number = keyPoolSize, now: () => Date = () => new Date()): Promise<RefillReport> {
+export async function refillKeyPool(
+  size: number = keyPoolSize,
+  now: () => Date = () => new Date(),
+): Promise<RefillReport> {
   const found = (await poolKeyIds(size)).length;
   let added = 0;
   for (let missing = size - found; missing > 0; missing--) {

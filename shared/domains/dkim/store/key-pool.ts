@@ -50,17 +50,29 @@ export async function poolKeyIds(limit: number): Promise<string[]> {
   return page.items.map((item) => String(item.sk).slice(skPrefix.length));
 }
 
+/*
+ * The ids the last look at the pool found and this instance has not tried yet: the next takes try
+ * them first, a single delete each, and look again only when they run out.
+ */
+let candidates: string[] = [];
+
 /**
  * Takes one key out of the pool: a conditional delete, so of two requests that pick the same key,
  * one gets it and the other tries the next. Undefined when the pool has none left to take.
  */
-export async function takePoolKey(candidates = 5): Promise<PoolKey | undefined> {
-  const ids = await poolKeyIds(candidates);
-  // Concurrent takers start at different keys, so most of them win their first delete.
-  const start = Math.floor(Math.random() * ids.length);
-  for (let step = 0; step < ids.length; step++) {
-    const taken = await takePoolKeyById(ids[(start + step) % ids.length] as string);
-    if (taken !== undefined) return taken;
+export async function takePoolKey(lookAt = 5): Promise<PoolKey | undefined> {
+  for (let look = 0; look < 2; look++) {
+    if (candidates.length === 0) {
+      // Concurrent takers start at different keys, so most of them win their first delete.
+      const ids = await poolKeyIds(lookAt);
+      const start = Math.floor(Math.random() * ids.length);
+      candidates = [...ids.slice(start), ...ids.slice(0, start)];
+      if (candidates.length === 0) return undefined;
+    }
+    while (candidates.length > 0) {
+      const taken = await takePoolKeyById(candidates.shift() as string);
+      if (taken !== undefined) return taken;
+    }
   }
   return undefined;
 }
