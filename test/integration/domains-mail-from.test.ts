@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
-import { outboxEnvelope, outboxEml, verifyDkim, waitForStatus } from '../support/delivery.ts';
+import { outboxEml, outboxEnvelope, verifyDkim, waitForStatus } from '../support/delivery.ts';
 import { publishRecords } from '../support/dns.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
