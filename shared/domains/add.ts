@@ -13,7 +13,7 @@ import { putClaim } from './store/claims.ts';
 import { putApiDomain } from './store/domain-checks.ts';
 import { deleteDomain, getDomain, listDomainsOfAccount } from './store/domains.ts';
 import { createSesIdentity, deleteSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
-import { claimView, type DomainView, domainView } from './view.ts';
+import { claimView, type DomainView, domainView, domainViewWithKeys } from './view.ts';
 
 export interface AddDomainInput {
   domain: string;
@@ -101,5 +101,5 @@ export async function addDomain(
     await deleteDkimKeys(domain);
     throw error;
   }
-  return domainView({ ...created, activeSelector: key.selector });
+  return domainViewWithKeys({ ...created, activeSelector: key.selector }, key.stored);
 }

@@ -39,6 +39,8 @@ export interface NewDkimKey {
   createdAt: string;
   /** The RSA companion's selector (Ed25519 keys). */
   companionSelector?: string;
+  /** The key items as written: the key and its companion, both active. */
+  stored: StoredDkimKey[];
 }
 
 /** How long a retired key stays listed and stored (DKIM_RETIRED_KEY_RETENTION_DAYS, default 30). */
@@ -135,7 +137,13 @@ export async function createActiveDkimKey(
     // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
     if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
   }
-  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
+  const stored: StoredDkimKey[] = [
+    { ...primary, createdAt, status: 'active', companionSelector: companion?.selector },
+    ...(companion === undefined
+      ? []
+      : [{ ...companion, createdAt, status: 'active' as const, companionOf: primary.selector }]),
+  ];
+  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector, stored };
 }
 
 /**
