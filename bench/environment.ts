@@ -10,3 +10,6 @@ if (process.env.BENCH_URL === undefined) {
 // The scale-and-cost section meters the messages' own requests: the one-minute dispatcher must not
 // run inside its windows (it is measured on its own, as a fixed cost per run).
 if (process.env.BENCH_URL === undefined) process.env.DISPATCHER_INTERVAL_SECONDS ??= '3600';
+// Section 14 fills and empties the DKIM key pool itself: the pool's schedule must not refill it
+// while the empty-pool adds are measured.
+if (process.env.BENCH_URL === undefined) process.env.DKIM_INTERVAL_SECONDS ??= '3600';

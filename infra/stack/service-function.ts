@@ -230,13 +230,18 @@ export class ServiceFunction extends Construct {
    * DKIM_KMS_KEY_ARN plus encrypt or decrypt with the DKIM key. Envelope encryption (the AWS
    * Encryption SDK with the key as generator) encrypts with GenerateDataKey alone.
    */
-  bindKmsKey(key: IKey, mode: 'encrypt' | 'decrypt'): this {
+  bindKmsKey(key: IKey, mode: 'encrypt' | 'decrypt' | 'encrypt-decrypt'): this {
     this.addEnvironment('DKIM_KMS_KEY_ARN', key.keyArn);
-    if (mode === 'encrypt') {
-      this.allow('EncryptDkimKeys', ['kms:GenerateDataKey'], [key.keyArn]);
-    } else {
-      this.allow('DecryptDkimKeys', ['kms:Decrypt'], [key.keyArn]);
-    }
+    if (mode !== 'decrypt') this.allow('EncryptDkimKeys', ['kms:GenerateDataKey'], [key.keyArn]);
+    if (mode !== 'encrypt') this.allow('DecryptDkimKeys', ['kms:Decrypt'], [key.keyArn]);
+    return this;
+  }
+
+  /** Takes keys out of the DKIM key pool: DeleteItem of the pool's items only (docs/domains.md). */
+  bindDkimKeyPool(table: ITable): this {
+    this.allow('TakeDkimPoolKeys', ['dynamodb:DeleteItem'], [table.tableArn], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.dkimKeyPool] },
+    });
     return this;
   }
 

@@ -390,6 +390,7 @@ export class MailServiceStack extends Stack {
       fn.bindBucket(bucket, prefix as ObjectPrefix, access);
     }
     if (needs.dkimKey !== undefined) fn.bindKmsKey(dkimKey, needs.dkimKey);
+    if (needs.dkimKeyPool === 'take') fn.bindDkimKeyPool(table);
     if (needs.webhookSecrets !== undefined) fn.bindWebhookSecretKey(dkimKey, needs.webhookSecrets);
     if (needs.webhookQueue === 'send') fn.bindQueue(this.storage.webhookQueue, 'WEBHOOK_QUEUE_URL', 'send');
     if (needs.webhookDeadLetterQueue === 'send') {

@@ -128,10 +128,12 @@ export async function sendQueuedMessage(
       composer,
       sentAt,
     );
+    // The domain's own MAIL FROM domain, from the record the send-time check just read (cached).
+    const domainMailFrom = (await cachedDomain(claimed.tenant, sentAt))?.mailFrom;
     const mailTo = (to: string[], raw: Buffer) =>
       (transport as MailTransport).send({
         messageUuid,
-        envelope: { from: bounceAddress(messageUuid, claimed.tenant), to },
+        envelope: { from: bounceAddress(messageUuid, claimed.tenant, domainMailFrom), to },
         sender: claimed.message_sender,
         raw,
         tags: claimed.tags ?? [],

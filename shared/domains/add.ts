@@ -3,6 +3,7 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { domainSettings } from './config.ts';
+import { pooledKeyPair } from './dkim/key-pool.ts';
 import { createActiveDkimKey, sealedKey } from './dkim/key-store.ts';
 import type { DkimAlgorithm } from './dkim/model/dkim.ts';
 import { deleteDkimKeys } from './dkim/store/dkim-keys.ts';
@@ -12,7 +13,7 @@ import { putClaim } from './store/claims.ts';
 import { putApiDomain } from './store/domain-checks.ts';
 import { deleteDomain, getDomain, listDomainsOfAccount } from './store/domains.ts';
 import { createSesIdentity, deleteSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
-import { claimView, type DomainView, domainView } from './view.ts';
+import { claimView, type DomainView, domainView, domainViewWithKeys } from './view.ts';
 
 export interface AddDomainInput {
   domain: string;
@@ -38,21 +39,30 @@ export async function addDomain(
   now = new Date(),
 ): Promise<DomainView> {
   const domain = validDomainName(input.domain);
-  const existing = await getDomain(domain);
+  // Independent reads (and the idempotent account write) in one round trip.
+  const [existing, held] = await Promise.all([
+    getDomain(domain),
+    listDomainsOfAccount(account),
+    ensureAccount(account, now),
+  ]);
   if (existing?.accountId === account) return domainView(existing);
   if (existing !== undefined) {
-    const key = await sealedKey(domain, 'rsa-sha256', now);
+    const key = await sealedKey(domain, 'rsa-sha256', now, pooledKeyPair);
     const claim = await putClaim({ domain, accountId: account, createdAt: now.toISOString(), key });
     log('info', 'domain claim', { domain, account });
     return claimView(claim);
   }
-  const held = await listDomainsOfAccount(account);
   if (held.length >= domainSettings.maxDomainsPerAccount) {
     const message = `An account holds at most ${domainSettings.maxDomainsPerAccount} domains; delete one first`;
     throw new ServiceError(Code.MethodValidation, message, { details: [{ field: 'domain', message }] });
   }
-  await ensureAccount(account, now);
   const subdomain = input.mail_from_subdomain ?? domainSettings.defaultMailFromSubdomain;
+  // The RSA key (the key itself, or an Ed25519 key's companion) is taken from the pool while the
+  // domain item is written.
+  const rsaPair = pooledKeyPair('rsa-sha256');
+  rsaPair.catch(() => undefined);
+  const newKeyPair = (algorithm: DkimAlgorithm) =>
+    algorithm === 'rsa-sha256' ? rsaPair : pooledKeyPair(algorithm);
   const created = await putApiDomain({
     domain,
     accountId: account,
@@ -62,11 +72,12 @@ export async function addDomain(
     nextCheckAt: new Date(now.getTime() + (nextCheckAfter('pending', 0) ?? 0)).toISOString(),
   });
   // Another request created it first: answer as for an existing domain.
-  if (!created) return addDomain(input, account, now);
+  if (created === undefined) return addDomain(input, account, now);
   let identityCreated = false;
   const withSes = sesIdentitiesManaged();
+  let key: Awaited<ReturnType<typeof createActiveDkimKey>>;
   try {
-    await createActiveDkimKey(
+    key = await createActiveDkimKey(
       domain,
       account,
       input.dkim_algorithm ?? 'rsa-sha256',
@@ -78,6 +89,8 @@ export async function addDomain(
             identityCreated = true;
           }
         : undefined,
+      // RSA keys come from the pool made ahead (docs/domains.md, "Key pool").
+      newKeyPair,
     );
   } catch (error) {
     // Nothing half-created: a domain without its key or SES identity is removed again, and an
@@ -88,7 +101,5 @@ export async function addDomain(
     await deleteDkimKeys(domain);
     throw error;
   }
-  const record = await getDomain(domain);
-  if (record === undefined) throw new Error('Domain vanished after its creation');
-  return domainView(record);
+  return domainViewWithKeys({ ...created, activeSelector: key.selector }, key.stored);
 }

@@ -167,8 +167,9 @@ export const domainsRouteDetails = {
   'domain-add': {
     summary: 'Add a sending domain (or claim one another account holds)',
     tag: 'domains',
-    // Creates the domain item and its DKIM keys (the private keys encrypted with the KMS key).
-    access: { table: 'write', dkimKey: 'encrypt', sesIdentities: true },
+    // Creates the domain item and its DKIM keys (the private keys encrypted with the KMS key); an
+    // RSA key comes out of the pool (decrypted there, encrypted again for the domain).
+    access: { table: 'write', dkimKey: 'encrypt-decrypt', dkimKeyPool: 'take', sesIdentities: true },
     request: domainAddRequest,
     requestIn: 'body',
     response: domainResponse,

@@ -56,7 +56,12 @@ export function signingKeysOf(record: DomainRecord, keys: readonly StoredDkimKey
 }
 
 export async function recordsOf(record: DomainRecord): Promise<ExpectedRecord[]> {
-  const keys = signingKeysOf(record, await listDkimKeys(record.domain));
+  return recordsWith(record, await listDkimKeys(record.domain));
+}
+
+/** The records to publish, given the domain's keys. */
+function recordsWith(record: DomainRecord, stored: readonly StoredDkimKey[]): ExpectedRecord[] {
+  const keys = signingKeysOf(record, stored);
   return expectedRecords(
     { domain: record.domain, mailFrom: mailFromOf(record), receiving: record.receiving, keys },
     domainSettings.hosts,
@@ -97,6 +102,11 @@ export function toView(record: DomainRecord, expected: readonly ExpectedRecord[]
 
 export async function domainView(record: DomainRecord): Promise<DomainView> {
   return toView(record, await recordsOf(record));
+}
+
+/** The view of a domain whose keys are known (just written): no read. */
+export function domainViewWithKeys(record: DomainRecord, keys: readonly StoredDkimKey[]): DomainView {
+  return toView(record, recordsWith(record, keys));
 }
 
 /** What a claimant sees: the domain pending, with its own DKIM record as the proof to publish. */

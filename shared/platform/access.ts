@@ -15,7 +15,10 @@
  *   trigger (event source mapping), not from here.
  * - objects: per key prefix of the bucket, `read` (GetObject; also what a presigned GET needs,
  *   plus ListBucket so that a missing key is a 404), `write` (PutObject), `delete` (DeleteObject).
- * - dkimKey: `encrypt` (GenerateDataKey, Encrypt) or `decrypt` (Decrypt) with the DKIM KMS key.
+ * - dkimKey: `encrypt` (GenerateDataKey, Encrypt), `decrypt` (Decrypt) or both (`encrypt-decrypt`)
+ *   with the DKIM KMS key.
+ * - dkimKeyPool: `take` (DeleteItem of the DKIM key pool's items only: a condition on the items'
+ *   leading key), for domain add, which takes its RSA key from the pool made ahead.
  * - webhookQueue / webhookDeadLetterQueue: `send` (SendMessage) on the webhook queue or its DLQ.
  * - webhookSecrets: `encrypt` or `decrypt` with the key-wrapping KMS key, only for ciphertexts whose
  *   encryption context says `purpose = svc-mail-webhook-secret` (a condition in the statement).
@@ -36,7 +39,8 @@ export interface AccessNeeds {
   readonly table?: TableAccess;
   readonly queue?: 'send';
   readonly objects?: Partial<Record<ObjectPrefix, readonly ObjectAccess[]>>;
-  readonly dkimKey?: 'encrypt' | 'decrypt';
+  readonly dkimKey?: 'encrypt' | 'decrypt' | 'encrypt-decrypt';
+  readonly dkimKeyPool?: 'take';
   readonly webhookQueue?: 'send';
   readonly webhookDeadLetterQueue?: 'send';
   readonly webhookSecrets?: 'encrypt' | 'decrypt';

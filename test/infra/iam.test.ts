@@ -54,8 +54,10 @@ describe('IAM least privilege: named negative checks', () => {
     // Template delete removes a template's records; update removes the oldest version at the limit.
     // The stats query deletes settled counter rows, and only those (the next test). Domain delete
     // removes a domain, its keys and claims; domain verify removes a claim and the previous
-    // holder's keys when a claim moves the domain.
+    // holder's keys when a claim moves the domain. Domain add takes a key out of the DKIM key pool,
+    // and only that (below).
     const deleters = [
+      'domain-add',
       'domain-delete',
       'domain-verify',
       'inbound-delete',
@@ -87,6 +89,17 @@ describe('IAM least privilege: named negative checks', () => {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['STATS#*'] },
     });
     assert.ok(!allowedActions(template, 'stats-query').has('dynamodb:PutItem'));
+  });
+
+  it('domain add may delete DKIM key pool items only', () => {
+    const deletes = statementsOf(template, 'domain-add').filter((statement) =>
+      actionsOf(statement).includes('dynamodb:DeleteItem'),
+    );
+    assert.equal(deletes.length, 1);
+    assert.deepEqual(actionsOf(deletes[0] ?? {}), ['dynamodb:DeleteItem']);
+    assert.deepEqual(deletes[0]?.Condition, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['DKIM_POOL'] },
+    });
   });
 
   it('the suppression query function only reads; the add function cannot delete', () => {
@@ -209,8 +222,9 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
   });
 
-  it('only dkim-set-algorithm and domain-add encrypt; only the sender, message-content (which signs a message again) and the domain checks (a claimant’s key for SES) decrypt DKIM keys (webhook secrets: below)', () => {
+  it('only dkim-set-algorithm, domain-add and the key pool encrypt; only the sender, message-content (which signs a message again), domain-add (a pooled key sealed again for its domain) and the domain checks (a claimant’s key for SES) decrypt DKIM keys (webhook secrets: below)', () => {
     assert.deepEqual(holders('kms:GenerateDataKey', keyId), [
+      'dkim-key-pool',
       'dkim-set-algorithm',
       'domain-add',
       'webhook-add',
@@ -218,6 +232,7 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
     assert.deepEqual(holders('kms:Encrypt'), []);
     assert.deepEqual(holders('kms:Decrypt', keyId), [
+      'domain-add',
       'domain-checks',
       'domain-verify',
       'message-content',
@@ -226,6 +241,7 @@ describe('IAM least privilege: named negative checks', () => {
     ]);
     const withKeyArn = functionIds.filter((id) => 'DKIM_KMS_KEY_ARN' in environmentOf(template, id)).sort();
     assert.deepEqual(withKeyArn, [
+      'dkim-key-pool',
       'dkim-set-algorithm',
       'domain-add',
       'domain-checks',
@@ -393,7 +409,10 @@ describe('IAM matches the access each route and worker declares (infra/stack/fun
       assert.equal(actions.has('dynamodb:BatchWriteItem'), table === 'write-batch');
       assert.equal(
         actions.has('dynamodb:DeleteItem'),
-        table === 'delete' || table === 'write-delete' || table === 'settle-counters',
+        table === 'delete' ||
+          table === 'write-delete' ||
+          table === 'settle-counters' ||
+          needs.dkimKeyPool === 'take',
       );
       assert.equal('BUCKET_NAME' in env, needs.objects !== undefined);
       const sends =

@@ -62,6 +62,9 @@ beforeAll(async () => {
     LOCAL_CODE: 'bundles',
     AWS_CALL_LOG: callLog,
     SEED_DOMAINS: `${domain}=${account}`,
+    // The bundled pool function fills a small DKIM key pool soon after start, for domain add to take from.
+    DKIM_INTERVAL_SECONDS: '5',
+    DKIM_KEY_POOL_SIZE: '2',
   });
   // The operator's steps (a receiving domain) go straight to this host's emulators.
   for (const [name, value] of Object.entries(host.env)) process.env[name] = value;
@@ -137,6 +140,17 @@ describe('the functions as deployed: their bundles behind the local gateway and 
     });
     assert.equal(added.status, 200, added.text);
     await waitForStatus(added.body.data.message_uuid as string, 'delivered');
+  });
+
+  it('a domain add takes its key from the pool the bundled dkim-key-pool function filled', async () => {
+    const { poolKeyIds } = await import('../../shared/domains/dkim/store/key-pool.ts');
+    await vi.waitFor(async () => assert.equal((await poolKeyIds(2)).length, 2), {
+      timeout: 60_000,
+      interval: 500,
+    });
+    const added = await api('/domain/add-1.0', { domain: uniqueDomain('pooled') });
+    assert.equal(added.status, 200, added.text);
+    assert.equal(added.body.data.domain.status, 'pending');
   });
 
   it('inbound mail is parsed by the bundled inbound function and listed', async () => {
@@ -263,6 +277,8 @@ describe('IAM: every AWS call the functions made is one their deployed role allo
     for (const id of [
       'message-add',
       'sender',
+      'dkim-key-pool',
+      'domain-add',
       'webhook-delivery',
       'inbound',
       'stats-counter',

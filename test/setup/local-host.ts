@@ -70,6 +70,9 @@ async function startHost(): Promise<{ info: HostInfo; stop: () => Promise<void> 
   process.env.WEBHOOK_RETRY_SCHEDULE ??= '1,1,1';
   // A failing endpoint pauses for 2 s, then 4 s (instead of 1 min, 5 min, …), so pause tests take seconds.
   process.env.WEBHOOK_PAUSE_SCHEDULE ??= '2,4';
+  // The DKIM key pool is filled by the tests that need it (refillKeyPool), not by the schedule, so
+  // whether an add finds a pooled key is theirs to decide.
+  process.env.DKIM_INTERVAL_SECONDS ??= '3600';
   const host = await startLocalHost({
     port: 0,
     idpPort: 0,

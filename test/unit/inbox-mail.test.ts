@@ -312,6 +312,11 @@ describe('envelope and feedback', () => {
       '6f1c7a52-45a7-4a0e-9d44-8f1f4f1f2c3d@bounce.shop.test',
     );
     assert.equal(mailFromDomain('shop.test', 'mail.return'), 'mail.return.shop.test');
+    // A domain's own MAIL FROM domain (its mail_from_subdomain) wins over MAIL_FROM_SUBDOMAIN.
+    assert.equal(
+      bounceAddress('6F1C7A52-45A7-4A0E-9D44-8F1F4F1F2C3D', 'shop.test', 'Mail.Shop.Test'),
+      '6f1c7a52-45a7-4a0e-9d44-8f1f4f1f2c3d@mail.shop.test',
+    );
     assert.equal(parseMailFromSubdomain(undefined), 'bounce');
     assert.equal(parseMailFromSubdomain('Bounces.'), 'bounces');
     for (const bad of ['-x', 'a..b', 'under_score', 'a b'])

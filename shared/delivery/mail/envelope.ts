@@ -4,8 +4,9 @@ import { envString } from '../../platform/config/env.ts';
 /**
  * The envelope sender and the feedback identifier of a message.
  *
- * - `MAIL FROM` is `<message_uuid>@<MAIL_FROM_SUBDOMAIN>.<tenant>` (`bounce.<tenant>` by default):
- *   a per-message bounce address (VERP), so an asynchronous bounce names the message it is about,
+ * - `MAIL FROM` is `<message_uuid>@<mail from domain>`: the domain's own MAIL FROM domain when it
+ *   has one (`mail_from_subdomain` of a domain added through the API), else
+ *   `<MAIL_FROM_SUBDOMAIN>.<tenant>` (`bounce.<tenant>` by default): a per-message bounce address (VERP), so an asynchronous bounce names the message it is about,
  *   and on a subdomain of the sending domain, so SPF of that subdomain aligns with the From domain
  *   under DMARC's relaxed alignment. With SES, SES writes the envelope sender itself from the
  *   identity's custom MAIL FROM domain (docs/deploy.md).
@@ -32,13 +33,12 @@ export function mailFromDomain(tenant: string, subdomain: string = mailFromSubdo
   return `${subdomain}.${tenant.toLowerCase()}`;
 }
 
-/** The per-message envelope sender: `<message_uuid>@bounce.example.com`. */
-export function bounceAddress(
-  messageUuid: string,
-  tenant: string,
-  subdomain: string = mailFromSubdomain,
-): string {
-  return `${messageUuid.toLowerCase()}@${mailFromDomain(tenant, subdomain)}`;
+/**
+ * The per-message envelope sender: `<message_uuid>@bounce.example.com`, or at the domain's own
+ * MAIL FROM domain (`domainMailFrom`, e.g. `mail.example.com`) when it has one.
+ */
+export function bounceAddress(messageUuid: string, tenant: string, domainMailFrom?: string): string {
+  return `${messageUuid.toLowerCase()}@${domainMailFrom?.toLowerCase() ?? mailFromDomain(tenant)}`;
 }
 
 /** A Feedback-ID field: colons separate the fields, so none may contain one (nor space or control). */

@@ -3,7 +3,7 @@ import { type EncryptionContext, openSecret, sealSecret } from '../../platform/a
 import { envNumber } from '../../platform/config/env.ts';
 import { describeError, log } from '../../platform/observability/log.ts';
 import { getDomain } from '../store/domains.ts';
-import { generateDkimKeyPair } from './key-pair.ts';
+import { type DkimKeyPair, generateDkimKeyPair } from './key-pair.ts';
 import {
   companionAlgorithm,
   type DkimAlgorithm,
@@ -39,6 +39,8 @@ export interface NewDkimKey {
   createdAt: string;
   /** The RSA companion's selector (Ed25519 keys). */
   companionSelector?: string;
+  /** The key items as written: the key and its companion, both active. */
+  stored: StoredDkimKey[];
 }
 
 /** How long a retired key stays listed and stored (DKIM_RETIRED_KEY_RETENTION_DAYS, default 30). */
@@ -48,21 +50,26 @@ export const retiredKeyRetentionDays = envNumber(
   { min: 0 },
 );
 
+/** Where new key pairs come from: generated on the spot, or the pool made ahead (key-pool.ts). */
+export type KeyPairSource = (algorithm: DkimAlgorithm) => Promise<DkimKeyPair>;
+
 export async function sealedKey(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
+  newKeyPair: KeyPairSource = generateDkimKeyPair,
 ): Promise<Omit<NewStoredKey, 'createdAt'>> {
-  return (await sealedKeyWithPem(domain, algorithm, now)).sealed;
+  return (await sealedKeyWithPem(domain, algorithm, now, newKeyPair)).sealed;
 }
 
 async function sealedKeyWithPem(
   domain: string,
   algorithm: DkimAlgorithm,
   now: Date,
+  newKeyPair: KeyPairSource,
 ): Promise<{ sealed: Omit<NewStoredKey, 'createdAt'>; privateKeyPem: string }> {
   const selector = newSelector(algorithm, now, randomBytes(3).toString('hex'));
-  const pair = await generateDkimKeyPair(algorithm);
+  const pair = await newKeyPair(algorithm);
   const privateKeyCiphertext = await sealSecret(
     Buffer.from(pair.privateKeyPem, 'utf8'),
     encryptionContext(domain, selector),
@@ -92,11 +99,12 @@ export async function createActiveDkimKey(
   previousSelector: string | undefined,
   now: Date = new Date(),
   beforeActivation?: BeforeActivation,
+  newKeyPair: KeyPairSource = generateDkimKeyPair,
 ): Promise<NewDkimKey> {
   const companionAlgo = companionAlgorithm(algorithm);
   const [primaryWithPem, companionWithPem, previous] = await Promise.all([
-    sealedKeyWithPem(domain, algorithm, now),
-    companionAlgo === undefined ? undefined : sealedKeyWithPem(domain, companionAlgo, now),
+    sealedKeyWithPem(domain, algorithm, now, newKeyPair),
+    companionAlgo === undefined ? undefined : sealedKeyWithPem(domain, companionAlgo, now, newKeyPair),
     previousSelector === undefined ? undefined : getDkimKey(domain, previousSelector),
   ]);
   const primary = primaryWithPem.sealed;
@@ -122,11 +130,20 @@ export async function createActiveDkimKey(
     companion_selector: companion?.selector,
     previousSelector,
   });
-  await retireKeysBeyondLimit(domain, now.getTime());
-  // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
-  // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
-  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector };
+  // A domain's first key retired nothing: there is nothing to expire or remove.
+  if (previousSelector !== undefined) {
+    await retireKeysBeyondLimit(domain, now.getTime());
+    // On Lambda the table's TTL removes expired keys, and the function may not delete items (only
+    // message-delete may); elsewhere (local host, admin command) nothing else would remove them.
+    if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) await pruneRetiredKeys(domain, now.getTime());
+  }
+  const stored: StoredDkimKey[] = [
+    { ...primary, createdAt, status: 'active', companionSelector: companion?.selector },
+    ...(companion === undefined
+      ? []
+      : [{ ...companion, createdAt, status: 'active' as const, companionOf: primary.selector }]),
+  ];
+  return { selector: primary.selector, algorithm, createdAt, companionSelector: companion?.selector, stored };
 }
 
 /**

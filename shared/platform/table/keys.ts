@@ -70,6 +70,9 @@ export const keys = {
   /** A pending claim of a domain by another account, with the claimant's own DKIM key. */
   domainClaim: (domain: string, accountId: string) => ({ pk: `DOMAIN#${domain}`, sk: `CLAIM#${accountId}` }),
   dkimKey: (domain: string, selector: string) => ({ pk: `DOMAIN#${domain}`, sk: `DKIM#${selector}` }),
+  /** The pool of RSA-2048 DKIM key pairs made ahead for domain add (docs/domains.md, "Key pool"). */
+  dkimKeyPool: 'DKIM_POOL',
+  dkimPoolKey: (id: string) => ({ pk: 'DKIM_POOL', sk: `KEY#${id}` }),
   message: (messageUuid: string) => ({ pk: `MESSAGE#${messageUuid}`, sk: 'MESSAGE' }),
   /** gsi2: an account's messages in one listing lane (`laneOf`), per account shard. */
   messagesOfAccountByLane: (accountId: string, lane: string, shard: number) =>
