@@ -237,10 +237,12 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Takes keys out of the DKIM key pool: DeleteItem of the pool's items only (docs/domains.md). */
+  /** Takes keys out of the DKIM key pool (docs/domains.md, "Key pool"). */
   bindDkimKeyPool(table: ITable): this {
+    // Besides pool keys, the items of a domain (`DOMAIN#…`): an add whose later step fails removes
+    // the domain and keys it wrote, so nothing half-created is left behind.
     this.allow('TakeDkimPoolKeys', ['dynamodb:DeleteItem'], [table.tableArn], {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.dkimKeyPool] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.dkimKeyPool, 'DOMAIN#*'] },
     });
     return this;
   }

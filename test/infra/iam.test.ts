@@ -91,14 +91,14 @@ describe('IAM least privilege: named negative checks', () => {
     assert.ok(!allowedActions(template, 'stats-query').has('dynamodb:PutItem'));
   });
 
-  it('domain add may delete DKIM key pool items only', () => {
+  it('domain add may delete DKIM key pool items and domain items (undoing a failed add) only', () => {
     const deletes = statementsOf(template, 'domain-add').filter((statement) =>
       actionsOf(statement).includes('dynamodb:DeleteItem'),
     );
     assert.equal(deletes.length, 1);
     assert.deepEqual(actionsOf(deletes[0] ?? {}), ['dynamodb:DeleteItem']);
     assert.deepEqual(deletes[0]?.Condition, {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['DKIM_POOL'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['DKIM_POOL', 'DOMAIN#*'] },
     });
   });
 
