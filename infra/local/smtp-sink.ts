@@ -97,7 +97,7 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
         const copies = join(outbox, 'copies', uuid);
         mkdirSync(copies, { recursive: true });
         for (const recipient of transaction.recipients) {
-          writeFileSync(join(copies, `${recipient.toLowerCase().replace(/[/\\]/g, "_")}.eml`), raw);
+          writeFileSync(join(copies, `${recipient.toLowerCase().replace(/[/\\]/g, '_')}.eml`), raw);
         }
         appendFileSync(join(outbox, 'transactions.jsonl'), `${JSON.stringify(transaction)}\n`);
         callback(null, `2.0.0 Ok: queued as ${uuid}`);

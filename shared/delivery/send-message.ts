@@ -28,7 +28,6 @@ import {
   type RecipientUpdate,
 } from './model/status.ts';
 import { authorizeSend, SendRefused } from './send-authorization.ts';
-import { mergedResults, sendTrackedCopies, type TrackedRound } from './tracked-copies.ts';
 import { recordSesMessageId } from './ses-message-ids.ts';
 import { activeSigningKeys } from './signing-keys.ts';
 import {
@@ -42,6 +41,7 @@ import {
   recordOutcome,
   releaseClaim,
 } from './store/message-delivery.ts';
+import { mergedResults, sendTrackedCopies, type TrackedRound } from './tracked-copies.ts';
 
 /**
  * One message from the send queue: claim it, compose it (or take the EML), sign it with the

@@ -8,7 +8,6 @@ import { getDeliveryMessage } from '../../shared/delivery/store/message-delivery
 import {
   addMessage,
   outboxDir,
-  queryMessage,
   type SendingDomain,
   sendingDomain,
   smtpTransactions,
