@@ -155,7 +155,10 @@ export async function sendQueuedMessage(
         build,
         mailTo,
       });
-      if (round.interrupted !== undefined && round.results.length === 0) throw round.interrupted;
+      // Nothing sent yet: a failure like any other. Once copies are out, they are recorded first.
+      if (round.interrupted !== undefined && round.results.length === 0 && already.length === 0) {
+        throw round.interrupted;
+      }
       tracked = round;
       composed = {
         ...(round.composed ?? (await build()).composed),
