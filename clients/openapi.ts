@@ -1081,6 +1081,20 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
             };
         };
+        Error_107_111_114_10000001: {
+            error: {
+                /**
+                 * @description 107: Input parameter errors
+                 *     111: Generic method-level validation error
+                 *     114: Dry-run option not allowed
+                 *     10000001: Invalid e-mail address
+                 * @enum {integer}
+                 */
+                code: 107 | 111 | 114 | 10000001;
+                message: string;
+                details?: components["schemas"]["ErrorDetail"][];
+            };
+        };
         Error_107_111_114: {
             error: {
                 /**
@@ -4004,6 +4018,12 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     message_uuid: string;
+                    /**
+                     * Format: email
+                     * @description For tracked mail, whose recipients each got their own copy: the recipient (to, cc or bcc) whose copy to return; without it, the first recipient's. Untracked mail is the same for every recipient
+                     * @example ada@example.org
+                     */
+                    recipient?: string;
                 };
             };
         };
@@ -4123,7 +4143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error_112"];
                 };
             };
-            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed (107 also when the body exceeds the gateway's 6 MB limit) */
+            /** @description 107: Input parameter errors; 111: Generic method-level validation error; 114: Dry-run option not allowed; 10000001: Invalid e-mail address (107 also when the body exceeds the gateway's 6 MB limit) */
             406: {
                 headers: {
                     /** @description Identifies the request in logs and support questions */
@@ -4139,7 +4159,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["Error_107_111_114"];
+                    "application/json": components["schemas"]["Error_107_111_114_10000001"];
                 };
             };
             /** @description 115: Too many requests */

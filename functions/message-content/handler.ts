@@ -8,5 +8,6 @@ import { protectedHandler } from '#shared/platform/http/protected-handler.ts';
 export const handler = protectedHandler<MessageContentRequest>(
   messageContent,
   { input: { schema: messageContentRequest, from: 'body' } },
-  async ({ input, caller }) => dataResponse(await getMessageContent(input.message_uuid, caller.account)),
+  async ({ input, caller }) =>
+    dataResponse(await getMessageContent(input.message_uuid, caller.account, new Date(), input.recipient)),
 );

@@ -8,11 +8,15 @@ import type { LocalWorker } from './workers.ts';
  * `<DATA_DIR>/outbox/<message_uuid>.eml` (the uuid is the DSN envelope id the sender passes, else
  * the one in the per-message MAIL FROM, else the `<uuid@…>` Message-ID), with its envelope (MAIL FROM, RCPT TO) beside it in
  * `<message_uuid>.envelope.json`; every transaction is also appended to `outbox/transactions.jsonl`,
- * so tests can count deliveries. Like SES's mailbox simulator, a recipient whose local part starts with
- * `bounce` is refused with `550 5.1.1` (and logged in `outbox/refusals.jsonl`); every other
- * recipient is accepted.
+ * so tests can count deliveries, and each recipient's copy is kept as
+ * `outbox/copies/<message_uuid>/<recipient>.eml` (a tracked message sends each recipient its own).
+ * Like SES's mailbox simulator, a recipient whose local part starts with `bounce` is refused with
+ * `550 5.1.1`; one whose local part starts with `greylist` is refused once per message with
+ * `451 4.7.1` and accepted on the next try, as a greylisting server does. Refusals are logged in
+ * `outbox/refusals.jsonl`; every other recipient is accepted.
  */
 export const bounceReply = '5.1.1 Recipient address rejected: mailbox unavailable (local bounce simulator)';
+export const greylistReply = '4.7.1 Greylisted: please try again later (local greylisting simulator)';
 
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -25,6 +29,8 @@ export interface SmtpSink {
 export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink> {
   const outbox = join(dataDir, 'outbox');
   mkdirSync(outbox, { recursive: true });
+  // Greylisted recipients already refused once, per message: `<message_uuid> <address>`.
+  const greylisted = new Set<string>();
   const server = new SMTPServer({
     name: 'mx.local.test',
     banner: 'svc-mail local recipient MTA',
@@ -37,24 +43,31 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
     logger: false,
     onRcptTo(address, session, callback) {
       const local = address.address.split('@')[0] ?? '';
-      if (/^bounce/i.test(local)) {
-        // Refusals are logged too (outbox/refusals.jsonl), so a test can tell "refused" from "never tried".
-        const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
+      const envelopeId = (session.envelope as { dsn?: { envid?: string | null } }).dsn?.envid ?? undefined;
+      const uuid =
+        uuidFrom(envelopeId) ??
+        uuidFrom(session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined) ??
+        null;
+      // Refusals are logged too (outbox/refusals.jsonl), so a test can tell "refused" from "never tried".
+      const refuse = (code: number, reply: string) => {
         appendFileSync(
           join(outbox, 'refusals.jsonl'),
           `${JSON.stringify({
-            message_uuid:
-              uuidFrom(envelopeId) ??
-              uuidFrom(session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined) ??
-              null,
+            message_uuid: uuid,
             recipient: address.address,
-            response: `550 ${bounceReply}`,
+            response: `${code} ${reply}`,
             at: new Date().toISOString(),
           })}\n`,
         );
-        const error = new Error(bounceReply) as Error & { responseCode: number };
-        error.responseCode = 550;
+        const error = new Error(reply) as Error & { responseCode: number };
+        error.responseCode = code;
         return callback(error);
+      };
+      if (/^bounce/i.test(local)) return refuse(550, bounceReply);
+      const greylistKey = `${uuid} ${address.address.toLowerCase()}`;
+      if (/^greylist/i.test(local) && !greylisted.has(greylistKey)) {
+        greylisted.add(greylistKey);
+        return refuse(451, greylistReply);
       }
       return callback();
     },
@@ -81,6 +94,11 @@ export async function startSmtpSink(dataDir: string, port = 0): Promise<SmtpSink
         // The envelope beside the message, as the receiving MTA saw it (a message has no header for
         // its envelope sender or its blind copies).
         writeFileSync(join(outbox, `${uuid}.envelope.json`), `${JSON.stringify(transaction, null, 2)}\n`);
+        const copies = join(outbox, 'copies', uuid);
+        mkdirSync(copies, { recursive: true });
+        for (const recipient of transaction.recipients) {
+          writeFileSync(join(copies, `${recipient.toLowerCase().replace(/[/\\]/g, '_')}.eml`), raw);
+        }
         appendFileSync(join(outbox, 'transactions.jsonl'), `${JSON.stringify(transaction)}\n`);
         callback(null, `2.0.0 Ok: queued as ${uuid}`);
       });

@@ -11,6 +11,7 @@ import { loadComposer } from './load-composer.ts';
 import type { SigningKey } from './mail/dkim-signer.ts';
 import { configuredTransport } from './mail/transport.ts';
 import {
+  type ComposedRecord,
   type DeliveryMessage,
   getDeliveryMessage,
   MissingObjectError,
@@ -49,17 +50,19 @@ export async function getMessageContent(
   uuid: string,
   account: string,
   now: Date = new Date(),
+  recipient?: string,
 ): Promise<MessageContent> {
   const composer = loadComposer();
   const message = await getDeliveryMessage(uuid.toLowerCase());
   if (message === undefined || message.account_id !== account) throw notFound();
+  const recipientIndex = recipient === undefined ? undefined : recipientPosition(message, recipient);
   const bodies = await readMessageContent(message).catch((error: unknown) => {
     if (!(error instanceof MissingObjectError)) throw error;
     throw new ServiceError(Code.MethodValidation, "The message's stored content is missing", {
       details: [{ field: 'message_uuid', message: 'The stored content of this message is missing' }],
     });
   });
-  const { composition, exact, preview } = await compositionOf(message, now);
+  const { composition, exact, preview } = await compositionOf(message, now, recipientIndex);
   const { raw } = await (await composer).composeSignedMessage(message, bodies, composition);
   const parsed = await takeApart(raw);
 
@@ -119,6 +122,7 @@ export async function getMessageContent(
 async function compositionOf(
   message: DeliveryMessage,
   now: Date,
+  recipientIndex: number | undefined,
 ): Promise<{ composition: Composition; exact: boolean; preview: boolean }> {
   const record = message.composed;
   const feedbackTag = await feedbackTagOf(message.account_id);
@@ -130,19 +134,57 @@ async function compositionOf(
       preview: !sent,
     };
   }
+  const copy = trackedCopyOf(record, recipientIndex);
+  const selectors = copy === undefined ? record.selectors : copy.selectors;
   const keys: SigningKey[] | undefined =
-    record.selectors === undefined ? [] : await getSigningKeysBySelector(message.tenant, record.selectors);
+    selectors === undefined ? [] : await getSigningKeysBySelector(message.tenant, selectors);
   return {
     composition: {
-      at: new Date(record.at),
+      at: new Date(copy?.at ?? record.at),
       keys: keys ?? [],
       transport: record.transport,
       feedbackTag,
       ...(record.unsubscribe_url === undefined ? {} : { unsubscribeUrl: record.unsubscribe_url }),
+      ...(copy === undefined || record.tracking === undefined
+        ? {}
+        : { tracking: { settings: record.tracking, recipientIndex: copy.recipient } }),
     },
     exact: keys !== undefined,
     preview: false,
   };
+}
+
+/**
+ * Which copy of a tracked message to rebuild (docs/tracking.md): the named recipient's, else the
+ * first recipient's the relay accepted. A recipient who got no copy (refused, suppressed) is shown
+ * the copy composed for them with the last attempt's facts. Undefined for untracked mail, whose
+ * recipients all got the same bytes.
+ */
+function trackedCopyOf(
+  record: ComposedRecord,
+  recipientIndex: number | undefined,
+): { recipient: number; at: string; selectors?: string[] } | undefined {
+  if (record.tracking === undefined) return undefined;
+  const copies = record.copies ?? [];
+  const wanted =
+    recipientIndex ?? (copies.length === 0 ? 0 : Math.min(...copies.map((copy) => copy.recipient)));
+  const sent = copies.find((copy) => copy.recipient === wanted);
+  if (sent !== undefined) return sent;
+  return {
+    recipient: wanted,
+    at: record.at,
+    ...(record.selectors === undefined ? {} : { selectors: record.selectors }),
+  };
+}
+
+/** The position of `email` among the message's recipients (to, cc, bcc in order); 107 if it is none of them. */
+function recipientPosition(message: DeliveryMessage, email: string): number {
+  const address = email.toLowerCase();
+  const index = message.recipients.findIndex((recipient) => recipient.email.toLowerCase() === address);
+  if (index !== -1) return index;
+  throw new ServiceError(Code.InvalidInput, 'Not a recipient of this message', {
+    details: [{ field: 'recipient', message: "Not one of the message's recipients (to, cc or bcc)" }],
+  });
 }
 
 interface ParsedMessage {

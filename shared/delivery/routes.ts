@@ -43,10 +43,17 @@ export const deliveryRouteDetails = {
     request: messageContentRequest,
     requestIn: 'body',
     response: messageContentResponse,
-    // 112: unknown message_uuid (or another account's); 111: its stored content is missing.
-    errors: [Code.NotFound, Code.MethodValidation],
+    // 112: unknown message_uuid (or another account's); 111: its stored content is missing;
+    // 107: `recipient` is not one of the message's recipients.
+    errors: [Code.NotFound, Code.MethodValidation, Code.InvalidInput],
     examples: {
-      request: { one: { summary: 'One message', value: { message_uuid: uuid } } },
+      request: {
+        one: { summary: 'One message', value: { message_uuid: uuid } },
+        copy: {
+          summary: "One recipient's copy of a tracked message",
+          value: { message_uuid: uuid, recipient: 'ada@example.org' },
+        },
+      },
       response: {
         sent: {
           summary: 'A sent message with one attachment',

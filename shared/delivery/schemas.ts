@@ -8,8 +8,17 @@ import { uuid } from '../platform/schemas/uuid.ts';
 const isoDate = serverDate('ISO 8601 with the server time zone offset');
 
 export const messageContentRequest = describe(
-  z.strictObject({ message_uuid: uuid('message_uuid') }),
-  'One of your messages: {message_uuid}',
+  z.strictObject({
+    message_uuid: uuid('message_uuid'),
+    recipient: z.optional(
+      describe(
+        z.email({ error: 'recipient must be an e-mail address' }),
+        "For tracked mail, whose recipients each got their own copy: the recipient (to, cc or bcc) whose copy to return; without it, the first recipient's. Untracked mail is the same for every recipient",
+        'ada@example.org',
+      ),
+    ),
+  }),
+  'One of your messages: {message_uuid}, and for tracked mail optionally the recipient whose copy to return',
 );
 
 export type MessageContentRequest = z.infer<typeof messageContentRequest>;

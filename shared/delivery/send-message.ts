@@ -41,6 +41,7 @@ import {
   recordOutcome,
   releaseClaim,
 } from './store/message-delivery.ts';
+import { mergedResults, sendTrackedCopies, type TrackedRound } from './tracked-copies.ts';
 
 /**
  * One message from the send queue: claim it, compose it (or take the EML), sign it with the
@@ -105,8 +106,9 @@ export async function sendQueuedMessage(
 
   let transport: MailTransport;
   let outcome: TransportResult;
-  let built: { raw: Buffer; composed: ComposedRecord };
+  let composed: ComposedRecord;
   let checked: ReturnType<typeof applySuppressions>;
+  let tracked: TrackedRound | undefined;
   try {
     // The account and the domain may have changed since the message was accepted.
     await (deps.authorize ?? authorizeSend)(claimed, now());
@@ -138,33 +140,115 @@ export async function sendQueuedMessage(
         raw,
         tags: claimed.tags ?? [],
       });
-    const settings = await trackingOf(claimed, sentAt);
+    // An earlier attempt's copies fix the settings: every copy of a message is tracked alike.
+    const settings = claimed.composed?.tracking ?? (await trackingOf(claimed, sentAt));
     if (!isTracked(settings)) {
-      built = await build();
+      const built = await build();
+      composed = built.composed;
       outcome = await mailTo(checked.sendTo, built.raw);
     } else {
       // Tracked: one copy per recipient, its links and pixel naming that recipient (docs/tracking.md).
-      const results: TransportResult[] = [];
-      let last: Awaited<ReturnType<typeof build>> | undefined;
-      for (const email of checked.sendTo) {
-        last = await build({ settings, recipientIndex: recipientIndexOf(recipients, email) });
-        results.push(await mailTo([email], last.raw));
+      const already = claimed.composed?.copies ?? [];
+      const round = await sendTrackedCopies({
+        sendTo: checked.sendTo,
+        recipients,
+        already,
+        settings,
+        build,
+        mailTo,
+      });
+      // Nothing sent yet: a failure like any other. Once copies are out, they are recorded first.
+      if (round.interrupted !== undefined && round.results.length === 0 && already.length === 0) {
+        throw round.interrupted;
       }
-      built = last ?? (await build());
-      outcome = mergedResults(results);
+      tracked = round;
+      composed = {
+        ...(round.composed ?? (await build()).composed),
+        tracking: { opens: settings.opens, clicks: settings.clicks },
+        copies: [...already, ...round.accepted],
+      };
+      outcome = mergedResults(round.results);
     }
   } catch (error) {
     return handleFailure(claimed, error, now());
   }
   // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
   await recordSesMessageId(claimed, transport, outcome, now());
-  return recordRelayResult(
-    { ...claimed, recipients: checked.recipients },
-    outcome,
-    built.composed,
-    now(),
-    checked.history,
+  const message = { ...claimed, recipients: checked.recipients };
+  if (tracked?.interrupted !== undefined) {
+    return recordInterruptedRound(message, tracked, composed, tracked.interrupted, now(), checked.history);
+  }
+  return recordRelayResult(message, outcome, composed, now(), checked.history, {
+    perCopy: tracked !== undefined,
+  });
+}
+
+/**
+ * A round of tracked copies stopped by a failure after the relay took some of them: the copies
+ * sent are recorded (their recipients' statuses, and which copies they were) with the release, so
+ * the retry sends only the others. Once the failure is permanent or the attempts are spent, the
+ * recipients still owed a copy fail and the message ends with what its recipients say.
+ */
+async function recordInterruptedRound(
+  message: DeliveryMessage,
+  round: TrackedRound,
+  composed: ComposedRecord,
+  error: unknown,
+  nowMs: number,
+  suppressionHistory: readonly HistoryEntry[],
+): Promise<SendResult> {
+  const reason = reasonOf(error);
+  const attempts = message.attempts ?? 1;
+  const result = mergedResults(round.results);
+  if (isPermanent(error) || attempts >= deliverySettings.maxAttempts) {
+    const answered = new Set(result.recipients.map((entry) => entry.email.toLowerCase()));
+    const owed = message.recipients.filter(
+      (recipient) => recipient.status === 'pending' && !answered.has(recipient.email.toLowerCase()),
+    );
+    const sentCopies = new Set((composed.copies ?? []).map((copy) => copy.recipient));
+    const notSent = owed.filter((recipient) => !sentCopies.has(message.recipients.indexOf(recipient)));
+    const why = isPermanent(error) ? reason : `${reason} (gave up after ${attempts} attempts)`;
+    const final = {
+      ...result,
+      recipients: [
+        ...result.recipients,
+        ...notSent.map((recipient) => ({
+          email: recipient.email,
+          outcome: 'rejected' as const,
+          permanent: false,
+          response: why,
+        })),
+      ],
+    };
+    return recordRelayResult(message, final, composed, nowMs, suppressionHistory, { perCopy: true });
+  }
+  const at = new Date(nowMs).toISOString();
+  await suppressHardBounces(message, result, nowMs);
+  const progress = outcomeFromRelay(message, result, at, { perCopy: true });
+  const sent = round.accepted.length;
+  const detail = `attempt ${attempts}: ${sent} ${sent === 1 ? 'copy' : 'copies'} sent, then ${reason}; will retry the others`;
+  const released = await withRetries(() =>
+    releaseClaim(message, {
+      nowMs,
+      retryDueMs: nowMs + deliverySettings.retryTakeoverMs,
+      detail,
+      progress: {
+        recipients: progress.recipients,
+        history: [...suppressionHistory, ...progress.history],
+        composed,
+      },
+    }),
   );
+  log('warn', 'send attempt interrupted; will retry the copies not sent', {
+    message_uuid: message.message_uuid,
+    attempt: attempts,
+    copies_sent: sent,
+    recorded: released !== undefined,
+    reason,
+    ...describeError(error),
+  });
+  if (sent > 0) countMessages('sent');
+  return { result: 'retry', reason };
 }
 
 /** Every recipient is suppressed: the message ends `suppressed` and nothing reaches the relay. */
@@ -210,25 +294,6 @@ async function trackingOf(message: DeliveryMessage, nowMs: number): Promise<Trac
     content_kind: message.content_kind,
     ...(domainDefault === undefined ? {} : { domainDefault }),
   });
-}
-
-/** A recipient's position in the message's recipient list (what tracking tokens name). */
-function recipientIndexOf(recipients: readonly Recipient[], email: string): number {
-  const index = recipients.findIndex((recipient) => recipient.email.toLowerCase() === email.toLowerCase());
-  return Math.max(index, 0);
-}
-
-/** The relay's answers to the copies of a tracked message, as one answer. */
-function mergedResults(results: readonly TransportResult[]): TransportResult {
-  return {
-    messageId: results[0]?.messageId,
-    response: results
-      .map((result) => result.response)
-      .filter(Boolean)
-      .join('; '),
-    recipients: results.flatMap((result) => result.recipients),
-    finalHop: results.every((result) => result.finalHop),
-  };
 }
 
 /**
@@ -355,6 +420,7 @@ export function outcomeFromRelay(
   message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at'>,
   result: TransportResult,
   at: string,
+  options: { perCopy?: boolean } = {},
 ): {
   status: ReturnType<typeof messageStatusFromRecipients>;
   recipients: Recipient[];
@@ -378,7 +444,13 @@ export function outcomeFromRelay(
     at,
   );
   const history: HistoryEntry[] = [];
-  if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
+  if (options.perCopy === true) {
+    // Tracked copies are accepted one by one (and over several attempts): a `sent` entry each.
+    for (const entry of result.recipients) {
+      if (entry.outcome !== 'accepted') continue;
+      history.push(recipientEntry('sent', at, entry.email, entry.response || 'accepted by the relay'));
+    }
+  } else if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
     history.push({ status: 'sent', at, detail: result.response || 'accepted by the relay' });
   }
   for (const update of applied) {
@@ -395,25 +467,14 @@ async function recordRelayResult(
   composed: ComposedRecord,
   nowMs: number,
   suppressionHistory: readonly HistoryEntry[] = [],
+  options: { perCopy?: boolean } = {},
 ): Promise<SendResult> {
   const at = new Date(nowMs).toISOString();
-  const relayOutcome = outcomeFromRelay(message, result, at);
+  const relayOutcome = outcomeFromRelay(message, result, at, options);
   const outcome = { ...relayOutcome, history: [...suppressionHistory, ...relayOutcome.history] };
   // Hard bounces (5xx) join the account's suppression list before the outcome is recorded, so a
   // retry of this step (or of the whole send, should the record fail) finds them listed.
-  const hardBounces = hardBouncesOf(message.message_uuid, result.recipients);
-  if (hardBounces.length > 0) {
-    await withRetries(
-      () => suppressAutomatically(message.account_id, hardBounces, new Date(nowMs)),
-      'suppressing hard-bounced recipients',
-    ).catch((error: unknown) =>
-      log('error', 'suppressing hard-bounced recipients failed', {
-        message_uuid: message.message_uuid,
-        recipients: hardBounces.length,
-        ...describeError(error),
-      }),
-    );
-  }
+  await suppressHardBounces(message, result, nowMs);
   // The mail has left: losing this write would mean a second send after the lease expires, so a
   // store hiccup is retried here a few times before giving up to the queue's redelivery.
   const recorded = await withRetries(() =>
@@ -437,6 +498,25 @@ async function recordRelayResult(
     }
   }
   return { result: 'done', status: outcome.status };
+}
+
+async function suppressHardBounces(
+  message: DeliveryMessage,
+  result: TransportResult,
+  nowMs: number,
+): Promise<void> {
+  const hardBounces = hardBouncesOf(message.message_uuid, result.recipients);
+  if (hardBounces.length === 0) return;
+  await withRetries(
+    () => suppressAutomatically(message.account_id, hardBounces, new Date(nowMs)),
+    'suppressing hard-bounced recipients',
+  ).catch((error: unknown) =>
+    log('error', 'suppressing hard-bounced recipients failed', {
+      message_uuid: message.message_uuid,
+      recipients: hardBounces.length,
+      ...describeError(error),
+    }),
+  );
 }
 
 async function withRetries<T>(

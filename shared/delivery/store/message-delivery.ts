@@ -68,6 +68,17 @@ export interface ComposedRecord {
   transport: 'smtp' | 'ses';
   /** A broadcast's one-click unsubscribe URL as sent (docs/streams.md). */
   unsubscribe_url?: string;
+  /** Tracked mail (docs/tracking.md): the settings its copies were composed with, for every attempt. */
+  tracking?: { opens: boolean; clicks: boolean };
+  /** Tracked mail: each copy the relay accepted, by the recipient's position, and how it was composed. */
+  copies?: SentCopy[];
+}
+
+/** One tracked copy the relay accepted: a retry never sends it again, the content route rebuilds it. */
+export interface SentCopy {
+  recipient: number;
+  at: string;
+  selectors?: string[];
 }
 
 /** What a status change needs to know to compute the message's index keys. */
@@ -324,8 +335,9 @@ export async function recordOutcome(
  */
 export async function releaseClaim(
   message: Pick<DeliveryMessage, 'message_uuid' | 'lease_until'> & Partial<DeliveryMessage>,
-  options: { nowMs: number; retryDueMs: number; detail: string },
+  options: { nowMs: number; retryDueMs: number; detail: string; progress?: SendProgress },
 ): Promise<DeliveryMessage | undefined> {
+  const progress = options.progress;
   return change(message, {
     condition: '#status = :processing AND lease_until = :lease',
     values: { ':processing': 'processing', ':lease': message.lease_until ?? 0 },
@@ -334,8 +346,23 @@ export async function releaseClaim(
       updated_at: new Date(options.nowMs).toISOString(),
       due_at: dueAtIso(options.retryDueMs),
     },
-    history: [{ status: 'processing', at: new Date(options.nowMs).toISOString(), detail: options.detail }],
+    ...(progress === undefined ? {} : { recipients: progress.recipients, composed: progress.composed }),
+    history: [
+      ...(progress?.history ?? []),
+      { status: 'processing', at: new Date(options.nowMs).toISOString(), detail: options.detail },
+    ],
   });
+}
+
+/**
+ * What an interrupted send of a tracked message already did (docs/tracking.md): the copies the
+ * relay accepted, with the recipients' statuses and history entries they led to, written with the
+ * release so that the retry sends only the copies still owed.
+ */
+export interface SendProgress {
+  recipients: Recipient[];
+  history: HistoryEntry[];
+  composed: ComposedRecord;
 }
 
 export interface FailOptions {

@@ -168,6 +168,15 @@ export function deriveChanges(before: MessageSnapshot | undefined, after: Messag
       events.push(make('message.sent', sentEntry.at, recipient, [], sentEntry.detail));
     }
   }
+  // A tracked message's copies are accepted one by one, so each has its own `sent` entry.
+  for (const entry of added) {
+    if (entry.status !== 'sent' || entry.recipient === undefined) continue;
+    const recipient = after.recipients.find(
+      (candidate) => lower(candidate.email) === lower(entry.recipient as string),
+    );
+    if (recipient === undefined) continue;
+    events.push(make('message.sent', entry.at, recipient, [], entry.detail));
+  }
 
   // Recipient status changes (a recipient reaches each status at most once).
   for (const recipient of after.recipients) {

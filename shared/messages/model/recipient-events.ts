@@ -7,7 +7,7 @@ import type { HistoryEntry, StoredRecipient } from './message.ts';
  *
  * - `sent`: the relay (the recipients' server, an SMTP relay or SES) accepted the message for the
  *   recipient; `response` is its reply. A recipient the relay refused in the same answer, or one
- *   suppressed before it, was not sent.
+ *   suppressed before it, was not sent. A tracked message's copies each have their own entry.
  * - `delivered`, `bounced`, `failed`, `suppressed`: the recipient reached that status; `response`
  *   is the SMTP reply (from the relay, or the recipient's server through SES).
  * - from SES: a bounce has `bounce_type`, `bounce_subtype` and `diagnostic_code`, a delay
@@ -29,6 +29,7 @@ export interface RecipientEvent {
 
 /** History statuses of entries about one recipient → the event they are. */
 const recipientStatuses: Readonly<Record<string, string>> = {
+  sent: 'sent',
   delivered: 'delivered',
   bounced: 'bounced',
   failed: 'failed',

@@ -21,7 +21,14 @@ export interface MessageState {
   recipients: StoredRecipient[];
   history: HistoryEntry[];
   relay?: { message_id?: string; response?: string };
-  composed?: { at: string; selectors?: string[]; transport: 'smtp' | 'ses'; unsubscribe_url?: string };
+  composed?: {
+    at: string;
+    selectors?: string[];
+    transport: 'smtp' | 'ses';
+    unsubscribe_url?: string;
+    tracking?: { opens: boolean; clicks: boolean };
+    copies?: Array<{ recipient: number; at: string; selectors?: string[] }>;
+  };
 }
 
 export const stateAttribute = 'st';

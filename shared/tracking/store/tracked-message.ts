@@ -47,7 +47,7 @@ export async function getTrackedMessage(messageUuid: string): Promise<TrackedMes
     tags: item.tags ?? [],
     metadata: item.metadata ?? {},
     recipients: state.recipients.map((recipient) => recipient.email),
-    sentAt: state.history.find((entry) => entry.status === 'sent' && entry.recipient === undefined)?.at,
+    sentAt: state.history.find((entry) => entry.status === 'sent')?.at,
     // The content key follows from the recipients, which the item holds in its compressed state.
     // Empty lists and the content item are left out of the stored item: restored as the reader does.
     item: {
