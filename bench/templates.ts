@@ -8,7 +8,7 @@ import { compileParts } from '../shared/templates/model/render.ts';
 import { templateRenderRequest } from '../shared/templates/schemas.ts';
 import { renderPreview } from '../shared/templates/templates.ts';
 import { type Caller, call } from './service.ts';
-import { type Figure, figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
+import { figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
 import { checkTarget } from './targets.ts';
 
 /**
