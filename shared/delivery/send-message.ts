@@ -114,9 +114,13 @@ export async function sendQueuedMessage(
     await (deps.authorize ?? authorizeSend)(claimed, now());
     // The pre-send check: recipients on the account's suppression list get no SMTP or SES attempt.
     const recipients = recipientsOf(claimed);
+    // A tracked copy an earlier attempt got accepted is sent: its recipient is not checked again.
+    const copied = new Set((claimed.composed?.copies ?? []).map((copy) => copy.recipient));
     const listed = await (deps.suppressions ?? suppressedRecipients)(
       claimed.account_id,
-      recipients.filter((recipient) => recipient.status === 'pending').map((recipient) => recipient.email),
+      recipients
+        .filter((recipient, index) => recipient.status === 'pending' && !copied.has(index))
+        .map((recipient) => recipient.email),
       streamOf(claimed),
     );
     checked = applySuppressions(recipients, listed, new Date(now()).toISOString());
