@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'vitest';
 import { outboxEml, outboxEnvelope, verifyDkim, waitForStatus } from '../support/delivery.ts';
-import { publishRecords } from '../support/dns.ts';
+import { publishDomainRecords } from '../support/dns.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 
 useHostEnvironment();
@@ -11,17 +11,6 @@ useHostEnvironment();
  * `<message_uuid>@<subdomain>.<domain>`, and a bounce of that transaction lands on its message.
  */
 type RecordView = { purpose: string; type: string; name: string; value: string };
-
-function publishAll(records: RecordView[]): void {
-  const byName = new Map<string, { txt: string[][]; mx: Array<{ priority: number; exchange: string }> }>();
-  for (const record of records) {
-    const entry = byName.get(record.name) ?? { txt: [], mx: [] };
-    if (record.type === 'MX') entry.mx.push({ priority: 10, exchange: record.value });
-    else entry.txt.push(record.value.match(/.{1,255}/g) ?? ['']);
-    byName.set(record.name, entry);
-  }
-  for (const [name, entry] of byName) publishRecords(name, entry);
-}
 
 describe('per-domain MAIL FROM', () => {
   it('mail of a domain with mail_from_subdomain "mail" leaves as <uuid>@mail.<domain>', async () => {
@@ -34,7 +23,7 @@ describe('per-domain MAIL FROM', () => {
     assert.equal(view.mail_from, `mail.${domain}`);
     const mx = view.records.find((record: RecordView) => record.purpose === 'mail_from_mx');
     assert.equal(mx.name, `mail.${domain}`);
-    publishAll(view.records);
+    publishDomainRecords(view.records);
     const verified = await post('/domain/verify-1.0', { domain });
     assert.equal(verified.body.data.domain.sending_ready, true, verified.text);
 

@@ -5,7 +5,7 @@ import { sesStillHasPreviousKey } from '../../shared/domains/check.ts';
 import { removeDomain } from '../../shared/domains/delete.ts';
 import { getDomain } from '../../shared/domains/store/domains.ts';
 import { verifyDomain } from '../../shared/domains/verify.ts';
-import { publishRecords } from '../support/dns.ts';
+import { publishDomainRecords } from '../support/dns.ts';
 import { uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { type SesStandIn, startSesStandIn } from '../support/ses-stand-in.ts';
 
@@ -28,17 +28,6 @@ afterAll(async () => {
   await ses?.close();
 });
 
-function publish(records: Array<{ type: string; name: string; value: string }>) {
-  const byName = new Map<string, { txt: string[][]; mx: Array<{ priority: number; exchange: string }> }>();
-  for (const record of records) {
-    const entry = byName.get(record.name) ?? { txt: [], mx: [] };
-    if (record.type === 'MX') entry.mx.push({ priority: 10, exchange: record.value });
-    else entry.txt.push(record.value.match(/.{1,255}/g) ?? ['']);
-    byName.set(record.name, entry);
-  }
-  for (const [name, entry] of byName) publishRecords(name, entry);
-}
-
 describe('SES identities of self-service domains', () => {
   it('add creates the BYODKIM identity with its MAIL FROM; verify needs SES too; delete removes it', async () => {
     const account = uniqueAccount('ses');
@@ -51,7 +40,7 @@ describe('SES identities of self-service domains', () => {
     assert.match(identity.privateKey ?? '', /^MII[A-Za-z0-9+/=]+$/);
     assert.equal(identity.mailFrom, `bounce.${domain}`);
 
-    publish(view.records);
+    publishDomainRecords(view.records);
     const waiting = await verifyDomain(domain, account);
     assert.equal(waiting.sending_ready, false, 'SES has not verified yet');
     assert.deepEqual(waiting.records.find((record) => record.purpose === 'dkim')?.error?.observed, [
@@ -88,7 +77,7 @@ describe('SES identities of self-service domains', () => {
     assert.equal(claim.claim, true);
     const [proof] = claim.records;
     assert.ok(proof, 'the claim’s proof record');
-    publish([proof]);
+    publishDomainRecords([proof]);
 
     ses.failDkimSigning.add(domain);
     const moved = await verifyDomain(domain, claimant);
