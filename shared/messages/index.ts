@@ -26,6 +26,7 @@ export {
 export { holdExpiredDetail } from './model/scheduling.ts';
 export { type MessageStatus, messageStatuses, type RecipientStatus } from './model/statuses.ts';
 export { type MessageStream, streamOf, unsubscribePlaceholder } from './model/stream.ts';
+export type { TrackingRecord } from './model/tracking-view.ts';
 export {
   contentKeyOf,
   indexChangeFor,

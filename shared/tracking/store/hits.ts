@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { TrackingRecord } from '../../messages/index.ts';
 import * as table from '../../platform/table/gateway.ts';
 import { keys } from '../../platform/table/keys.ts';
 import type { TrackedMessage } from './tracked-message.ts';
@@ -25,7 +26,8 @@ export interface Hit {
   link?: { url: string; index: number };
 }
 
-export interface HitItem {
+/** A recipient's open or click record: the shape the messages wing reads back (`TrackingRecord`). */
+export interface HitItem extends Pick<TrackingRecord, 'hits' | 'first_at' | 'human_first_at' | 'last'> {
   message_uuid: string;
   account_id: string;
   kind: HitKind;
@@ -38,17 +40,6 @@ export interface HitItem {
   subject: string;
   tags: Array<{ name: string; value: string }>;
   metadata: Record<string, string>;
-  hits: number;
-  first_at: string;
-  human_first_at?: string;
-  last: {
-    at: string;
-    user_agent: string;
-    client_address: string | null;
-    machine_open: boolean;
-    link?: string;
-    link_index?: number;
-  };
 }
 
 const prefix = 'TRACK#';
