@@ -286,6 +286,9 @@ describe('console: sign-in and Activity', () => {
 
     // The Message page shows the tag, which leads back to the filtered list.
     await page.goto(`${browser.consoleUrl}#/message/${tagged}`);
+    // The content loads on its own above the details and pushes them down when it arrives: a
+    // click in that instant (a slow machine) would miss the link, so it waits for the content.
+    await page.locator('summary', { hasText: 'Text part' }).waitFor();
     await page.getByRole('link', { name: 'category: password-reset' }).click();
     await page.waitForURL(/#\/activity\?tag=category%3Apassword-reset$/);
     await page.getByRole('link', { name: 'Password reset' }).waitFor();
