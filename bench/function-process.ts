@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { lambdaContext } from '../infra/local/lambda-context.ts';
+import { peakRss } from './process-status.ts';
 
 /**
  * One function's esbuild bundle alone in a Node process, as Lambda runs it, behind a minimal HTTP
  * front: any request becomes an API Gateway REST proxy event, except `POST /__invoke`, whose JSON
- * body is the event itself (SQS, schedules). `GET /__rss` answers the process's peak RSS (bytes).
+ * body is the event itself (SQS, schedules). `GET /__rss` answers the process's peak RSS (VmHWM, bytes).
  * Usage: node bench/function-process.ts <bundle index.mjs> <function id>
  */
 const [bundle, functionId] = process.argv.slice(2) as [string, string];
@@ -20,7 +21,7 @@ const server = createServer((request, response) => {
   request.on('end', async () => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/__rss') {
-      response.end(String(process.resourceUsage().maxRSS * 1024));
+      response.end(String(peakRss()));
       return;
     }
     const requestId = randomUUID();

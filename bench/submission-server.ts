@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TlsMaterial } from '../submission/certificate.ts';
+import { statusField } from './process-status.ts';
 
 /**
  * The SMTP submission server as a process of its own (bench/submission-process.ts running
@@ -25,14 +26,6 @@ export interface SubmissionProcess {
   /** Starts the peak (VmHWM) anew; false where the kernel does not allow it. */
   resetPeak(): boolean;
   stop(): Promise<void>;
-}
-
-function statusField(pid: number, name: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith(`${name}:`));
-  if (line === undefined) throw new Error(`/proc/${pid}/status has no ${name}`);
-  return Number(/(\d+)\s*kB/.exec(line)?.[1]) * 1024;
 }
 
 export async function startSubmissionProcess(options: {

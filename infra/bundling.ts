@@ -30,10 +30,12 @@ const aliasDir = join(import.meta.dirname, 'bundle-aliases');
  * (several times the signer's size) for decoding, which signing never does. The alias gives the signer nodemailer's identical
  * `foldLines`; MIME and DKIM stay nodemailer's and mailauth's. (joi and tldts, which only
  * verification needs, no longer reach the signer at all: patches/mailauth+7.1.0.patch gives it its
- * own helpers module, `lib/tools-core.js`.)
+ * own helpers module, `lib/tools-core.js`.) Handlebars' optional `source-map` is left out the same
+ * way (infra/bundle-aliases/source-map.ts).
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   libmime: join(aliasDir, 'libmime.ts'),
+  'source-map': join(aliasDir, 'source-map.ts'),
 };
 
 /**

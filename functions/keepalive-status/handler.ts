@@ -4,6 +4,6 @@ import { formatDate } from '#shared/platform/time/format.ts';
 import { keepaliveStatus } from '#shared/service/routes.ts';
 
 /** GET /keepalive-1.0: public and cheap, for uptime monitors. */
-export const handler = publicHandler(keepaliveStatus, {}, async () =>
+export const handler = publicHandler(keepaliveStatus, async () =>
   dataResponse({ status: 'alive', at: formatDate(new Date()) }),
 );

@@ -10,7 +10,7 @@ import document from '../../docs/openapi.json' with { type: 'json' };
 const body = JSON.stringify(document);
 const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
-export const handler = publicHandler(openapi, {}, async ({ event }) => {
+export const handler = publicHandler(openapi, async ({ event }) => {
   const headers = { etag, 'cache-control': 'public, max-age=300' };
   if (event.headers['if-none-match'] === etag) return { statusCode: 304, headers, body: '' };
   return {

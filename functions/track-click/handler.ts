@@ -14,7 +14,7 @@ const notFoundPage =
  */
 export const handler = answerFirst(
   trackClick,
-  publicHandler(trackClick, {}, async ({ event, sourceIp, context }): Promise<ApiResult> => {
+  publicHandler(trackClick, async ({ event, sourceIp, context }): Promise<ApiResult> => {
     const visit = {
       token: event.pathParameters?.token ?? '',
       address: sourceIp,

@@ -15,7 +15,7 @@ const pixel = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
  */
 export const handler = answerFirst(
   trackOpen,
-  publicHandler(trackOpen, {}, async ({ event, sourceIp, context }) => {
+  publicHandler(trackOpen, async ({ event, sourceIp, context }) => {
     const visit = {
       token: event.pathParameters?.token ?? '',
       address: sourceIp,

@@ -7,7 +7,7 @@ import { publicHandler } from '#shared/platform/http/public-handler.ts';
  * GET /unsubscribe/{token}: the page with the button that makes the one-click POST. It checks the
  * token (112 for a bad one) and changes nothing, so link scanners unsubscribe nobody.
  */
-export const handler = publicHandler(unsubscribePage, {}, async ({ event }) => {
+export const handler = publicHandler(unsubscribePage, async ({ event }) => {
   await claimOf(event.pathParameters?.token);
   return { statusCode: 200, headers: unsubscribePageHeaders, body: page };
 });

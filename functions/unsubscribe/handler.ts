@@ -10,7 +10,7 @@ import { publicHandler } from '#shared/platform/http/public-handler.ts';
  * cookie, no credential, body `List-Unsubscribe=One-Click`). 200 with an empty body, never a
  * redirect; the same again changes nothing more (docs/streams.md).
  */
-export const handler = publicHandler(unsubscribeOneClick, {}, async ({ event }) => {
+export const handler = publicHandler(unsubscribeOneClick, async ({ event }) => {
   const body =
     event.isBase64Encoded && event.body !== null
       ? Buffer.from(event.body, 'base64').toString('utf8')

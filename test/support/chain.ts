@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ApiContext, ApiEvent, ApiResult } from '../../shared/platform/http/api-types.ts';
 import { type ApiRequest, buildChain, type InputSchema } from '../../shared/platform/http/chain.ts';
 import { dataResponse } from '../../shared/platform/http/envelope.ts';
+import { inputChecks } from '../../shared/platform/http/input-checks.ts';
 import { accountRateLimit } from '../../shared/platform/middleware/rate-limit.ts';
 import { requireScopes } from '../../shared/platform/middleware/require-scopes.ts';
 import type { InputSource } from '../../shared/platform/middleware/validate-input.ts';
@@ -35,8 +36,12 @@ export function protectedChain<TInput>(
   };
   return buildChain<TInput, any>(
     routeById(routeId),
-    [standIn, accountRateLimit(), requireScopes(routeById(routeId).scopes)],
-    input === undefined ? {} : { input: { schema: input.schema as InputSchema<TInput>, from: input.from } },
+    {
+      auth: [standIn, accountRateLimit(), requireScopes(routeById(routeId).scopes)],
+      input: inputChecks(
+        input === undefined ? undefined : { schema: input.schema as InputSchema<TInput>, from: input.from },
+      ),
+    },
     action,
   );
 }

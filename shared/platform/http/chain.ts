@@ -1,10 +1,9 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import { dryRunGuard, isDryRun } from '../middleware/dry-run.ts';
 import { httpEnvelope } from '../middleware/http-envelope.ts';
-import { jsonBody } from '../middleware/json-body.ts';
 import { networkRule } from '../middleware/network-rule.ts';
 import { rateLimit } from '../middleware/rate-limit.ts';
-import { type InputSource, validateInput } from '../middleware/validate-input.ts';
+import type { InputSource } from '../middleware/validate-input.ts';
 import type { ApiContext, ApiEvent, ApiResult, Caller } from './api-types.ts';
 import type { Route } from './route.ts';
 
@@ -26,13 +25,25 @@ export interface InputSchema<T> {
   readonly '~output'?: T;
 }
 
+export interface InputOption<TInput> {
+  schema: InputSchema<TInput>;
+  from: InputSource;
+}
+
 export interface ChainOptions<TInput> {
-  input?: { schema: InputSchema<TInput>; from: InputSource };
+  input?: InputOption<TInput>;
+}
+
+/** The middlewares a handler kind brings to the chain; the chain puts them in their places. */
+export interface ChainParts {
   /**
    * Powertools' Logger and Metrics middlewares (shared/platform/observability/powertools.ts), outermost.
    * Left out by the lean public functions, which log through log.ts's own writers.
    */
   observability?: Middleware[];
+  auth?: Middleware[];
+  /** JSON body and validation (input-checks.ts), for a route that takes input. */
+  input?: Middleware[];
 }
 
 /**
@@ -42,22 +53,18 @@ export interface ChainOptions<TInput> {
  */
 export function buildChain<TInput, TCaller extends Caller | undefined>(
   route: Route,
-  authMiddleware: Middleware[],
-  options: ChainOptions<TInput>,
+  parts: ChainParts,
   action: (request: ApiRequest<TInput, TCaller>) => Promise<ApiResult>,
 ) {
   const chain = middy<ApiEvent, ApiResult, Error, ApiContext>();
-  for (const middleware of options.observability ?? []) chain.use(middleware);
+  for (const middleware of parts.observability ?? []) chain.use(middleware);
   chain
     .use(httpEnvelope({ routeKey: `${route.method} ${route.path}`, isPublic: route.public }))
     .use(networkRule())
     .use(rateLimit({ isPublic: route.public }));
-  for (const middleware of authMiddleware) chain.use(middleware);
+  for (const middleware of parts.auth ?? []) chain.use(middleware);
   chain.use(dryRunGuard(route.dryRun));
-  if (options.input !== undefined) {
-    if (options.input.from === 'body') chain.use(jsonBody());
-    chain.use(validateInput(options.input.schema as never, options.input.from));
-  }
+  for (const middleware of parts.input ?? []) chain.use(middleware);
   return chain.handler(async (event, context) =>
     action({
       input: event.input as TInput,

@@ -4,6 +4,7 @@ import { requireScopes } from '../middleware/require-scopes.ts';
 import { observabilityMiddlewares } from '../observability/powertools.ts';
 import type { ApiResult, Caller } from './api-types.ts';
 import { type ApiRequest, buildChain, type ChainOptions } from './chain.ts';
+import { inputChecks } from './input-checks.ts';
 import type { Route } from './route.ts';
 
 /**
@@ -17,8 +18,11 @@ export function protectedHandler<TInput = undefined>(
 ) {
   return buildChain<TInput, Caller>(
     route,
-    [bearerAuth(), accountRateLimit(), requireScopes(route.scopes)],
-    { ...options, observability: observabilityMiddlewares() },
+    {
+      observability: observabilityMiddlewares(),
+      auth: [bearerAuth(), accountRateLimit(), requireScopes(route.scopes)],
+      input: inputChecks(options.input),
+    },
     action,
   );
 }
