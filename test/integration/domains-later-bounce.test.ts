@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { outboxEnvelope, waitForStatus } from '../support/delivery.ts';
+import { addMessage, outboxEnvelope, waitForStatus } from '../support/delivery.ts';
 import { publishDomainRecords } from '../support/dns.ts';
 import { call, mintToken, uniqueAccount, uniqueDomain, useHostEnvironment } from '../support/host.ts';
 import { sendInbound } from '../support/inbound.ts';
+import { newAccount, textMessage } from '../support/messages.ts';
 import { waitForSuppression } from '../support/suppressions.ts';
 import { useWebhookEndpoints } from '../support/webhook-endpoints.ts';
 
@@ -101,6 +102,22 @@ describe('a later bounce to a self-service domain’s own return path', () => {
     assert.equal(body.type, 'message.bounced');
     assert.equal(body.data.message_uuid, uuid);
     assert.equal(body.data.recipient.email, recipient);
+  });
+
+  it('an operator’s domain: its return path is bounce.<domain>, matched the same way', async () => {
+    const who = await newAccount('dsnop');
+    const recipient = 'moved@example.net';
+    const { uuid } = await addMessage(who.token, textMessage(who, { to: [recipient] }));
+    await waitForStatus(who.token, uuid, ['delivered']);
+    const returnPath = outboxEnvelope(uuid)?.mail_from;
+    assert.equal(returnPath, `${uuid}@bounce.${who.domain}`);
+    const outcome = await sendInbound({
+      envelope: { from: '', to: [returnPath] },
+      raw: deliveryStatusNotification(returnPath, recipient, uuid),
+    });
+    assert.equal(outcome.ok, true, outcome.response);
+    const message = await waitForStatus(who.token, uuid, ['bounced']);
+    assert.equal(message.recipients[0].status, 'bounced');
   });
 
   it('mail to a return path of no registered domain is refused at RCPT', async () => {
