@@ -173,7 +173,7 @@ const targets = {
     statement:
       'POST /domain/add-1.0 ≤ 2 × POST /message/add-1.0, key generation included (the RSA-2048 key from the pool made ahead)',
     whenMissed:
-      'Look at what add does besides taking the pooled key (its table requests, the key sealed again), or whether the pool was empty.',
+      'Add should make two table round trips (its reads side by side, then one transaction with the pooled key’s take) and no decrypt or encrypt (decision 0061): look for a write or read added beside them, transactions cancelled because adds raced for the same pooled key, or an empty pool. A quick run (5 rounds) beside other work on the machine can miss alone: run it again before looking further.',
   },
   'domain-check-scaling': {
     statement: 'a background domain check at 10,000 domains reads ≤ 1.1 × the items at 100, same number due',

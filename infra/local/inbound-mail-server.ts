@@ -9,6 +9,7 @@ import type { AuthVerdict } from '../../shared/inbound/model/receipt.ts';
 import { sesStatusOf } from '../../shared/inbound/model/receipt.ts';
 import { envList, envNumber } from '../../shared/platform/config/env.ts';
 import { bucketDefinition } from '../resources/definitions.ts';
+import { deliverFeedback, returnPathMessage } from './feedback-endpoint.ts';
 import type { LocalWorker } from './workers.ts';
 
 /**
@@ -16,6 +17,9 @@ import type { LocalWorker } from './workers.ts';
  * server on `INBOUND_SMTP_PORT` that does what SES's MX and the stack's receipt rule do:
  * - RCPT TO for a domain that is not registered or does not receive (the admin command) is refused
  *   with 550, as the receipt rule's recipient list refuses it on AWS; at most 50 recipients;
+ * - RCPT TO a message's return path (`<uuid>@<a domain's MAIL FROM domain>`, from the table) is
+ *   feedback: a bounce that came later is recorded as SES's feedback endpoint records it
+ *   (feedback-endpoint.ts), and nothing is stored;
  * - a message over 40 MB (SES's limit) is refused with 552, at MAIL FROM when the client announces
  *   its SIZE, else at the end of DATA;
  * - SPF, DKIM and DMARC are checked with mailauth against the DNS servers of `DNS_SERVERS` (SES
@@ -108,6 +112,17 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const resolve = dnsResolver();
   const { receivingDomain } = await import('../../shared/domains/registry.ts');
+  // Per session: the recipients that are return paths, with the message each names.
+  const returnPaths = new Map<string, Map<string, string>>();
+  const accept = async (address: string, session: SMTPServerSession): Promise<boolean> => {
+    if (await receivingDomain(address)) return true;
+    const messageUuid = await returnPathMessage(address);
+    if (messageUuid === undefined) return false;
+    const known = returnPaths.get(session.id) ?? new Map<string, string>();
+    known.set(address.toLowerCase(), messageUuid);
+    returnPaths.set(session.id, known);
+    return true;
+  };
 
   const server = new SMTPServer({
     name: 'inbound-smtp.local.test',
@@ -116,13 +131,16 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: inboundLimits.maxBytes,
     logger: false,
+    onClose(session) {
+      returnPaths.delete(session.id);
+    },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= inboundLimits.maxRecipients) {
         return callback(refusal(452, '4.5.3 Too many recipients'));
       }
-      receivingDomain(address.address).then(
-        (receiving) =>
-          receiving
+      accept(address.address, session).then(
+        (accepted) =>
+          accepted
             ? callback()
             : callback(
                 refusal(550, '5.1.1 Recipient address rejected: the domain does not receive mail here'),
@@ -146,7 +164,7 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
         ) {
           return callback(refusal(552, '5.3.4 Message size exceeds the fixed maximum message size (40 MB)'));
         }
-        receive(Buffer.concat(chunks), session).then(
+        deliver(Buffer.concat(chunks), session).then(
           (messageId) => callback(null, `Ok ${messageId}`),
           (error: unknown) => {
             process.stderr.write(
@@ -159,10 +177,19 @@ export async function startInboundMailServer(port = 0): Promise<InboundMailServe
     },
   });
 
-  async function receive(raw: Buffer, session: SMTPServerSession): Promise<string> {
+  /** Feedback to return paths first (recorded again harmlessly if the rest fails), then receipt. */
+  async function deliver(raw: Buffer, session: SMTPServerSession): Promise<string> {
+    const known = returnPaths.get(session.id);
+    const recipients = session.envelope.rcptTo.map((entry) => entry.address.toLowerCase());
+    const feedback = new Set(recipients.flatMap((address) => known?.get(address) ?? []));
+    for (const messageUuid of feedback) await deliverFeedback(raw, messageUuid);
+    const received = recipients.filter((address) => !known?.has(address));
+    return received.length > 0 ? receive(raw, session, received) : sesMessageId();
+  }
+
+  async function receive(raw: Buffer, session: SMTPServerSession, recipients: string[]): Promise<string> {
     const messageId = sesMessageId();
     const now = new Date();
-    const recipients = session.envelope.rcptTo.map((entry) => entry.address.toLowerCase());
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const auth = await checkAuthentication(raw, session, resolve);
     const client = session.remoteAddress.replace(/^::ffff:/, '');

@@ -3,16 +3,17 @@ import { Code } from '../platform/errors/catalogue.ts';
 import { ServiceError } from '../platform/errors/service-error.ts';
 import { describeError, log } from '../platform/observability/log.ts';
 import { domainSettings } from './config.ts';
-import { pooledKeyPair } from './dkim/key-pool.ts';
-import { createActiveDkimKey, sealedKey } from './dkim/key-store.ts';
+import { keyPoolSize, pooledKeyPair } from './dkim/key-pool.ts';
+import { newDomainKeys, openPrivateKey, sealedKey } from './dkim/key-store.ts';
 import type { DkimAlgorithm } from './dkim/model/dkim.ts';
 import { deleteDkimKeys } from './dkim/store/dkim-keys.ts';
+import { type PoolKey, poolCandidate, returnPoolCandidate } from './dkim/store/key-pool.ts';
 import { domainNameProblems } from './model/domain-name.ts';
 import { nextCheckAfter } from './model/records.ts';
 import { putClaim } from './store/claims.ts';
-import { putApiDomain } from './store/domain-checks.ts';
-import { deleteDomain, getDomain, listDomainsOfAccount } from './store/domains.ts';
-import { createSesIdentity, deleteSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
+import { countDomainsOfAccount, type DomainRecord, deleteDomain, getDomain } from './store/domains.ts';
+import { createApiDomain } from './store/new-domain.ts';
+import { createSesIdentity, sesIdentitiesManaged } from './store/ses-identity.ts';
 import { claimView, type DomainView, domainView, domainViewWithKeys } from './view.ts';
 
 export interface AddDomainInput {
@@ -32,6 +33,11 @@ export function validDomainName(input: string): string {
 /**
  * POST /domain/add-1.0: a new domain of the account, pending until its records verify; a domain
  * the account holds already answers its view; one another account holds is a claim.
+ *
+ * A new domain costs two round trips to the table (docs/domains.md, "Add"): the reads (the name,
+ * the account's count, a look at the key pool when this instance has no candidate left) side by
+ * side, then one transaction that writes the domain, its key and the account and takes the pooled
+ * key. The pooled key's ciphertext is stored as it is: nothing is decrypted or encrypted for it.
  */
 export async function addDomain(
   input: AddDomainInput,
@@ -39,67 +45,107 @@ export async function addDomain(
   now = new Date(),
 ): Promise<DomainView> {
   const domain = validDomainName(input.domain);
-  // Independent reads (and the idempotent account write) in one round trip.
-  const [existing, held] = await Promise.all([
+  const [existing, held, pooled] = await Promise.all([
     getDomain(domain),
-    listDomainsOfAccount(account),
-    ensureAccount(account, now),
+    countDomainsOfAccount(account, domainSettings.maxDomainsPerAccount),
+    keyPoolSize > 0 ? poolCandidate() : undefined,
   ]);
-  if (existing?.accountId === account) return domainView(existing);
-  if (existing !== undefined) {
-    const key = await sealedKey(domain, 'rsa-sha256', now, pooledKeyPair);
-    const claim = await putClaim({ domain, accountId: account, createdAt: now.toISOString(), key });
-    log('info', 'domain claim', { domain, account });
-    return claimView(claim);
+  const unused = () => {
+    if (pooled !== undefined) returnPoolCandidate(pooled);
+  };
+  if (existing?.accountId === account) {
+    unused();
+    return domainView(existing);
   }
-  if (held.length >= domainSettings.maxDomainsPerAccount) {
+  if (existing !== undefined) {
+    unused();
+    return claimDomain(domain, account, now);
+  }
+  if (held >= domainSettings.maxDomainsPerAccount) {
+    unused();
     const message = `An account holds at most ${domainSettings.maxDomainsPerAccount} domains; delete one first`;
     throw new ServiceError(Code.MethodValidation, message, { details: [{ field: 'domain', message }] });
   }
-  const subdomain = input.mail_from_subdomain ?? domainSettings.defaultMailFromSubdomain;
-  // The RSA key (the key itself, or an Ed25519 key's companion) is taken from the pool while the
-  // domain item is written.
-  const rsaPair = pooledKeyPair('rsa-sha256');
-  rsaPair.catch(() => undefined);
-  const newKeyPair = (algorithm: DkimAlgorithm) =>
-    algorithm === 'rsa-sha256' ? rsaPair : pooledKeyPair(algorithm);
-  const created = await putApiDomain({
-    domain,
-    accountId: account,
-    mailFrom: `${subdomain}.${domain}`,
-    receiving: input.receiving === true,
-    now,
-    nextCheckAt: new Date(now.getTime() + (nextCheckAfter('pending', 0) ?? 0)).toISOString(),
-  });
-  // Another request created it first: answer as for an existing domain.
-  if (created === undefined) return addDomain(input, account, now);
-  let identityCreated = false;
-  const withSes = sesIdentitiesManaged();
-  let key: Awaited<ReturnType<typeof createActiveDkimKey>>;
-  try {
-    key = await createActiveDkimKey(
+  const created = await createDomain(domain, account, input, now, pooled);
+  return created ?? addDomain(input, account, now);
+}
+
+/** A claim of another account's domain: the claimant's own key, whose record is the proof. */
+async function claimDomain(domain: string, account: string, now: Date): Promise<DomainView> {
+  const [key] = await Promise.all([
+    sealedKey(domain, 'rsa-sha256', now, pooledKeyPair),
+    ensureAccount(account, now),
+  ]);
+  const claim = await putClaim({ domain, accountId: account, createdAt: now.toISOString(), key });
+  log('info', 'domain claim', { domain, account });
+  return claimView(claim);
+}
+
+/** How many pooled keys an add tries before it makes its own (other adds took the ones it saw). */
+const poolTries = 3;
+
+/**
+ * Writes the new domain with its keys (one transaction), then, with SES, creates its identity;
+ * undefined when another request created the domain first.
+ */
+async function createDomain(
+  domain: string,
+  account: string,
+  input: AddDomainInput,
+  now: Date,
+  firstCandidate: PoolKey | undefined,
+): Promise<DomainView | undefined> {
+  const mailFrom = `${input.mail_from_subdomain ?? domainSettings.defaultMailFromSubdomain}.${domain}`;
+  const algorithm: DkimAlgorithm = input.dkim_algorithm ?? 'rsa-sha256';
+  let pooled = firstCandidate;
+  for (let attempt = 1; ; attempt++) {
+    if (pooled === undefined && keyPoolSize > 0 && attempt === 1)
+      log('warn', 'dkim key pool empty; generating the key on the request', { domain });
+    const keys = await newDomainKeys(domain, algorithm, now, pooled);
+    const written = await createApiDomain({
       domain,
-      account,
-      input.dkim_algorithm ?? 'rsa-sha256',
-      undefined,
+      accountId: account,
+      mailFrom,
+      receiving: input.receiving === true,
       now,
-      withSes
-        ? async (rsa) => {
-            await createSesIdentity(domain, rsa, `${subdomain}.${domain}`);
-            identityCreated = true;
-          }
-        : undefined,
-      // RSA keys come from the pool made ahead (docs/domains.md, "Key pool").
-      newKeyPair,
+      nextCheckAt: new Date(now.getTime() + (nextCheckAfter('pending', 0) ?? 0)).toISOString(),
+      keys: keys.companion === undefined ? [keys.key] : [keys.key, keys.companion],
+      poolKeyId: pooled?.id,
+    });
+    if (written.outcome === 'exists') {
+      if (pooled !== undefined) returnPoolCandidate(pooled);
+      return undefined;
+    }
+    if (written.outcome === 'pool-key-taken') {
+      pooled = attempt < poolTries ? await poolCandidate() : undefined;
+      continue;
+    }
+    if (sesIdentitiesManaged()) await createIdentityOrUndo(written.record, keys.rsa, mailFrom);
+    const stored = [keys.key, ...(keys.companion === undefined ? [] : [keys.companion])];
+    return domainViewWithKeys(
+      written.record,
+      stored.map((key) => ({ ...key, status: 'active' as const })),
     );
+  }
+}
+
+/**
+ * The SES identity of a domain just written: BYODKIM with its RSA key and its MAIL FROM. Nothing
+ * half-created: when SES refuses, the domain and its keys are removed again (createSesIdentity
+ * removes an identity it made without its MAIL FROM).
+ */
+async function createIdentityOrUndo(
+  record: DomainRecord,
+  rsa: Parameters<typeof openPrivateKey>[0],
+  mailFrom: string,
+): Promise<void> {
+  try {
+    const privateKeyPem = await openPrivateKey(rsa);
+    await createSesIdentity(record.domain, { selector: rsa.selector, privateKeyPem }, mailFrom);
   } catch (error) {
-    // Nothing half-created: a domain without its key or SES identity is removed again, and an
-    // identity without its domain.
-    log('warn', 'domain add failed; removing the domain', { domain, ...describeError(error) });
-    if (identityCreated) await deleteSesIdentity(domain);
-    await deleteDomain(domain);
-    await deleteDkimKeys(domain);
+    log('warn', 'domain add failed; removing the domain', { domain: record.domain, ...describeError(error) });
+    await deleteDomain(record.domain);
+    await deleteDkimKeys(record.domain);
     throw error;
   }
-  return domainViewWithKeys({ ...created, activeSelector: key.selector }, key.stored);
 }

@@ -9,6 +9,7 @@ import {
   putDomain,
   setDomainReceiving,
 } from './store/domains.ts';
+import { mailFromOf } from './view.ts';
 
 export type RegistrationResult = 'registered' | 'already-registered' | 'owned-by-another-account';
 
@@ -62,6 +63,21 @@ export async function receivingDomain(address: string): Promise<boolean> {
   const domain = address.slice(address.lastIndexOf('@') + 1);
   if (!isValidDomainName(domain)) return false;
   return (await getDomain(domain))?.receiving === true;
+}
+
+/**
+ * The domain whose MAIL FROM domain (its return path, `bounce.<domain>` or the domain's own
+ * `mail_from_subdomain`) is `host`, read from the table: mail to `<message uuid>@<host>` is feedback
+ * about that domain's message. Undefined when no registered domain uses it.
+ */
+export async function returnPathOwner(host: string): Promise<DomainRecord | undefined> {
+  const name = normaliseDomain(host);
+  if (!isValidDomainName(name)) return undefined;
+  const labels = name.split('.');
+  // Each parent with at least two labels may be the domain; a few reads side by side.
+  const parents = labels.slice(1, -1).map((_, index) => labels.slice(index + 1).join('.'));
+  const found = await Promise.all(parents.map((parent) => getDomain(parent)));
+  return found.find((record) => record !== undefined && mailFromOf(record) === name);
 }
 
 /** Parses `SEED_DOMAINS`: `domain=account,domain=account`. */

@@ -154,6 +154,11 @@ describe('schedules and events', () => {
     assert.ok(pattern['detail-type'].includes('Email Delivered'));
     assert.ok(pattern['detail-type'].includes('Email Bounced'));
     assert.deepEqual(pattern.detail.mail.tags['ses:configuration-set'], [{ Ref: configSetId }]);
+    // Bounces SES's feedback endpoint receives at any domain's own MAIL FROM domain (a self-service
+    // domain's mail_from) come through this rule too: it names no domain, only the configuration set.
+    assert.deepEqual(Object.keys(pattern.detail), ['mail']);
+    assert.deepEqual(Object.keys(pattern.detail.mail), ['tags']);
+    assert.deepEqual(Object.keys(pattern.detail.mail.tags), ['ses:configuration-set']);
   });
 
   it('the sender is told the configuration set', () => {

@@ -16,12 +16,21 @@ useHostEnvironment();
  * one with a conditional delete, stores it as a key generated on the spot is stored, and generates
  * one itself when the pool is empty. The test host runs no pool schedule: these tests fill it.
  */
-async function poolPublicKeys(): Promise<Set<string>> {
+async function poolItems(): Promise<Map<string, { id: string; ciphertext: string }>> {
   const items = await table.queryAll({
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': keys.dkimKeyPool },
   });
-  return new Set(items.map((item) => String(item.public_key)));
+  return new Map(
+    items.map((item) => [
+      String(item.public_key),
+      { id: String(item.sk).slice('KEY#'.length), ciphertext: String(item.private_key_ciphertext) },
+    ]),
+  );
+}
+
+async function poolPublicKeys(): Promise<Set<string>> {
+  return new Set((await poolItems()).keys());
 }
 
 async function drainPool(): Promise<Set<string>> {
@@ -39,7 +48,7 @@ async function addDomain(domain: string) {
   return response.body.data.domain;
 }
 
-/** The domain's active key, as stored: its private key opens under the domain's own context. */
+/** The domain's active key, as stored: its private key opens and is the pair of its public key. */
 async function activeKey(domain: string) {
   const [key] = (await listDkimKeys(domain)).filter((entry) => entry.status === 'active');
   assert.ok(key !== undefined, `no active key for ${domain}`);
@@ -50,13 +59,16 @@ async function activeKey(domain: string) {
 }
 
 describe('DKIM key pool', () => {
-  it('add takes a pooled key and stores it under the domain, sealed for that domain', async () => {
+  it('add takes a pooled key and stores it under the domain, its ciphertext as the pool sealed it', async () => {
     await refillKeyPool(10);
-    const pooled = await poolPublicKeys();
+    const pooled = await poolItems();
     const domain = uniqueDomain('pooled');
     const view = await addDomain(domain);
     const key = await activeKey(domain);
-    assert.ok(pooled.has(key.publicKey), 'the key came from the pool');
+    const source = pooled.get(key.publicKey);
+    assert.ok(source !== undefined, 'the key came from the pool');
+    assert.equal(key.poolKeyId, source.id, 'the key names the pool item its ciphertext was sealed for');
+    assert.equal(key.privateKeyCiphertext, source.ciphertext, 'nothing decrypted and sealed again');
     assert.ok(!(await poolPublicKeys()).has(key.publicKey), 'and left it');
     const dkim = view.records.find((record: { purpose: string }) => record.purpose === 'dkim');
     assert.equal(dkim.value, `v=DKIM1; k=rsa; p=${key.publicKey}`);
@@ -85,6 +97,7 @@ describe('DKIM key pool', () => {
     await addDomain(domain);
     const key = await activeKey(domain);
     assert.ok(!drained.has(key.publicKey));
+    assert.equal(key.poolKeyId, undefined, 'sealed for the domain itself');
     assert.deepEqual(await poolKeyIds(1), [], 'nothing refilled on the request path');
   });
 

@@ -1,23 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { type EncryptionContext, openSecret, sealSecret } from '../../platform/aws/key-envelope.ts';
+import { openSecret, sealSecret } from '../../platform/aws/key-envelope.ts';
 import { envNumber } from '../../platform/config/env.ts';
 import { log } from '../../platform/observability/log.ts';
 import { type DkimKeyPair, generateDkimKeyPair } from './key-pair.ts';
+import { poolContext } from './key-store.ts';
 import type { DkimAlgorithm } from './model/dkim.ts';
 import { poolKeyIds, putPoolKey, takePoolKey } from './store/key-pool.ts';
 
 /**
  * The pool of RSA-2048 key pairs made ahead (docs/domains.md, "Key pool"): generating one takes
  * far longer than the rest of a domain add, so a scheduled function keeps `DKIM_KEY_POOL_SIZE`
- * ready and add takes one. A pooled private key is sealed under the pool's context (its item id);
- * the key store opens it and seals it again under the domain's context, so a domain's key is
- * stored exactly as one generated on the spot.
+ * ready and add takes one. A pooled private key is sealed under the pool's context (its item id).
+ * Domain add keeps that ciphertext as it is, the key item naming the pool id (decision 0061); a
+ * claim opens it and seals it again under the domain's context.
  */
 export const keyPoolSize = envNumber('DKIM_KEY_POOL_SIZE', 20, { min: 0 });
-
-function poolContext(id: string): EncryptionContext {
-  return { purpose: 'svc-mail-dkim-pool-key', pool_key: id };
-}
 
 export interface RefillReport {
   /** Keys in the pool before the run (at most the pool's size is counted). */

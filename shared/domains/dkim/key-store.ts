@@ -23,6 +23,7 @@ import {
   type NewStoredKey,
   type StoredDkimKey,
 } from './store/dkim-keys.ts';
+import type { PoolKey } from './store/key-pool.ts';
 
 /**
  * The key store: creates key pairs, keeps their private halves only as envelope-encrypted
@@ -31,6 +32,11 @@ import {
  */
 function encryptionContext(domain: string, selector: string): EncryptionContext {
   return { purpose: 'svc-mail-dkim-private-key', domain, selector };
+}
+
+/** The context of a pooled key's ciphertext: the pool item's id (key-pool.ts). */
+export function poolContext(id: string): EncryptionContext {
+  return { purpose: 'svc-mail-dkim-pool-key', pool_key: id };
 }
 
 export interface NewDkimKey {
@@ -192,7 +198,61 @@ export async function ensureActiveDkimKey(domain: string, now: Date = new Date()
 }
 
 /** The PKCS#8 PEM of a stored key. For the signer only; never log or return it. */
-export async function openPrivateKey(key: StoredDkimKey): Promise<string> {
-  const plaintext = await openSecret(key.privateKeyCiphertext, encryptionContext(key.domain, key.selector));
+export async function openPrivateKey(
+  key: Pick<StoredDkimKey, 'domain' | 'selector' | 'privateKeyCiphertext' | 'poolKeyId'>,
+): Promise<string> {
+  const context =
+    key.poolKeyId === undefined ? encryptionContext(key.domain, key.selector) : poolContext(key.poolKeyId);
+  const plaintext = await openSecret(key.privateKeyCiphertext, context);
   return plaintext.toString('utf8');
+}
+
+/** A new domain's keys, ready to write: the key and, for Ed25519, its RSA companion. */
+export interface NewDomainKeys {
+  key: NewStoredKey;
+  companion?: NewStoredKey;
+  /** The RSA key (the key itself or the companion): what SES's BYODKIM takes. */
+  rsa: NewStoredKey;
+}
+
+/**
+ * The keys of a domain being added, with `pooled` as its RSA key when there is one: its ciphertext
+ * is kept as the pool sealed it (no decrypt and encrypt on the request, decision 0061). Keys made on
+ * the spot (Ed25519 always, RSA when the pool is empty) are sealed under the domain's context.
+ */
+export async function newDomainKeys(
+  domain: string,
+  algorithm: DkimAlgorithm,
+  now: Date,
+  pooled: PoolKey | undefined,
+): Promise<NewDomainKeys> {
+  const createdAt = now.toISOString();
+  const rsaKey = async (): Promise<NewStoredKey> => {
+    if (pooled === undefined) {
+      return {
+        ...(await sealedKeyWithPem(domain, 'rsa-sha256', now, generateDkimKeyPair)).sealed,
+        createdAt,
+      };
+    }
+    return {
+      domain,
+      selector: newSelector('rsa-sha256', now, randomBytes(3).toString('hex')),
+      algorithm: 'rsa-sha256',
+      publicKey: pooled.publicKey,
+      privateKeyCiphertext: pooled.privateKeyCiphertext,
+      poolKeyId: pooled.id,
+      createdAt,
+    };
+  };
+  if (companionAlgorithm(algorithm) === undefined) {
+    const key = await rsaKey();
+    return { key, rsa: key };
+  }
+  const [primary, companion] = await Promise.all([
+    sealedKeyWithPem(domain, algorithm, now, generateDkimKeyPair),
+    rsaKey(),
+  ]);
+  const key = { ...primary.sealed, createdAt, companionSelector: companion.selector };
+  const linked = { ...companion, companionOf: key.selector };
+  return { key, companion: linked, rsa: linked };
 }

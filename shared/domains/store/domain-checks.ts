@@ -14,40 +14,6 @@ export function dueEntry(domain: string, nextCheckAt: string): { gsi3pk: string;
   return { gsi3pk: keys.domainChecks(checkShardOf(domain)), gsi3sk: `${nextCheckAt}#${domain}` };
 }
 
-export interface NewApiDomain {
-  domain: string;
-  accountId: string;
-  mailFrom: string;
-  receiving: boolean;
-  now: Date;
-  nextCheckAt: string;
-}
-
-/**
- * Creates a domain added through the API (not sending until verified): its record as written, or
- * undefined when it exists.
- */
-export async function putApiDomain(input: NewApiDomain): Promise<DomainRecord | undefined> {
-  const item = {
-    ...keys.domain(input.domain),
-    domain: input.domain,
-    account_id: input.accountId,
-    created_at: input.now.toISOString(),
-    gsi1pk: keys.domainsOfAccount(input.accountId),
-    gsi1sk: input.domain,
-    origin: 'api',
-    sending_ready: false,
-    status: 'pending',
-    mail_from: input.mailFrom,
-    next_check_at: input.nextCheckAt,
-    records: {},
-    ...(input.receiving ? { receiving: true } : {}),
-    ...dueEntry(input.domain, input.nextCheckAt),
-  };
-  const result = await table.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
-  return result.outcome === 'applied' ? toDomain(item) : undefined;
-}
-
 /**
  * Stores a check's outcome, only while the domain still belongs to the account; the updated
  * record, or undefined when it moved or is gone.

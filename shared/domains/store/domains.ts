@@ -118,6 +118,18 @@ export async function listDomainsOfAccount(accountId: string): Promise<DomainRec
   return page.items.map(toDomain);
 }
 
+/** How many domains the account holds, counted up to `upTo` (enough to check a limit). */
+export async function countDomainsOfAccount(accountId: string, upTo: number): Promise<number> {
+  const page = await table.query({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.domainsOfAccount(accountId) },
+    Select: 'COUNT',
+    Limit: upTo,
+  });
+  return page.scannedCount;
+}
+
 /** Every registered domain. Operator tooling only: a Scan, never used on a request path. */
 export async function listAllDomains(): Promise<DomainRecord[]> {
   const domains: DomainRecord[] = [];

@@ -16,12 +16,17 @@ export async function getAccount(accountId: string): Promise<Account | undefined
 
 /** Creates the account if it does not exist yet; an existing account is left as it is. */
 export async function ensureAccount(accountId: string, now: Date = new Date()): Promise<void> {
-  await table.update({
+  await table.update(ensureAccountUpdate(accountId, now));
+}
+
+/** ensureAccount's write, for a transaction that creates something of the account with it. */
+export function ensureAccountUpdate(accountId: string, now: Date = new Date()) {
+  return {
     Key: keys.account(accountId),
     UpdateExpression:
       'SET account_id = :id, active = if_not_exists(active, :active), created_at = if_not_exists(created_at, :now)',
     ExpressionAttributeValues: { ':id': accountId, ':active': true, ':now': now.toISOString() },
-  });
+  };
 }
 
 /**

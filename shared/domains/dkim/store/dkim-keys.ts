@@ -27,6 +27,11 @@ export interface StoredDkimKey {
   companionOf?: string;
   /** Epoch seconds after which a retired key is removed (the table's TTL attribute). */
   expiresAt?: number;
+  /**
+   * Set when the key came from the pool and its ciphertext is the pool item's, sealed under the
+   * pool's context naming this id (docs/decisions/0061-pooled-key-ciphertext-kept.md).
+   */
+  poolKeyId?: string;
 }
 
 const skPrefix = 'DKIM#';
@@ -47,6 +52,7 @@ function toKey(item: Record<string, unknown>): StoredDkimKey {
   if (typeof item.companion_selector === 'string') key.companionSelector = item.companion_selector;
   if (typeof item.companion_of === 'string') key.companionOf = item.companion_of;
   if (typeof item.expires_at === 'number') key.expiresAt = item.expires_at;
+  if (typeof item.pool_key_id === 'string') key.poolKeyId = item.pool_key_id;
   return key;
 }
 
@@ -82,7 +88,8 @@ export interface ActivateKeyInput {
   retiredExpiresAt: number;
 }
 
-function putKeyItem(key: NewStoredKey): table.TransactItem {
+/** The transaction item that writes a new active key (refused when its selector exists). */
+export function putKeyItem(key: NewStoredKey): table.TransactItem {
   return {
     Put: {
       Item: {
@@ -96,6 +103,7 @@ function putKeyItem(key: NewStoredKey): table.TransactItem {
         created_at: key.createdAt,
         ...(key.companionSelector === undefined ? {} : { companion_selector: key.companionSelector }),
         ...(key.companionOf === undefined ? {} : { companion_of: key.companionOf }),
+        ...(key.poolKeyId === undefined ? {} : { pool_key_id: key.poolKeyId }),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },

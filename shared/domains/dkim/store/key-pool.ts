@@ -77,6 +77,43 @@ export async function takePoolKey(lookAt = 5): Promise<PoolKey | undefined> {
   return undefined;
 }
 
+/** Up to `limit` whole keys of the pool (oldest first), to take one inside another write. */
+export async function poolKeys(limit: number): Promise<PoolKey[]> {
+  const page = await table.query({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.dkimKeyPool, ':prefix': skPrefix },
+    Limit: limit,
+  });
+  return page.items.map(toPoolKey);
+}
+
+/*
+ * The whole keys the last look at the pool found, for domain add: each is handed to one add of this
+ * instance, which takes it in its own transaction (takePoolKeyItem) or hands it back.
+ */
+let wholeCandidates: PoolKey[] = [];
+
+/** A pool key for this add to take: from the last look, else a new look. Undefined: the pool is empty. */
+export async function poolCandidate(lookAt = 5): Promise<PoolKey | undefined> {
+  if (wholeCandidates.length === 0) {
+    // Concurrent takers start at different keys, so most of them win their first transaction.
+    const found = await poolKeys(lookAt);
+    const start = Math.floor(Math.random() * found.length);
+    wholeCandidates = [...found.slice(start), ...found.slice(0, start)];
+  }
+  return wholeCandidates.shift();
+}
+
+/** Hands back a candidate an add did not use (the domain existed, or the add stopped before its write). */
+export function returnPoolCandidate(key: PoolKey): void {
+  wholeCandidates.unshift(key);
+}
+
+/** The transaction item that takes key `id` out of the pool: its condition fails once another took it. */
+export function takePoolKeyItem(id: string): table.TransactItem {
+  return { Delete: { Key: keys.dkimPoolKey(id), ConditionExpression: 'attribute_exists(pk)' } };
+}
+
 /** Takes the key `id` out of the pool; undefined when another request took it first. */
 export async function takePoolKeyById(id: string): Promise<PoolKey | undefined> {
   const outcome = await table.delete({
