@@ -40,6 +40,10 @@ describe('console: Domains', () => {
   it('asks for a domain, then shows its DKIM records and their verified DNS status', async () => {
     const { page } = browser;
     await page.getByText('Choose a sending domain').waitFor();
+    // "Your domains" loads on its own above the form and the records, and moves them when it
+    // arrives: a click in that instant (a slow machine) would miss, so each step waits for it.
+    const listLoaded = () => page.getByText('Loading your domains').waitFor({ state: 'detached' });
+    await listLoaded();
     await screenshot(page, 'domains-empty');
     await expectAccessible(page, 'Domains (empty)');
 
@@ -51,6 +55,7 @@ describe('console: Domains', () => {
     assert.match((await facts.textContent()) ?? '', /Algorithmrsa-sha256/);
     assert.match((await facts.textContent()) ?? '', /DNSverified/);
     await page.getByRole('heading', { name: sending.selector }).waitFor();
+    await listLoaded();
     await screenshot(page, 'domains');
     await expectAccessible(page, 'Domains');
   });

@@ -51,9 +51,17 @@ describe('console: Message', () => {
     });
     await waitForStatus(who.token, uuid, ['delivered']);
     await page.goto(`${browser.consoleUrl}#/activity`);
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    // The list names the recipients, not only their count.
     const listed = page.getByRole('row', { name: /Your receipt/ });
+    // The list is drawn again after Refresh: its link is clicked in the list the refresh drew, not
+    // in the one being replaced (a click in that instant, on a slow machine, would be lost).
+    await page.getByRole('button', { name: 'Refresh' }).waitFor();
+    await page.getByText('Loading messages').waitFor({ state: 'detached' });
+    const refreshed = page.waitForResponse((response) =>
+      new URL(response.url()).pathname.endsWith('/message/query-1.0'),
+    );
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await refreshed;
+    // The list names the recipients, not only their count.
     assert.match((await listed.textContent()) ?? '', /ada@recipient\.test, grace@recipient\.test/);
     await page.getByRole('link', { name: 'Your receipt' }).click();
     await page.waitForURL(new RegExp(`#/message/${uuid}$`));
