@@ -1,3 +1,6 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 /**
  * The submission server is a client of the public API (docs/smtp.md): it checks a key with
  * `GET /whoami-1.0` and sends with `POST /message/add-1.0`, so every rule of the API applies unchanged.
@@ -38,9 +41,9 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<ApiAnswer<T>> {
-    let response: Response;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(new URL(path, baseUrl), {
+      response = await send(new URL(path, baseUrl), {
         method,
         headers: {
           authorization: `Bearer ${key}`,
@@ -48,8 +51,9 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           ...headers,
         },
-        ...(body === undefined ? {} : { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
+        body:
+          body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body)),
+        timeoutMs,
       });
     } catch {
       return {
@@ -59,14 +63,15 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
         error: { code: 1, message: 'The API could not be reached' },
       };
     }
-    const text = await response.text().catch(() => '');
+    const text = response.text;
     let parsed: { data?: T; error?: ApiError } = {};
     try {
       parsed = JSON.parse(text) as typeof parsed;
     } catch {
       parsed = {};
     }
-    if (response.ok && parsed.data !== undefined) return { ok: true, data: parsed.data };
+    const ok = response.status >= 200 && response.status < 300;
+    if (ok && parsed.data !== undefined) return { ok: true, data: parsed.data };
     return {
       ok: false,
       status: response.status,
@@ -84,4 +89,39 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
         idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
       ),
   };
+}
+
+/**
+ * One HTTP request with Node's own client, whose keep-alive agent reuses connections. Not `fetch`:
+ * it copies a byte body before sending it, and a message's request body is megabytes, held once
+ * per transaction in flight (the memory target of docs/smtp.md).
+ */
+function send(
+  url: URL,
+  options: { method: string; headers: Record<string, string>; body: Buffer | undefined; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
+  const start = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = start(
+      url,
+      {
+        method: options.method,
+        headers: {
+          ...options.headers,
+          ...(options.body === undefined ? {} : { 'content-length': String(options.body.length) }),
+        },
+        signal: AbortSignal.timeout(options.timeoutMs),
+      },
+      (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.once('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.once('error', reject);
+      },
+    );
+    request.once('error', reject);
+    request.end(options.body);
+  });
 }
