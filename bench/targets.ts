@@ -163,7 +163,7 @@ const targets = {
   'apikey-first': {
     statement: 'the first request of a key ≤ 1.2 × of a JWT (nothing of either cached on the instance)',
     whenMissed:
-      'A key’s first request reads its item, then the account’s status (the account is known only from the item): one GetItem more than a JWT whose key set is fetched, a few milliseconds against the emulator. On a new Lambda instance the JWT path also fetches the identity provider’s key set, which this comparison leaves out. The last_used_at write runs beside the request and must never be awaited before the answer.',
+      'A key’s first request reads its item, which carries its account’s status (docs/decisions/0058-api-key-account-status.md), as a JWT’s reads the account’s status: one GetItem each, so a miss by hundredths is the emulator’s noise on a shared machine; a second read on the key path is a regression. On a new Lambda instance the JWT path also fetches the identity provider’s key set, which this comparison leaves out. The last_used_at write runs beside the request and must never be awaited before the answer.',
   },
   'apikey-usage-writes': {
     statement: 'a key adds no write per request: last_used_at at most once a minute per key',
