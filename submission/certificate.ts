@@ -38,8 +38,12 @@ function oid(dotted: string): Buffer {
   return der(0x06, Buffer.from(bytes));
 }
 
+/** A non-negative INTEGER, in DER's minimal form: a leading zero byte only before a high bit. */
 function integer(value: Buffer): Buffer {
-  return der(0x02, (value[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), value]) : value);
+  let start = 0;
+  while (start < value.length - 1 && value[start] === 0) start += 1;
+  const digits = value.subarray(start);
+  return der(0x02, (digits[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits);
 }
 
 function utcTime(date: Date): Buffer {
@@ -54,7 +58,11 @@ function name(commonName: string): Buffer {
 const ecdsaWithSha256 = sequence(oid('1.2.840.10045.4.3.2'));
 
 /** A P-256 certificate for `localhost` and 127.0.0.1, valid ten years from now. */
-export function selfSignedCertificate(hostName = 'localhost', now = new Date()): TlsMaterial {
+export function selfSignedCertificate(
+  hostName = 'localhost',
+  now = new Date(),
+  serial = randomBytes(16),
+): TlsMaterial {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const notAfter = new Date(now.getTime() + 10 * 365 * 24 * 3600 * 1000);
   const subjectAltName = sequence(
@@ -68,8 +76,6 @@ export function selfSignedCertificate(hostName = 'localhost', now = new Date()):
       sequence(oid('2.5.29.19'), der(0x04, sequence())),
     ),
   );
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
   const tbs = sequence(
     der(0xa0, integer(Buffer.from([2]))),
     integer(serial),
