@@ -1,5 +1,5 @@
 import { describeError, log } from '../platform/observability/log.ts';
-import { openLinkToken } from '../platform/tokens/link-tokens.ts';
+import { openIndexedLinkToken, openLinkToken } from '../platform/tokens/link-tokens.ts';
 import { unsubscribePrefix } from './compose.ts';
 import { trackingRetentionDays } from './config.ts';
 import { truncatedAddress } from './model/client-address.ts';
@@ -53,8 +53,7 @@ const linkCache = new LinkCache(256, 10 * 60_000);
  * comes from the sealed token, so only links the message holds are ever answered.
  */
 export async function clickTarget(token: string, now: Date): Promise<Click | undefined> {
-  const opened = await openLinkToken('click', token);
-  const payload = opened === undefined ? undefined : decodeClick(opened);
+  const payload = await openClickToken(token);
   if (payload === undefined) return undefined;
   const cached = linkCache.get(payload.messageUuid, now.getTime());
   if (cached !== undefined) {
@@ -68,6 +67,20 @@ export async function clickTarget(token: string, now: Date): Promise<Click | und
   linkCache.set(payload.messageUuid, links, now.getTime());
   const url = links[payload.link];
   return url === undefined ? undefined : { url, payload, message };
+}
+
+/**
+ * A click token's payload: one of a copy's indexed tokens (`sealIndexedLinkTokens`), or a token
+ * sealed per link, as mail composed before indexed tokens holds.
+ */
+async function openClickToken(token: string): Promise<ClickPayload | undefined> {
+  const indexed = await openIndexedLinkToken('click', token);
+  if (indexed !== undefined) {
+    const copy = decodeOpen(indexed.payload);
+    return copy === undefined ? undefined : { ...copy, link: indexed.index };
+  }
+  const sealed = await openLinkToken('click', token);
+  return sealed === undefined ? undefined : decodeClick(sealed);
 }
 
 /** Records a click that was answered; nothing when its message or recipient is gone. */
