@@ -91,6 +91,9 @@ export function answerFirst(
       http.once('error', reject);
       http.end(bodyOf(result), () => resolve());
     });
+    // One turn of the event loop first: whatever carries the ended stream on (Lambda's runtime
+    // client, the local gateway) sends the answer before the work's first synchronous stretch.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for (const work of queue) {
       try {
         await work();
