@@ -1,58 +1,29 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { type ComposableMessage, composeSignedMessage } from '../shared/delivery/compose-message.ts';
-import { sealLinkToken } from '../shared/platform/tokens/link-tokens.ts';
-import { encodeClick, encodeOpen } from '../shared/tracking/model/token-payload.ts';
+import { sealIndexedLinkTokens, sealLinkToken } from '../shared/platform/tokens/link-tokens.ts';
+import { encodeOpen } from '../shared/tracking/model/token-payload.ts';
+import { childJson } from './child-json.ts';
 import { startMeter, stopMeter } from './meter.ts';
 import { prices } from './scale-cost.ts';
 import { type Caller, call, storedItem } from './service.ts';
-import { fmt, fmtFigure, progress, sideBySide } from './stats.ts';
+import type { ClientPlan } from './side-by-side-client.ts';
+import { type Figure, fmt, fmtFigure, progress, sideBySide } from './stats.ts';
 import { checkTarget } from './targets.ts';
+import { linkCount, newsletter } from './tracking-compose.ts';
 
 /**
  * Open and click tracking (docs/tracking.md), side by side in one run:
  * - composing and DKIM-signing a 50 KB HTML message with 100 links, tracked (opens and clicks: 100
- *   sealed click tokens, the rewrite, the pixel) against the same message untracked, in process;
- * - through the local gateway, each beside `GET /health` in the same round: an open (the GIF at
+ *   click tokens, the rewrite, the pixel) against the same message untracked, in a process of its
+ *   own as the sender's instance (bench/tracking-compose.ts);
+ * - through the local gateway, from a client in a process of its own as a mail client is
+ *   (bench/side-by-side-client.ts), each beside `GET /health` in the same round: an open (the GIF at
  *   once; the token, the message read and the write after the answer), a click of a message this
  *   instance has not seen (token, message read, HTML part read, 302; the write after the answer)
  *   and a repeated click of one message (its links held by the instance: no read before the 302);
  * - one GetItem of the message item from the bench process beside `GET /health`, so the share of
  *   the first click's reads is visible (no public route does just one GetItem).
  */
-const linkCount = 100;
-
-function newsletter(): string {
-  const rows: string[] = [];
-  for (let index = 0; index < linkCount; index++) {
-    rows.push(
-      `<tr><td style="padding:8px;font-family:Arial,sans-serif">Item ${index}: a product line with its description, price and a short note for the reader.</td><td><a href="https://shop.example/items/${index}?utm_source=mail&amp;utm_campaign=weekly">View item ${index}</a></td></tr>`,
-    );
-  }
-  let html = `<html><head><title>Weekly</title></head><body><table>${rows.join('\n')}</table>`;
-  while (html.length < 50 * 1024)
-    html += '<p style="color:#333">More news from the shop, written for the reader.</p>\n';
-  return `${html}</body></html>`;
-}
-
-function composable(uuid: string, domain: string): ComposableMessage {
-  return {
-    message_uuid: uuid,
-    account_id: 'bench',
-    tenant: domain,
-    message_sender: `news@${domain}`,
-    content_kind: 'html_only',
-    from: [{ email: `news@${domain}` }],
-    to: [{ email: 'ada@recipient.test' }],
-    cc: [],
-    reply_to: [],
-    subject: 'Weekly',
-    headers: {},
-    attachments: [],
-  };
-}
-
 async function get(url: string): Promise<number> {
-  const response = await fetch(url, { redirect: 'manual', headers: { 'user-agent': 'bench (Gecko)' } });
+  const response = await fetch(url, { redirect: 'manual', headers: { 'user-agent': userAgent } });
   await response.arrayBuffer();
   return response.status;
 }
@@ -64,26 +35,10 @@ export async function trackingBench(
   rounds: number,
 ): Promise<{ section: string[]; costLines: string[] }> {
   progress('tracking: compose tracked vs untracked; click and open vs GET /health');
-  const domain = sender.split('@')[1] as string;
   const html = newsletter();
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keys = [
-    {
-      domain,
-      selector: 'bench',
-      algorithm: 'rsa-sha256' as const,
-      privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-    },
-  ];
-  const bodies = { html: Buffer.from(html), text: Buffer.from('Weekly news'), attachments: [] };
-  const message = composable('2a52b27c-0980-473f-96bc-aa7afca8d390', domain);
-  const base = { at: new Date(), keys, transport: 'smtp' as const, feedbackTag: 'bench' };
-  const tracking = { settings: { opens: true, clicks: true }, recipientIndex: 0 };
-  const compose = await sideBySide(
-    rounds,
-    () => composeSignedMessage(message, bodies, { ...base, tracking }),
-    () => composeSignedMessage(message, bodies, base),
-  );
+  const compose = await childJson<SideBySide & { htmlBytes: number }>('tracking-compose.ts', [
+    String(rounds),
+  ]);
 
   // Stored messages whose links the click route reads (held: the routes need no sent mail): one
   // for the repeated click and the open, and one per round (and warm-up) for the first click.
@@ -91,8 +46,9 @@ export async function trackingBench(
   const fresh: string[] = [];
   for (let index = 0; index < rounds + sideBySideWarmUps; index++)
     fresh.push(await storedMessage(who, sender, html));
+  // Link 57 of recipient 0's copy, as the composer seals it.
   const clickUrl = async (messageUuid: string) =>
-    `${who.url}/t/c/${await sealLinkToken('click', encodeClick({ messageUuid, recipient: 0, link: 57 }), { stable: true })}`;
+    `${who.url}/t/c/${(await sealIndexedLinkTokens('click', encodeOpen({ messageUuid, recipient: 0 }), 58))[57]}`;
   const click = await clickUrl(uuid);
   const firstClicks = await Promise.all(fresh.map(clickUrl));
   const open = `${who.url}/t/o/${await sealLinkToken('open', encodeOpen({ messageUuid: uuid, recipient: 0 }), { stable: true })}`;
@@ -100,14 +56,27 @@ export async function trackingBench(
     throw new Error('tracking bench: the routes did not answer');
   const settle = () => get(`${who.url}/_local/settled`);
   const units = await unitsPerHit(click, open, 'TRACK#click#0', 'TRACK#open#0', rounds, settle);
-  const health = () => get(`${who.url}/health`);
-  let next = 0;
+  const health = `${who.url}/health`;
   // A Lambda instance takes its next request only once the handler returns (the hit recorded);
   // the local host is one process, so each hit's recording is let finish, untimed, before /health.
-  const firsts = await sideBySide(rounds, () => get(firstClicks[next++] as string), health, settle);
-  const clicks = await sideBySide(rounds, () => get(click), health, settle);
-  const opens = await sideBySide(rounds, () => get(open), health, settle);
-  const reads = await sideBySide(rounds, () => storedItem(uuid), health);
+  const client = (a: string[]) =>
+    childJson<SideBySide>('side-by-side-client.ts', [
+      JSON.stringify({
+        a,
+        b: health,
+        between: `${who.url}/_local/settled`,
+        rounds,
+        userAgent,
+      } satisfies ClientPlan),
+    ]);
+  const firsts = await client(firstClicks);
+  const clicks = await client([click]);
+  const opens = await client([open]);
+  const reads = await sideBySide(
+    rounds,
+    () => storedItem(uuid),
+    () => get(health),
+  );
   await settle();
   progress(
     `  compose tracked ${fmt(compose.a.median)} ms vs ${fmt(compose.b.median)} ms; click ${fmt(clicks.a.median)} ms (first of its message ${fmt(firsts.a.median)} ms), open ${fmt(opens.a.median)} ms vs health ${fmt(clicks.b.median)} ms`,
@@ -115,7 +84,7 @@ export async function trackingBench(
   const section = [
     '### 16. Open and click tracking',
     '',
-    `Compose and DKIM-sign (rsa-sha256) one ${fmt(html.length / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in process; then the tracking routes through the local gateway, each timed beside \`GET /health\` in the same round (the hit's recording after the answer let finish, untimed, before \`GET /health\`: on AWS it holds its own instance, not the next request's). Both routes answer first and record the hit after the answer (docs/decisions/0056-answer-first-then-record.md): the open reads nothing before its GIF; a click reads the message's links before its 302, unless the instance holds them from an earlier click of the same message. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
+    `Compose and DKIM-sign (rsa-sha256) one ${fmt(compose.htmlBytes / 1024, 0)} KB HTML message with ${linkCount} links, tracked (opens and clicks) and untracked, in a Node process of its own as the sender composes in its instance (after 20 compositions of each: V8 optimises the parser and the MIME code over an instance's first messages); then the tracking routes through the local gateway, from a client in a process of its own as a recipient's mail client is, each timed beside \`GET /health\` in the same round (the hit's recording after the answer let finish, untimed, before \`GET /health\`: on AWS it holds its own instance, not the next request's). Both routes answer first and record the hit after the answer (docs/decisions/0056-answer-first-then-record.md): the open reads nothing before its GIF; a click reads the message's links before its 302, unless the instance holds them from an earlier click of the same message. Medians (min–max) in ms over ${rounds} rounds. Write units per hit and the cost per million tracked messages: section 7 and docs/tracking.md.`,
     '',
     '| operation | ms | beside | ms | ratio | target |',
     '|---|---|---|---|---|---|',
@@ -136,6 +105,10 @@ export async function trackingBench(
   ];
   return { section, costLines };
 }
+
+type SideBySide = { a: Figure; b: Figure; ratio: Figure };
+
+const userAgent = 'bench (Gecko)';
 
 /** sideBySide's rounds before the measured ones. */
 const sideBySideWarmUps = 3;
