@@ -38,10 +38,12 @@ import {
   MissingObjectError,
   markFailed,
   readMessageContent,
+  recordCopyProgress,
   recordOutcome,
   releaseClaim,
+  type SentCopy,
 } from './store/message-delivery.ts';
-import { mergedResults, sendTrackedCopies, type TrackedRound } from './tracked-copies.ts';
+import { mergedResults, recipientIndexOf, sendTrackedCopies, type TrackedRound } from './tracked-copies.ts';
 
 /**
  * One message from the send queue: claim it, compose it (or take the EML), sign it with the
@@ -109,6 +111,7 @@ export async function sendQueuedMessage(
   let composed: ComposedRecord;
   let checked: ReturnType<typeof applySuppressions>;
   let tracked: TrackedRound | undefined;
+  let copies: CopyRecorder | undefined;
   try {
     // The account and the domain may have changed since the message was accepted.
     await (deps.authorize ?? authorizeSend)(claimed, now());
@@ -153,6 +156,7 @@ export async function sendQueuedMessage(
     } else {
       // Tracked: one copy per recipient, its links and pixel naming that recipient (docs/tracking.md).
       const already = claimed.composed?.copies ?? [];
+      copies = copyRecorder({ ...claimed, recipients: checked.recipients }, checked.history, settings, now);
       const round = await sendTrackedCopies({
         sendTo: checked.sendTo,
         recipients,
@@ -160,6 +164,7 @@ export async function sendQueuedMessage(
         settings,
         build,
         mailTo,
+        recordCopy: copies.record,
       });
       // Nothing sent yet: a failure like any other. Once copies are out, they are recorded first.
       if (round.interrupted !== undefined && round.results.length === 0 && already.length === 0) {
@@ -178,13 +183,69 @@ export async function sendQueuedMessage(
   }
   // SES replaced the Message-ID: which message its id names, for threading replies (docs/inbound.md).
   await recordSesMessageId(claimed, transport, outcome, now());
-  const message = { ...claimed, recipients: checked.recipients };
-  if (tracked?.interrupted !== undefined) {
-    return recordInterruptedRound(message, tracked, composed, tracked.interrupted, now(), checked.history);
+  // After tracked copies written one by one, the message as the last of them left it.
+  const message = copies?.state.message ?? { ...claimed, recipients: checked.recipients };
+  const suppressionHistory = copies?.state.unwritten ?? checked.history;
+  if (tracked?.interrupted instanceof LeaseLost) {
+    log('warn', 'send attempt stopped between tracked copies: the lease is no longer this sender’s', {
+      message_uuid: messageUuid,
+      copies_sent: tracked.accepted.length,
+    });
+    return { result: 'retry', reason: tracked.interrupted.message };
   }
-  return recordRelayResult(message, outcome, composed, now(), checked.history, {
+  if (tracked?.interrupted !== undefined) {
+    return recordInterruptedRound(message, tracked, composed, tracked.interrupted, now(), suppressionHistory);
+  }
+  return recordRelayResult(message, outcome, composed, now(), suppressionHistory, {
     perCopy: tracked !== undefined,
   });
+}
+
+/** A tracked copy's write found the message no longer held by this sender's lease. */
+class LeaseLost extends Error {}
+
+interface CopyRecorder {
+  state: { message: DeliveryMessage; unwritten: HistoryEntry[]; copies: SentCopy[] };
+  record: (copy: SentCopy, result: TransportResult, composed: ComposedRecord) => Promise<void>;
+}
+
+/**
+ * Writes each tracked copy the relay accepts before the next one goes out, under the lease: its
+ * recipient's status and `sent` entry, and the copy in the composition record (docs/tracking.md,
+ * "Copies"). A sender that dies between two copies leaves every accepted copy recorded, so the
+ * next attempt sends only the others. The pre-send check's suppression entries go with the first
+ * write; `state` is what the writes left, for the round's last write.
+ */
+function copyRecorder(
+  start: DeliveryMessage,
+  suppressionHistory: HistoryEntry[],
+  settings: TrackingSettings,
+  now: () => number,
+): CopyRecorder {
+  const state = {
+    message: start,
+    unwritten: suppressionHistory,
+    copies: [...(start.composed?.copies ?? [])],
+  };
+  const record = async (copy: SentCopy, result: TransportResult, composed: ComposedRecord) => {
+    const at = new Date(now()).toISOString();
+    const step = outcomeFromRelay(state.message, result, at, { perCopy: true, messageEntry: false });
+    const copies = [...state.copies, copy];
+    const written = await withRetries(
+      () =>
+        recordCopyProgress(state.message, {
+          recipients: step.recipients,
+          history: [...state.unwritten, ...step.history],
+          composed: { ...composed, tracking: { opens: settings.opens, clicks: settings.clicks }, copies },
+        }),
+      'recording a tracked copy',
+    );
+    if (written === undefined) throw new LeaseLost('the lease expired while sending tracked copies');
+    state.message = written;
+    state.unwritten = [];
+    state.copies = copies;
+  };
+  return { state, record };
 }
 
 /**
@@ -421,10 +482,11 @@ async function handleFailure(message: DeliveryMessage, error: unknown, nowMs: nu
  * hop and stay `pending` (message `sent`) otherwise; refused ones are `bounced` (5xx) or `failed` (4xx).
  */
 export function outcomeFromRelay(
-  message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at'>,
+  message: Pick<DeliveryMessage, 'recipients' | 'to' | 'cc' | 'bcc' | 'created_at' | 'composed'>,
   result: TransportResult,
   at: string,
-  options: { perCopy?: boolean } = {},
+  /** `messageEntry: false`: no entry for the message's own status (a tracked copy's progress). */
+  options: { perCopy?: boolean; messageEntry?: boolean } = {},
 ): {
   status: ReturnType<typeof messageStatusFromRecipients>;
   recipients: Recipient[];
@@ -449,9 +511,12 @@ export function outcomeFromRelay(
   );
   const history: HistoryEntry[] = [];
   if (options.perCopy === true) {
-    // Tracked copies are accepted one by one (and over several attempts): a `sent` entry each.
+    // Tracked copies are accepted one by one (and over several attempts): a `sent` entry each,
+    // unless the copy was written when the relay took it (its entry went with it).
+    const written = new Set((message.composed?.copies ?? []).map((copy) => copy.recipient));
     for (const entry of result.recipients) {
       if (entry.outcome !== 'accepted') continue;
+      if (written.has(recipientIndexOf(recipients, entry.email))) continue;
       history.push(recipientEntry('sent', at, entry.email, entry.response || 'accepted by the relay'));
     }
   } else if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
@@ -461,7 +526,8 @@ export function outcomeFromRelay(
     history.push(recipientEntry(update.status, at, update.email, update.detail ?? update.status));
   }
   const status = messageStatusFromRecipients(recipients);
-  if (status !== 'sent' && needsMessageEntry(status, history)) history.push({ status, at });
+  if (options.messageEntry !== false && status !== 'sent' && needsMessageEntry(status, history))
+    history.push({ status, at });
   return { status, recipients, history };
 }
 

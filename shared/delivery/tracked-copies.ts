@@ -27,23 +27,29 @@ export async function sendTrackedCopies(input: {
   settings: TrackingSettings;
   build: (tracking: Composition['tracking']) => Promise<{ raw: Buffer; composed: ComposedRecord }>;
   mailTo: (to: string[], raw: Buffer) => Promise<TransportResult>;
+  /** Writes an accepted copy before the next goes out; a failure stops the round like the relay's. */
+  recordCopy?: (copy: SentCopy, result: TransportResult, composed: ComposedRecord) => Promise<void>;
 }): Promise<TrackedRound> {
   const round: TrackedRound = { results: [], accepted: [] };
   const sent = new Set(input.already.map((copy) => copy.recipient));
-  for (const email of input.sendTo) {
-    const recipientIndex = recipientIndexOf(input.recipients, email);
-    if (sent.has(recipientIndex)) continue;
+  const owed = input.sendTo
+    .map((email) => ({ email, recipientIndex: recipientIndexOf(input.recipients, email) }))
+    .filter((copy) => !sent.has(copy.recipientIndex));
+  for (const [position, { email, recipientIndex }] of owed.entries()) {
     try {
       const built = await input.build({ settings: input.settings, recipientIndex });
       round.composed = built.composed;
       const result = await input.mailTo([email], built.raw);
       round.results.push(result);
       if (result.recipients.some((entry) => entry.outcome === 'accepted')) {
-        round.accepted.push({
+        const copy: SentCopy = {
           recipient: recipientIndex,
           at: built.composed.at,
           ...(built.composed.selectors === undefined ? {} : { selectors: built.composed.selectors }),
-        });
+        };
+        round.accepted.push(copy);
+        // The last copy needs no write of its own: the round's outcome is written next.
+        if (position < owed.length - 1) await input.recordCopy?.(copy, result, built.composed);
       }
     } catch (error) {
       round.interrupted = error;

@@ -47,6 +47,8 @@ export interface TestMessageOptions {
   /** Leave out the S3 objects (a poison message). */
   withoutParts?: boolean;
   subject?: string;
+  /** The message's own tracking (`tracking` on add): a tracked message goes out one copy per recipient. */
+  tracking?: { opens: boolean; clicks: boolean };
 }
 
 export async function putTestMessage(options: TestMessageOptions): Promise<string> {
@@ -106,6 +108,7 @@ export async function putTestMessage(options: TestMessageOptions): Promise<strin
         subject: options.subject ?? `Test ${uuid}`,
         content_kind: kind,
         headers: { 'X-Campaign': 'delivery-tests' },
+        ...(options.tracking === undefined ? {} : { tracking: options.tracking }),
         content,
         attachments,
         scheduling:

@@ -90,4 +90,43 @@ describe('tracked copies sent over two attempts', () => {
       assert.equal(a?.[0]?.response, '250 Ok: queued as a@example.net');
     });
   }
+
+  test('a copy written when the relay took it has its entry once, however many writes follow', () => {
+    const message = {
+      recipients: [pending('a@example.net'), pending('b@example.net')],
+      to: [],
+      cc: [],
+      bcc: [],
+      created_at: created,
+    };
+    // a's copy written on its own, before b's went out: its `sent` entry and no message entry.
+    const copy = outcomeFromRelay(
+      message,
+      { recipients: [accepted('a@example.net')], finalHop: true },
+      first,
+      {
+        perCopy: true,
+        messageEntry: false,
+      },
+    );
+    assert.deepEqual(
+      copy.history.map((entry) => `${entry.status} ${entry.recipient}`),
+      ['sent a@example.net', 'delivered a@example.net'],
+    );
+    // The round's last write sees both answers; a's copy is in the composition record already.
+    const last = outcomeFromRelay(
+      {
+        ...message,
+        recipients: copy.recipients,
+        composed: { at: first, transport: 'smtp', copies: [{ recipient: 0, at: first }] },
+      },
+      { recipients: [accepted('a@example.net'), accepted('b@example.net')], finalHop: true },
+      second,
+      { perCopy: true },
+    );
+    assert.deepEqual(
+      last.history.map((entry) => `${entry.status} ${entry.recipient ?? ''}`.trim()),
+      ['sent b@example.net', 'delivered b@example.net'],
+    );
+  });
 });

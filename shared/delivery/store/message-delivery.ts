@@ -355,6 +355,25 @@ export async function releaseClaim(
 }
 
 /**
+ * A tracked copy the relay accepted, written before the next copy goes out (docs/tracking.md,
+ * "Copies"): its recipient's status and entries, and the composition record with the copy, under
+ * the condition that the sender still holds its lease. The message stays `processing`. Undefined
+ * when the lease is no longer the sender's.
+ */
+export async function recordCopyProgress(
+  message: Pick<DeliveryMessage, 'message_uuid' | 'lease_until'> & Partial<DeliveryMessage>,
+  progress: SendProgress,
+): Promise<DeliveryMessage | undefined> {
+  return change(message, {
+    condition: '#status = :processing AND lease_until = :lease',
+    values: { ':processing': 'processing', ':lease': message.lease_until ?? 0 },
+    recipients: progress.recipients,
+    composed: progress.composed,
+    history: progress.history,
+  });
+}
+
+/**
  * What an interrupted send of a tracked message already did (docs/tracking.md): the copies the
  * relay accepted, with the recipients' statuses and history entries they led to, written with the
  * release so that the retry sends only the copies still owed.
