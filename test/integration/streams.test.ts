@@ -79,9 +79,14 @@ describe('broadcast streams and one-click unsubscribe', () => {
     await sendTransactional(who, recipient());
     assert.equal((await postOneClick(unsubscribeUrlOf(eml(message.message_uuid)))).status, 200);
 
-    const received = await receiver.waitFor((all) =>
-      all.some((request) => request.path === path && request.body.includes('recipient.unsubscribed')),
-    );
+    // The unsubscribe and both deliveries (the transactional one may come last).
+    const received = await receiver.waitFor((all) => {
+      const mine = all.filter((request) => request.path === path);
+      return (
+        mine.some((request) => request.body.includes('recipient.unsubscribed')) &&
+        mine.filter((request) => request.body.includes('message.delivered')).length >= 2
+      );
+    });
     const events = received
       .filter((request) => request.path === path)
       .map((request) => JSON.parse(request.body));
