@@ -28,8 +28,14 @@ export async function claimOf(token: string | undefined): Promise<UnsubscribeCla
 
 export async function unsubscribe(token: string | undefined, now: Date = new Date()): Promise<void> {
   const claim = await claimOf(token);
-  await suppressUnsubscribed(claim.account, claim.email, claim.messageUuid, now);
-  await noteOnMessage(claim, now);
+  // Independent writes, side by side; both are idempotent, so a client's retry after a failure of
+  // either completes the other.
+  const [suppressed, noted] = await Promise.allSettled([
+    suppressUnsubscribed(claim.account, claim.email, claim.messageUuid, now),
+    noteOnMessage(claim, now),
+  ]);
+  if (suppressed.status === 'rejected') throw suppressed.reason;
+  if (noted.status === 'rejected') throw noted.reason;
 }
 
 /**
