@@ -63,10 +63,9 @@ export function apiClient(baseUrl: string, timeoutMs = 30_000): ApiClient {
         error: { code: 1, message: 'The API could not be reached' },
       };
     }
-    const text = response.text;
     let parsed: { data?: T; error?: ApiError } = {};
     try {
-      parsed = JSON.parse(text) as typeof parsed;
+      parsed = JSON.parse(response.text) as typeof parsed;
     } catch {
       parsed = {};
     }
