@@ -27,7 +27,15 @@ describe('link tokens', () => {
   });
 
   const derived = (info: string) =>
-    Buffer.from(hkdfSync('sha256', Buffer.from(process.env.LINK_TOKEN_KEY as string, 'base64'), Buffer.alloc(0), info, 32));
+    Buffer.from(
+      hkdfSync(
+        'sha256',
+        Buffer.from(process.env.LINK_TOKEN_KEY as string, 'base64'),
+        Buffer.alloc(0),
+        info,
+        32,
+      ),
+    );
   const syntheticSeal = (key: Buffer, aad: string, payload: Buffer) => {
     const iv = createHmac('sha256', key).update('synthetic-iv').update(payload).digest().subarray(0, 12);
     const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
@@ -79,7 +87,9 @@ describe('link tokens', () => {
     // The seal inside, re-labelled as a single token, is refused: its associated data differs.
     const single = Buffer.concat([Buffer.from([1]), bytes.subarray(1, bytes.length - 12)]);
     expect(await openLinkToken('click', single.toString('base64url'))).toBeUndefined();
-    expect(await openIndexedLinkToken('click', await sealLinkToken('click', payload, { stable: true }))).toBeUndefined();
+    expect(
+      await openIndexedLinkToken('click', await sealLinkToken('click', payload, { stable: true })),
+    ).toBeUndefined();
   });
 
   it('two seals of one payload differ', async () => {

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { secretString } from '../aws/secrets.ts';
 import { envString } from '../config/env.ts';
 import { decodeKey, localKey } from '../config/local-key-file.ts';
@@ -124,7 +131,9 @@ export async function openIndexedLinkToken(
     indexedData[purpose],
     signed.subarray(1, signed.length - indexBytes),
   );
-  return payload === undefined ? undefined : { payload, index: signed.readUInt16BE(signed.length - indexBytes) };
+  return payload === undefined
+    ? undefined
+    : { payload, index: signed.readUInt16BE(signed.length - indexBytes) };
 }
 
 const indexMac = (key: Buffer, signed: Uint8Array): Buffer =>
@@ -173,7 +182,10 @@ function openBytes(key: Buffer, aad: Buffer, sealed: Buffer): Buffer | undefined
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(sealed.length - tagBytes));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(ivBytes, sealed.length - tagBytes)), decipher.final()]);
+    return Buffer.concat([
+      decipher.update(sealed.subarray(ivBytes, sealed.length - tagBytes)),
+      decipher.final(),
+    ]);
   } catch {
     return undefined;
   }
