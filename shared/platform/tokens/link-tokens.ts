@@ -75,19 +75,6 @@ export async function sealLinkToken(
 }
 
 /**
- * `sealLinkToken` for many payloads at once (the links of one message): the key is awaited once and
- * the tokens sealed in one synchronous pass, each exactly as `sealLinkToken` seals it.
- */
-export async function sealLinkTokens(
-  purpose: LinkPurpose,
-  payloads: readonly Uint8Array[],
-  options: { stable?: boolean } = {},
-): Promise<string[]> {
-  const key = await keyFor(purpose);
-  return payloads.map((payload) => seal(purpose, key, payload, options.stable ?? false));
-}
-
-/**
  * The tokens of `count` links that share one payload (the links of one recipient's copy): token `i`
  * names the payload and the index `i`. The payload is sealed once, with a synthetic IV (stable, as
  * `sealLinkToken` with `stable`), and each token is that seal, the index and an HMAC-SHA256 of both
